@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Bearers: the media netcoll frames travel on.  One small ops table per
+ * medium (Ethernet now, InfiniBand verbs later); the transport and the
+ * collectives only ever see struct nc_bearer.
+ */
+#ifndef NC_BEARER_H
+#define NC_BEARER_H
+
+#include "core.h"
+
+struct nc_bearer_ops {
+	const char *name;		/* "eth": bearer names are "eth:eth0" */
+	u8 addr_len;
+	/* Can this device carry this medium? */
+	bool (*dev_ok)(const struct net_device *dev);
+	/* Start/stop receiving on b->dev. */
+	int (*enable)(struct nc_bearer *b);
+	void (*disable)(struct nc_bearer *b);
+	/* Send skb (data at the netcoll header) to dst; consumes skb. */
+	int (*xmit)(struct nc_bearer *b, struct sk_buff *skb, const u8 *dst);
+	/* Sender address of a received frame. */
+	const u8 *(*frame_src)(const struct sk_buff *skb);
+	/* Is addr a valid member (unicast) address? */
+	bool (*addr_ok)(const u8 *addr);
+};
+
+struct nc_bearer {
+	struct list_head list;
+	const struct nc_bearer_ops *ops;
+	struct net_device *dev;
+	netdevice_tracker dev_tracker;
+	struct packet_type pt;
+	char name[32];
+	struct rcu_head rcu;
+};
+
+extern const struct nc_bearer_ops nc_eth_bearer_ops;
+
+/* bearer.c; all under RTNL */
+int nc_bearer_attach(struct net *net, struct net_device *dev,
+		     struct netlink_ext_ack *extack);
+int nc_bearer_detach(struct net *net, struct net_device *dev, int reason);
+struct nc_bearer *nc_bearer_find(struct nc_net *nn,
+				 const struct net_device *dev);
+void nc_bearer_detach_all(struct net *net);
+int nc_bearer_notifier_init(void);
+void nc_bearer_notifier_exit(void);
+
+/* The shared receive path of every medium (rx.c). */
+void nc_rcv(struct nc_bearer *b, struct sk_buff *skb);
+
+/* Room a frame for this bearer needs in front of the netcoll header. */
+static inline unsigned int nc_bearer_headroom(const struct nc_bearer *b)
+{
+	return LL_RESERVED_SPACE(b->dev);
+}
+
+#endif /* NC_BEARER_H */

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ethernet bearer: raw frames with the netcoll ethertype.  One packet_type
+ * per attached device (pt.dev set), so the stack hands us only frames of
+ * devices we attached and we never scan for them.
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+
+#include "bearer.h"
+
+static int nc_eth_rcv(struct sk_buff *skb, struct net_device *dev,
+		      struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct nc_bearer *b = pt->af_packet_priv;
+
+	/* Promiscuous copies and our own transmissions are not for us. */
+	if (skb->pkt_type == PACKET_OTHERHOST ||
+	    skb->pkt_type == PACKET_OUTGOING) {
+		kfree_skb(skb);
+		return NET_RX_DROP;
+	}
+	nc_rcv(b, skb);
+	return NET_RX_SUCCESS;
+}
+
+static bool nc_eth_dev_ok(const struct net_device *dev)
+{
+	return dev->type == ARPHRD_ETHER && dev->addr_len == ETH_ALEN &&
+	       !(dev->flags & IFF_LOOPBACK);
+}
+
+static int nc_eth_enable(struct nc_bearer *b)
+{
+	b->pt.type = htons(nc_ethertype);
+	b->pt.dev = b->dev;
+	b->pt.func = nc_eth_rcv;
+	b->pt.af_packet_priv = b;
+	dev_add_pack(&b->pt);
+	return 0;
+}
+
+static void nc_eth_disable(struct nc_bearer *b)
+{
+	__dev_remove_pack(&b->pt);	/* the caller waits for readers */
+}
+
+static int nc_eth_xmit(struct nc_bearer *b, struct sk_buff *skb, const u8 *dst)
+{
+	struct net_device *dev = b->dev;
+	int err;
+
+	err = skb_cow_head(skb, LL_RESERVED_SPACE(dev));
+	if (err) {
+		kfree_skb(skb);
+		return err;
+	}
+	skb_reset_network_header(skb);
+	skb->dev = dev;
+	skb->protocol = htons(nc_ethertype);
+	skb->priority = TC_PRIO_INTERACTIVE_BULK;
+	if (dev_hard_header(skb, dev, nc_ethertype, dst, dev->dev_addr,
+			    skb->len) < 0) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	return net_xmit_errno(dev_queue_xmit(skb));
+}
+
+static const u8 *nc_eth_frame_src(const struct sk_buff *skb)
+{
+	return eth_hdr(skb)->h_source;
+}
+
+static bool nc_eth_addr_ok(const u8 *addr)
+{
+	return is_valid_ether_addr(addr);
+}
+
+const struct nc_bearer_ops nc_eth_bearer_ops = {
+	.name		= "eth",
+	.addr_len	= ETH_ALEN,
+	.dev_ok		= nc_eth_dev_ok,
+	.enable		= nc_eth_enable,
+	.disable	= nc_eth_disable,
+	.xmit		= nc_eth_xmit,
+	.frame_src	= nc_eth_frame_src,
+	.addr_ok	= nc_eth_addr_ok,
+};

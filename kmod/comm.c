@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Communicators: created and deleted over netlink (under RTNL), looked up
+ * by the receive path under RCU, held by endpoints with a reference.
+ */
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+
+#include "bearer.h"
+
+struct nc_sched *nc_sched_linear(u32 size)
+{
+	struct nc_sched *s;
+	u32 i;
+
+	s = kvmalloc(struct_size(s, send_to, size), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->nsteps = size;
+	for (i = 0; i < size; i++)
+		s->send_to[i] = i;
+	return s;
+}
+
+struct nc_comm *nc_comm_create(struct nc_net *nn, u32 id, u32 rank, u32 size,
+			       u64 cookie, u32 timeout_ms, struct nc_bearer *b,
+			       const u8 *addrs, struct netlink_ext_ack *extack)
+{
+	u8 alen = b->ops->addr_len;
+	struct nc_comm *c;
+	int err;
+
+	ASSERT_RTNL();
+	c = kvzalloc(struct_size(c, addrs, (size_t)size * alen), GFP_KERNEL);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	c->a2a_sched = nc_sched_linear(size);
+	if (!c->a2a_sched) {
+		kvfree(c);
+		return ERR_PTR(-ENOMEM);
+	}
+	c->id = id;
+	c->rank = rank;
+	c->size = size;
+	c->cookie = cookie;
+	c->timeout_ms = timeout_ms;
+	c->ifindex = b->dev->ifindex;
+	c->nn = nn;
+	c->addr_len = alen;
+	memcpy(c->addrs, addrs, (size_t)size * alen);
+	RCU_INIT_POINTER(c->bearer, b);
+	refcount_set(&c->ref, 1);	/* the table's reference */
+	spin_lock_init(&c->lock);
+	skb_queue_head_init(&c->early);
+	init_waitqueue_head(&c->wq);
+
+	err = xa_insert(&nn->comms, id, c, GFP_KERNEL);
+	if (err) {
+		kvfree(c->a2a_sched);
+		kvfree(c);
+		if (err == -EBUSY) {
+			NL_SET_ERR_MSG(extack, "communicator id in use");
+			return ERR_PTR(-EEXIST);
+		}
+		return ERR_PTR(err);
+	}
+	return c;
+}
+
+static void nc_comm_free_rcu(struct rcu_head *head)
+{
+	struct nc_comm *c = container_of(head, struct nc_comm, rcu);
+
+	kvfree(c->a2a_sched);
+	kvfree(c);
+}
+
+void nc_comm_put(struct nc_comm *c)
+{
+	if (refcount_dec_and_test(&c->ref)) {
+		skb_queue_purge(&c->early);
+		call_rcu(&c->rcu, nc_comm_free_rcu);
+	}
+}
+
+/* A reference for an endpoint; NULL if there is no such communicator. */
+struct nc_comm *nc_comm_get(struct nc_net *nn, u32 id)
+{
+	struct nc_comm *c;
+
+	rcu_read_lock();
+	c = xa_load(&nn->comms, id);
+	if (c && !refcount_inc_not_zero(&c->ref))
+		c = NULL;
+	rcu_read_unlock();
+	return c;
+}
+
+/*
+ * The communicator can no longer run operations: fail the running one,
+ * refuse the next ones, drop frames held for them.
+ */
+void nc_comm_fail(struct nc_comm *c, int err)
+{
+	spin_lock_bh(&c->lock);
+	if (!c->dead)
+		c->dead = err;
+	__skb_queue_purge(&c->early);
+	c->early_bytes = 0;
+	spin_unlock_bh(&c->lock);
+	wake_up_all(&c->wq);
+}
+
+int nc_comm_delete(struct nc_net *nn, u32 id)
+{
+	struct nc_comm *c;
+
+	ASSERT_RTNL();
+	c = xa_erase(&nn->comms, id);
+	if (!c)
+		return -ENOENT;
+	nc_comm_fail(c, -ESHUTDOWN);
+	nc_comm_put(c);
+	return 0;
+}
+
+void nc_comm_delete_all(struct nc_net *nn)
+{
+	struct nc_comm *c;
+	unsigned long id;
+
+	xa_for_each(&nn->comms, id, c)
+		nc_comm_delete(nn, id);
+}
+
+/* The bearer b is going away: its communicators lose their path. */
+void nc_comm_unbind_bearer(struct nc_net *nn, struct nc_bearer *b)
+{
+	struct nc_comm *c;
+	unsigned long id;
+
+	ASSERT_RTNL();
+	xa_for_each(&nn->comms, id, c) {
+		if (rtnl_dereference(c->bearer) != b)
+			continue;
+		RCU_INIT_POINTER(c->bearer, NULL);
+		nc_comm_fail(c, -ENETDOWN);
+	}
+}

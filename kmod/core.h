@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netcoll module internals: the objects and who owns them.
+ *
+ *   nc_net       per network namespace: bearers, communicators, counters
+ *   nc_bearer    an attached device (bearer.h: one ops table per medium)
+ *   nc_comm      a communicator: members, cookie, schedule, the running op
+ *   nc_op        one collective in flight (transport.c runs it)
+ *   nc_endpoint  an open /dev/netcoll file bound to one communicator
+ *
+ * Configuration (attach, detach, communicator new/del) runs under RTNL,
+ * like the rest of the networking control plane.  The receive path
+ * (softirq) finds communicators under RCU and touches an operation only
+ * under comm->lock.
+ */
+#ifndef NC_CORE_H
+#define NC_CORE_H
+
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/xarray.h>
+#include <linux/wait.h>
+#include <net/netns/generic.h>
+#include <linux/netcoll.h>
+
+#include "shared/nc_wire.h"
+
+struct nc_bearer;
+
+/* Module parameters (main.c). */
+extern unsigned short nc_ethertype;
+extern unsigned int nc_rto_min_ms;
+extern unsigned int nc_rto_max_ms;
+extern unsigned int nc_max_retries;
+extern unsigned int nc_tx_window;
+extern unsigned int nc_rx_queue_max;
+
+struct nc_stats {
+	u64 v[__NETCOLL_STAT_MAX];
+};
+
+struct nc_net {
+	struct list_head bearers;	/* RTNL for writers, RCU for readers */
+	struct xarray comms;		/* comm_id -> nc_comm */
+	struct nc_stats __percpu *stats;
+	struct net *net;
+};
+
+extern unsigned int nc_net_id;
+
+static inline struct nc_net *nc_net(const struct net *net)
+{
+	return net_generic(net, nc_net_id);
+}
+
+static inline void nc_stat_add(struct nc_net *nn, int id, u64 n)
+{
+	this_cpu_add(nn->stats->v[id], n);
+}
+
+static inline void nc_stat_inc(struct nc_net *nn, int id)
+{
+	nc_stat_add(nn, id, 1);
+}
+
+void nc_stats_read(struct nc_net *nn, u64 *out);
+
+/*
+ * The order in which an alltoall sends its messages: step i sends to rank
+ * send_to[i].  A schedule is an object, not code, so that computed
+ * (contention-free) orders can replace the linear one.
+ */
+struct nc_sched {
+	u32 nsteps;
+	u32 send_to[];
+};
+
+struct nc_op;
+
+struct nc_comm {
+	u32 id;
+	u32 rank;
+	u32 size;
+	u32 timeout_ms;
+	u64 cookie;
+	int ifindex;
+	struct nc_net *nn;
+	struct nc_bearer __rcu *bearer;	/* NULL once the device is gone */
+	refcount_t ref;
+	atomic_t bound;			/* an endpoint is bound */
+	struct nc_sched *a2a_sched;	/* default alltoall order */
+
+	spinlock_t lock;		/* protects what follows */
+	int dead;			/* -ESHUTDOWN or -ENETDOWN, else 0 */
+	struct nc_op *op;		/* the running operation */
+	u32 next_seq;			/* sequence of the running or next op */
+	struct sk_buff_head early;	/* frames of ops not started yet */
+	u32 early_bytes;
+	wait_queue_head_t wq;		/* the op's process sleeps here */
+
+	struct rcu_head rcu;
+	u8 addr_len;
+	u8 addrs[];			/* size * addr_len, rank order */
+};
+
+static inline const u8 *nc_comm_addr(const struct nc_comm *c, u32 rank)
+{
+	return c->addrs + (size_t)rank * c->addr_len;
+}
+
+/* comm.c */
+struct nc_comm *nc_comm_create(struct nc_net *nn, u32 id, u32 rank, u32 size,
+			       u64 cookie, u32 timeout_ms, struct nc_bearer *b,
+			       const u8 *addrs, struct netlink_ext_ack *extack);
+int nc_comm_delete(struct nc_net *nn, u32 id);
+struct nc_comm *nc_comm_get(struct nc_net *nn, u32 id);
+void nc_comm_put(struct nc_comm *c);
+void nc_comm_fail(struct nc_comm *c, int err);
+void nc_comm_unbind_bearer(struct nc_net *nn, struct nc_bearer *b);
+void nc_comm_delete_all(struct nc_net *nn);
+struct nc_sched *nc_sched_linear(u32 size);
+
+/* transport.c: messages, fragments, acks, retransmission */
+struct nc_msg_desc {
+	u32 peer;
+	u16 tag;
+	u32 len;
+	void __user *ubuf;
+	int after_rx;		/* tx only: rx message that must complete first */
+};
+
+int nc_op_run(struct nc_comm *c, const struct nc_msg_desc *tx, u32 ntx,
+	      const struct nc_msg_desc *rx, u32 nrx, u32 timeout_ms);
+void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
+		      const struct nc_frame *f);
+
+/* coll_barrier.c, coll_alltoall.c */
+int nc_coll_barrier(struct nc_comm *c, u32 timeout_ms);
+int nc_coll_alltoall(struct nc_comm *c, const struct netcoll_alltoall_args *a);
+
+/* netlink.c */
+int nc_genl_init(void);
+void nc_genl_exit(void);
+void nc_event_op_failed(struct nc_comm *c, u32 seq, int err, u32 peer);
+void nc_event_dev_detached(struct net *net, struct net_device *dev, int err);
+
+/* chardev.c */
+int nc_chardev_init(void);
+void nc_chardev_exit(void);
+
+#endif /* NC_CORE_H */

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netcoll: collective operations below the socket layer.
+ *
+ * Module set-up: parameters, per network namespace state, and the order
+ * in which the parts come up and go down.
+ */
+#include <linux/module.h>
+#include <linux/rtnetlink.h>
+#include <net/net_namespace.h>
+
+#include "bearer.h"
+
+unsigned short nc_ethertype = NETCOLL_ETHERTYPE;
+module_param_named(ethertype, nc_ethertype, ushort, 0444);
+MODULE_PARM_DESC(ethertype, "Ethertype of netcoll frames (default 0x88B5)");
+
+unsigned int nc_rto_min_ms = 20;
+module_param_named(rto_min_ms, nc_rto_min_ms, uint, 0644);
+MODULE_PARM_DESC(rto_min_ms, "Initial retransmission timeout in ms");
+
+unsigned int nc_rto_max_ms = 500;
+module_param_named(rto_max_ms, nc_rto_max_ms, uint, 0644);
+MODULE_PARM_DESC(rto_max_ms, "Largest retransmission timeout in ms");
+
+unsigned int nc_max_retries = 10;
+module_param_named(max_retries, nc_max_retries, uint, 0644);
+MODULE_PARM_DESC(max_retries, "Timeouts without progress before an operation fails");
+
+unsigned int nc_tx_window = 64;
+module_param_named(tx_window, nc_tx_window, uint, 0644);
+MODULE_PARM_DESC(tx_window, "Fragments in flight per operation");
+
+unsigned int nc_rx_queue_max = 8 << 20;
+module_param_named(rx_queue_max, nc_rx_queue_max, uint, 0644);
+MODULE_PARM_DESC(rx_queue_max, "Bytes of frames queued per communicator (running and early)");
+
+unsigned int nc_net_id __read_mostly;
+
+void nc_stats_read(struct nc_net *nn, u64 *out)
+{
+	int cpu, i;
+
+	memset(out, 0, sizeof(u64) * __NETCOLL_STAT_MAX);
+	for_each_possible_cpu(cpu) {
+		const struct nc_stats *s = per_cpu_ptr(nn->stats, cpu);
+
+		for (i = 0; i < __NETCOLL_STAT_MAX; i++)
+			out[i] += READ_ONCE(s->v[i]);
+	}
+}
+
+static int __net_init nc_net_init(struct net *net)
+{
+	struct nc_net *nn = nc_net(net);
+
+	INIT_LIST_HEAD(&nn->bearers);
+	xa_init(&nn->comms);
+	nn->net = net;
+	nn->stats = alloc_percpu(struct nc_stats);
+	return nn->stats ? 0 : -ENOMEM;
+}
+
+static void __net_exit nc_net_exit(struct net *net)
+{
+	struct nc_net *nn = nc_net(net);
+
+	rtnl_lock();
+	nc_bearer_detach_all(net);
+	nc_comm_delete_all(nn);
+	rtnl_unlock();
+	xa_destroy(&nn->comms);
+	free_percpu(nn->stats);
+}
+
+static struct pernet_operations nc_net_ops = {
+	.init	= nc_net_init,
+	.exit	= nc_net_exit,
+	.id	= &nc_net_id,
+	.size	= sizeof(struct nc_net),
+};
+
+static int __init nc_init(void)
+{
+	int err;
+
+	if (nc_ethertype < ETH_P_802_3_MIN) {
+		pr_err("netcoll: ethertype 0x%04x is a length, not a type\n",
+		       nc_ethertype);
+		return -EINVAL;
+	}
+	err = register_pernet_subsys(&nc_net_ops);
+	if (err)
+		return err;
+	err = nc_bearer_notifier_init();
+	if (err)
+		goto err_pernet;
+	err = nc_genl_init();
+	if (err)
+		goto err_notifier;
+	err = nc_chardev_init();
+	if (err)
+		goto err_genl;
+	pr_info("netcoll: abi %u, wire %u, ethertype 0x%04x\n",
+		NETCOLL_ABI_VERSION, NETCOLL_WIRE_VERSION, nc_ethertype);
+	return 0;
+
+err_genl:
+	nc_genl_exit();
+err_notifier:
+	nc_bearer_notifier_exit();
+err_pernet:
+	unregister_pernet_subsys(&nc_net_ops);
+	return err;
+}
+
+static void __exit nc_exit(void)
+{
+	nc_chardev_exit();
+	nc_genl_exit();
+	nc_bearer_notifier_exit();
+	unregister_pernet_subsys(&nc_net_ops);
+	rcu_barrier();	/* communicators are freed by call_rcu() */
+}
+
+module_init(nc_init);
+module_exit(nc_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("netcoll: collective operations below the socket layer");
+MODULE_AUTHOR("netcoll developers");
+MODULE_VERSION("0.1");

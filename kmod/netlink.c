@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic netlink family "netcoll": configuration, statistics, events.
+ * Every attribute is checked by a strict policy before a handler runs;
+ * handlers check what a policy cannot (cross-attribute rules) and say why
+ * in the extended ack.  Mutating commands need CAP_NET_ADMIN.
+ */
+#include <linux/etherdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include "bearer.h"
+
+static struct genl_family nc_genl_family;
+
+enum nc_mcgrp { NC_MCGRP_EVENTS };
+
+static const struct genl_multicast_group nc_mcgrps[] = {
+	[NC_MCGRP_EVENTS] = { .name = NETCOLL_GENL_MCGRP_EVENTS },
+};
+
+static struct netlink_range_validation nc_comm_id_range = {
+	.min = 1,
+	.max = NETCOLL_COMM_ID_MAX,
+};
+
+static struct netlink_range_validation nc_timeout_range = {
+	.min = NETCOLL_TIMEOUT_MS_MIN,
+	.max = NETCOLL_TIMEOUT_MS_MAX,
+};
+
+static const struct nla_policy nc_member_policy[NETCOLL_A_MEMBER_MAX + 1] = {
+	[NETCOLL_A_MEMBER_RANK] = NLA_POLICY_MAX(NLA_U32, NETCOLL_COMM_SIZE_MAX - 1),
+	[NETCOLL_A_MEMBER_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 1, NETCOLL_ADDR_MAX),
+};
+
+static const struct nla_policy nc_members_policy[NETCOLL_A_MEMBERS_MAX + 1] = {
+	[NETCOLL_A_MEMBER] = NLA_POLICY_NESTED(nc_member_policy),
+};
+
+/* Attributes a request may carry; output-only ones are rejected. */
+static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
+	[NETCOLL_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[NETCOLL_A_IFNAME] = { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[NETCOLL_A_COMM_ID] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_comm_id_range),
+	[NETCOLL_A_COMM_COOKIE] = { .type = NLA_U64 },
+	[NETCOLL_A_COMM_RANK] = NLA_POLICY_MAX(NLA_U32, NETCOLL_COMM_SIZE_MAX - 1),
+	[NETCOLL_A_COMM_MEMBERS] = NLA_POLICY_NESTED(nc_members_policy),
+	[NETCOLL_A_COMM_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_timeout_range),
+};
+
+/* ---------------------------------------------------------------- */
+/* Devices                                                           */
+/* ---------------------------------------------------------------- */
+
+/* The device a request names, by index or name; under RTNL. */
+static struct net_device *nc_nl_dev(struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct net_device *dev = NULL;
+
+	if (info->attrs[NETCOLL_A_IFINDEX]) {
+		dev = __dev_get_by_index(net, nla_get_u32(info->attrs[NETCOLL_A_IFINDEX]));
+		if (!dev)
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_IFINDEX],
+					    "no such device");
+	} else if (info->attrs[NETCOLL_A_IFNAME]) {
+		dev = __dev_get_by_name(net, nla_data(info->attrs[NETCOLL_A_IFNAME]));
+		if (!dev)
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_IFNAME],
+					    "no such device");
+	} else {
+		NL_SET_ERR_MSG(info->extack, "IFINDEX or IFNAME required");
+		return ERR_PTR(-EINVAL);
+	}
+	return dev ?: ERR_PTR(-ENODEV);
+}
+
+/* The attached bearer a request names; under RTNL. */
+static struct nc_bearer *nc_nl_bearer(struct genl_info *info)
+{
+	struct net_device *dev = nc_nl_dev(info);
+	struct nc_bearer *b;
+
+	if (IS_ERR(dev))
+		return ERR_CAST(dev);
+	b = nc_bearer_find(nc_net(genl_info_net(info)), dev);
+	if (!b) {
+		NL_SET_ERR_MSG(info->extack, "device not attached");
+		return ERR_PTR(-ENODEV);
+	}
+	return b;
+}
+
+static int nc_nl_dev_attach(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net_device *dev;
+	int err;
+
+	rtnl_lock();
+	dev = nc_nl_dev(info);
+	err = IS_ERR(dev) ? PTR_ERR(dev) :
+	      nc_bearer_attach(genl_info_net(info), dev, info->extack);
+	rtnl_unlock();
+	return err;
+}
+
+static int nc_nl_dev_detach(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_bearer *b;
+	int err = 0;
+
+	rtnl_lock();
+	b = nc_nl_bearer(info);
+	if (IS_ERR(b))
+		err = PTR_ERR(b);
+	else
+		nc_bearer_detach(genl_info_net(info), b->dev, 0);
+	rtnl_unlock();
+	return err;
+}
+
+static int nc_nl_fill_dev(struct sk_buff *skb, struct nc_bearer *b, u32 portid,
+			  u32 seq, int flags)
+{
+	struct net_device *dev = b->dev;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &nc_genl_family, flags,
+			  NETCOLL_CMD_DEV_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, NETCOLL_A_IFINDEX, dev->ifindex) ||
+	    nla_put_string(skb, NETCOLL_A_IFNAME, dev->name) ||
+	    nla_put_string(skb, NETCOLL_A_BEARER, b->name) ||
+	    nla_put_u32(skb, NETCOLL_A_MTU, READ_ONCE(dev->mtu)) ||
+	    nla_put(skb, NETCOLL_A_HWADDR, dev->addr_len, dev->dev_addr)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int nc_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_bearer *b;
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	rtnl_lock();
+	b = nc_nl_bearer(info);
+	err = IS_ERR(b) ? PTR_ERR(b) :
+	      nc_nl_fill_dev(msg, b, info->snd_portid, info->snd_seq, 0);
+	rtnl_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int nc_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nc_net *nn = nc_net(sock_net(skb->sk));
+	long idx = 0, start = cb->args[0];
+	struct nc_bearer *b;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(b, &nn->bearers, list) {
+		if (idx >= start &&
+		    nc_nl_fill_dev(skb, b, NETLINK_CB(cb->skb).portid,
+				   cb->nlh->nlmsg_seq, NLM_F_MULTI))
+			break;
+		idx++;
+	}
+	rcu_read_unlock();
+	cb->args[0] = idx;
+	return skb->len;
+}
+
+/* ---------------------------------------------------------------- */
+/* Communicators                                                     */
+/* ---------------------------------------------------------------- */
+
+struct nc_addr_key {
+	u8 a[NETCOLL_ADDR_MAX];
+};
+
+static int nc_addr_cmp(const void *x, const void *y)
+{
+	return memcmp(x, y, sizeof(struct nc_addr_key));
+}
+
+/* Two ranks with one address could not be told apart on receive. */
+static bool nc_addrs_unique(const u8 *addrs, u32 size, u8 alen)
+{
+	struct nc_addr_key *keys;
+	bool unique = true;
+	u32 i;
+
+	keys = kvcalloc(size, sizeof(*keys), GFP_KERNEL);
+	if (!keys)
+		return false;
+	for (i = 0; i < size; i++)
+		memcpy(keys[i].a, addrs + (size_t)i * alen, alen);
+	sort(keys, size, sizeof(*keys), nc_addr_cmp, NULL);
+	for (i = 1; i < size && unique; i++)
+		unique = nc_addr_cmp(&keys[i - 1], &keys[i]) != 0;
+	kvfree(keys);
+	return unique;
+}
+
+/* Members -> addrs[rank]; every rank 0..size-1 exactly once. */
+static int nc_nl_parse_members(struct genl_info *info, struct nc_bearer *b,
+			       u8 **addrsp, u32 *sizep)
+{
+	struct nlattr *members = info->attrs[NETCOLL_A_COMM_MEMBERS];
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *tb[NETCOLL_A_MEMBER_MAX + 1];
+	u8 alen = b->ops->addr_len;
+	unsigned long *seen = NULL;
+	struct nlattr *m;
+	u32 size = 0, rank;
+	u8 *addrs = NULL;
+	int rem, err;
+
+	nla_for_each_nested(m, members, rem)
+		size++;
+	if (!size || size > NETCOLL_COMM_SIZE_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, members, "member count out of range");
+		return -EINVAL;
+	}
+	addrs = kvcalloc(size, alen, GFP_KERNEL);
+	seen = bitmap_zalloc(size, GFP_KERNEL);
+	err = -ENOMEM;
+	if (!addrs || !seen)
+		goto fail;
+
+	err = -EINVAL;
+	nla_for_each_nested(m, members, rem) {
+		if (nla_parse_nested(tb, NETCOLL_A_MEMBER_MAX, m, nc_member_policy,
+				     extack))
+			goto fail;
+		if (!tb[NETCOLL_A_MEMBER_RANK] || !tb[NETCOLL_A_MEMBER_ADDR]) {
+			NL_SET_ERR_MSG_ATTR(extack, m, "member needs RANK and ADDR");
+			goto fail;
+		}
+		rank = nla_get_u32(tb[NETCOLL_A_MEMBER_RANK]);
+		if (rank >= size) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NETCOLL_A_MEMBER_RANK],
+					    "member rank out of range");
+			goto fail;
+		}
+		if (test_and_set_bit(rank, seen)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NETCOLL_A_MEMBER_RANK],
+					    "duplicate member rank");
+			goto fail;
+		}
+		if (nla_len(tb[NETCOLL_A_MEMBER_ADDR]) != alen ||
+		    !b->ops->addr_ok(nla_data(tb[NETCOLL_A_MEMBER_ADDR]))) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NETCOLL_A_MEMBER_ADDR],
+					    "invalid member address for this device");
+			goto fail;
+		}
+		memcpy(addrs + (size_t)rank * alen,
+		       nla_data(tb[NETCOLL_A_MEMBER_ADDR]), alen);
+	}
+	if (!nc_addrs_unique(addrs, size, alen)) {
+		NL_SET_ERR_MSG_ATTR(extack, members, "duplicate member address");
+		goto fail;
+	}
+	bitmap_free(seen);
+	*addrsp = addrs;
+	*sizep = size;
+	return 0;
+fail:
+	bitmap_free(seen);
+	kvfree(addrs);
+	return err;
+}
+
+static int nc_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_net *nn = nc_net(genl_info_net(info));
+	u32 id, rank, size, timeout = NETCOLL_TIMEOUT_MS_DEFAULT;
+	struct nc_bearer *b;
+	struct nc_comm *c;
+	u64 cookie = 0;
+	u8 *addrs;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_RANK) ||
+	    GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_MEMBERS))
+		return -EINVAL;
+	id = nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]);
+	rank = nla_get_u32(info->attrs[NETCOLL_A_COMM_RANK]);
+	if (info->attrs[NETCOLL_A_COMM_COOKIE])
+		cookie = nla_get_u64(info->attrs[NETCOLL_A_COMM_COOKIE]);
+	if (info->attrs[NETCOLL_A_COMM_TIMEOUT_MS])
+		timeout = nla_get_u32(info->attrs[NETCOLL_A_COMM_TIMEOUT_MS]);
+
+	rtnl_lock();
+	b = nc_nl_bearer(info);
+	if (IS_ERR(b)) {
+		err = PTR_ERR(b);
+		goto out;
+	}
+	err = nc_nl_parse_members(info, b, &addrs, &size);
+	if (err)
+		goto out;
+	err = -EINVAL;
+	if (rank >= size) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_RANK],
+				    "rank not below the member count");
+	} else if (memcmp(addrs + (size_t)rank * b->ops->addr_len,
+			  b->dev->dev_addr, b->ops->addr_len)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_RANK],
+				    "this rank's member address is not the device's");
+	} else {
+		c = nc_comm_create(nn, id, rank, size, cookie, timeout, b, addrs,
+				   info->extack);
+		err = PTR_ERR_OR_ZERO(c);
+	}
+	kvfree(addrs);
+out:
+	rtnl_unlock();
+	return err;
+}
+
+static int nc_nl_comm_del(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
+		return -EINVAL;
+	rtnl_lock();
+	err = nc_comm_delete(nc_net(genl_info_net(info)),
+			     nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]));
+	rtnl_unlock();
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
+				    "no such communicator");
+	return err;
+}
+
+static int nc_nl_fill_members(struct sk_buff *skb, const struct nc_comm *c)
+{
+	struct nlattr *members, *m;
+	u32 r;
+
+	members = nla_nest_start(skb, NETCOLL_A_COMM_MEMBERS);
+	if (!members)
+		return -EMSGSIZE;
+	for (r = 0; r < c->size; r++) {
+		m = nla_nest_start(skb, NETCOLL_A_MEMBER);
+		if (!m || nla_put_u32(skb, NETCOLL_A_MEMBER_RANK, r) ||
+		    nla_put(skb, NETCOLL_A_MEMBER_ADDR, c->addr_len,
+			    nc_comm_addr(c, r)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, m);
+	}
+	nla_nest_end(skb, members);
+	return 0;
+}
+
+static int nc_nl_fill_comm(struct sk_buff *skb, const struct nc_comm *c,
+			   bool with_members, u32 portid, u32 seq, int flags)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &nc_genl_family, flags,
+			  NETCOLL_CMD_COMM_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, NETCOLL_A_COMM_ID, c->id) ||
+	    nla_put_u32(skb, NETCOLL_A_IFINDEX, c->ifindex) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_RANK, c->rank) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_SIZE, c->size) ||
+	    nla_put_u64_64bit(skb, NETCOLL_A_COMM_COOKIE, c->cookie,
+			      NETCOLL_A_PAD) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_TIMEOUT_MS, c->timeout_ms) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_OP_SEQ, READ_ONCE(c->next_seq)) ||
+	    nla_put_u8(skb, NETCOLL_A_COMM_BOUND, !!atomic_read(&c->bound)) ||
+	    (with_members && nc_nl_fill_members(skb, c))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int nc_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_comm *c;
+	struct sk_buff *msg;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
+		return -EINVAL;
+	c = nc_comm_get(nc_net(genl_info_net(info)),
+			nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]));
+	if (!c) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
+				    "no such communicator");
+		return -ENOENT;
+	}
+	/* 32 bytes covers one member's nest, rank and address. */
+	msg = genlmsg_new(NLMSG_GOODSIZE + (size_t)c->size * 32, GFP_KERNEL);
+	if (!msg) {
+		nc_comm_put(c);
+		return -ENOMEM;
+	}
+	err = nc_nl_fill_comm(msg, c, true, info->snd_portid, info->snd_seq, 0);
+	nc_comm_put(c);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int nc_nl_comm_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nc_net *nn = nc_net(sock_net(skb->sk));
+	unsigned long id = cb->args[0];
+	struct nc_comm *c;
+
+	rcu_read_lock();
+	xa_for_each_start(&nn->comms, id, c, cb->args[0]) {
+		if (nc_nl_fill_comm(skb, c, false, NETLINK_CB(cb->skb).portid,
+				    cb->nlh->nlmsg_seq, NLM_F_MULTI))
+			break;
+		cb->args[0] = id + 1;
+	}
+	rcu_read_unlock();
+	return skb->len;
+}
+
+/* ---------------------------------------------------------------- */
+/* Statistics                                                        */
+/* ---------------------------------------------------------------- */
+
+static int nc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_net *nn = nc_net(genl_info_net(info));
+	u64 v[__NETCOLL_STAT_MAX];
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	void *hdr;
+	int i;
+
+	nc_stats_read(nn, v);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &nc_genl_family, 0,
+				NETCOLL_CMD_STATS_GET);
+	if (!hdr)
+		goto nospace;
+	nest = nla_nest_start(msg, NETCOLL_A_STATS);
+	if (!nest)
+		goto nospace;
+	for (i = NETCOLL_STAT_PAD + 1; i <= NETCOLL_STAT_MAX; i++)
+		if (nla_put_u64_64bit(msg, i, v[i], NETCOLL_STAT_PAD))
+			goto nospace;
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+nospace:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Events                                                            */
+/* ---------------------------------------------------------------- */
+
+static struct sk_buff *nc_event_new(u8 cmd, void **hdr)
+{
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+
+	if (msg) {
+		*hdr = genlmsg_put(msg, 0, 0, &nc_genl_family, 0, cmd);
+		if (!*hdr) {
+			nlmsg_free(msg);
+			msg = NULL;
+		}
+	}
+	return msg;
+}
+
+static void nc_event_send(struct net *net, struct sk_buff *msg, void *hdr)
+{
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&nc_genl_family, net, msg, 0, NC_MCGRP_EVENTS,
+				GFP_KERNEL);
+}
+
+void nc_event_op_failed(struct nc_comm *c, u32 seq, int err, u32 peer)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = nc_event_new(NETCOLL_CMD_EVENT_OP_FAILED, &hdr);
+	if (!msg)
+		return;
+	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, c->id) ||
+	    nla_put_u32(msg, NETCOLL_A_OP_SEQ, seq) ||
+	    nla_put_s32(msg, NETCOLL_A_ERRNO, err) ||
+	    (peer != U32_MAX && nla_put_u32(msg, NETCOLL_A_PEER_RANK, peer))) {
+		nlmsg_free(msg);
+		return;
+	}
+	nc_event_send(c->nn->net, msg, hdr);
+}
+
+void nc_event_dev_detached(struct net *net, struct net_device *dev, int err)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = nc_event_new(NETCOLL_CMD_EVENT_DEV_DETACHED, &hdr);
+	if (!msg)
+		return;
+	if (nla_put_u32(msg, NETCOLL_A_IFINDEX, dev->ifindex) ||
+	    nla_put_string(msg, NETCOLL_A_IFNAME, dev->name) ||
+	    nla_put_s32(msg, NETCOLL_A_ERRNO, err)) {
+		nlmsg_free(msg);
+		return;
+	}
+	nc_event_send(net, msg, hdr);
+}
+
+/* ---------------------------------------------------------------- */
+/* Family                                                            */
+/* ---------------------------------------------------------------- */
+
+static const struct genl_small_ops nc_genl_ops[] = {
+	{
+		.cmd	= NETCOLL_CMD_DEV_ATTACH,
+		.doit	= nc_nl_dev_attach,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= NETCOLL_CMD_DEV_DETACH,
+		.doit	= nc_nl_dev_detach,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= NETCOLL_CMD_DEV_GET,
+		.doit	= nc_nl_dev_get,
+		.dumpit	= nc_nl_dev_dump,
+	},
+	{
+		.cmd	= NETCOLL_CMD_COMM_NEW,
+		.doit	= nc_nl_comm_new,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= NETCOLL_CMD_COMM_DEL,
+		.doit	= nc_nl_comm_del,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= NETCOLL_CMD_COMM_GET,
+		.doit	= nc_nl_comm_get,
+		.dumpit	= nc_nl_comm_dump,
+	},
+	{
+		.cmd	= NETCOLL_CMD_STATS_GET,
+		.doit	= nc_nl_stats_get,
+	},
+};
+
+static struct genl_family nc_genl_family __ro_after_init = {
+	.name		= NETCOLL_GENL_NAME,
+	.version	= NETCOLL_GENL_VERSION,
+	.maxattr	= NETCOLL_A_MAX,
+	.policy		= nc_policy,
+	.netnsok	= true,
+	.module		= THIS_MODULE,
+	.small_ops	= nc_genl_ops,
+	.n_small_ops	= ARRAY_SIZE(nc_genl_ops),
+	.mcgrps		= nc_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(nc_mcgrps),
+};
+
+int nc_genl_init(void)
+{
+	return genl_register_family(&nc_genl_family);
+}
+
+void nc_genl_exit(void)
+{
+	genl_unregister_family(&nc_genl_family);
+}

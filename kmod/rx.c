@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive path, shared by every medium, in softirq.  A frame is trusted
+ * only after every check below; each failed check has its own counter.
+ */
+#include <linux/skbuff.h>
+
+#include "bearer.h"
+
+static int nc_rcv_check(struct nc_bearer *b, struct sk_buff *skb,
+			struct nc_frame *f, struct nc_comm **cp)
+{
+	struct nc_net *nn = nc_net(dev_net(b->dev));
+	struct nc_comm *c;
+	int reason;
+
+	if (!pskb_may_pull(skb, NETCOLL_HDR_LEN))
+		return NETCOLL_STAT_DROP_SHORT;
+	reason = nc_wire_check(skb->data, skb->len, f);
+	if (reason)
+		return reason;
+	/* Short frames arrive padded to the medium's minimum: cut that off. */
+	if (pskb_trim(skb, NETCOLL_HDR_LEN + f->len))
+		return NETCOLL_STAT_DROP_MEMORY;
+
+	c = xa_load(&nn->comms, f->comm_id);
+	if (!c)
+		return NETCOLL_STAT_DROP_COMM;
+	if (f->cookie != c->cookie)
+		return NETCOLL_STAT_DROP_COOKIE;
+	if (f->src_rank >= c->size || f->dst_rank != c->rank)
+		return NETCOLL_STAT_DROP_RANK;
+	if (rcu_access_pointer(c->bearer) != b ||
+	    memcmp(b->ops->frame_src(skb), nc_comm_addr(c, f->src_rank),
+		   c->addr_len))
+		return NETCOLL_STAT_DROP_ADDR;
+	*cp = c;
+	return 0;
+}
+
+void nc_rcv(struct nc_bearer *b, struct sk_buff *skb)
+{
+	struct nc_net *nn = nc_net(dev_net(b->dev));
+	struct nc_comm *c = NULL;
+	struct nc_frame f;
+	int reason;
+
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb) {
+		nc_stat_inc(nn, NETCOLL_STAT_DROP_MEMORY);
+		return;
+	}
+	rcu_read_lock();
+	reason = nc_rcv_check(b, skb, &f, &c);
+	if (reason) {
+		rcu_read_unlock();
+		nc_stat_inc(nn, reason);
+		kfree_skb(skb);
+		return;
+	}
+	nc_stat_inc(nn, NETCOLL_STAT_RX_FRAMES);
+	nc_stat_add(nn, NETCOLL_STAT_RX_BYTES, skb->len);
+	nc_transport_rcv(c, skb, &f);
+	rcu_read_unlock();
+}

@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reliable delivery of the messages of one operation.
+ *
+ * An operation (barrier, alltoall, ...) is a list of messages to send and
+ * a list to receive, each identified on the wire by (op_seq, src, dst, tag).
+ * Messages are cut into fragments of the device MTU.  The receiver keeps a
+ * bitmap per message (duplicates are recognised and re-acknowledged) and
+ * answers with cumulative + selective acknowledgements; the sender keeps at
+ * most nc_tx_window fragments in flight and retransmits what is not
+ * acknowledged after a retransmission timeout that doubles on every
+ * timeout without progress.  After nc_max_retries such timeouts, or when
+ * the operation's time budget is spent, the operation fails with
+ * -ETIMEDOUT.  Nothing is left behind: every exit path frees the operation
+ * and the frames queued for it.
+ *
+ * Data moves straight between user memory and skbs, so the transfer work
+ * runs in the calling process: the receive handler (softirq) only checks
+ * a frame, queues it on the running operation and wakes the process.
+ * Frames for an operation this host has not started yet are held (bounded)
+ * until it starts; data frames of a finished operation are answered with
+ * a whole-message ack straight from softirq, since a finished operation
+ * received everything.
+ */
+#include <linux/bsearch.h>
+#include <linux/sort.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "bearer.h"
+
+/* Future operations whose frames we hold before they start. */
+#define NC_EARLY_OPS		4
+
+struct nc_msg {
+	struct nc_msg_desc d;
+	u32 nfrags;
+	u32 frag_size;
+	u32 done_cnt;		/* fragments received (rx) / acknowledged (tx) */
+	unsigned long *done;	/* bitmap of those fragments */
+	u32 next;		/* tx: first fragment never sent */
+	u32 cum;		/* fragments below cum are all done */
+	bool ack_owed;		/* rx: got frames since our last ack */
+};
+
+struct nc_key {
+	u32 peer;
+	u32 tag;
+	u32 idx;
+};
+
+struct nc_op {
+	struct nc_comm *c;
+	u32 seq;
+	struct sk_buff_head rxq;	/* filled in softirq under c->lock */
+	u32 rxq_bytes;
+
+	struct nc_msg *tx, *rx;
+	struct nc_key *tx_keys, *rx_keys;
+	u32 ntx, nrx;
+	u32 tx_first;		/* messages below are fully acknowledged */
+	u32 tx_cur;		/* messages below were sent once, completely */
+	u32 tx_open, rx_open;	/* messages not finished */
+	u32 inflight;		/* fragments sent, not acknowledged */
+	u32 *owed;		/* rx messages owing an ack */
+	u32 nowed;
+	u32 frag_size;
+	bool tx_blocked;	/* the device pushed back; retry shortly */
+
+	unsigned long deadline;
+	unsigned long rto_at;
+	unsigned long rto;
+	unsigned int retries;
+};
+
+static inline bool nc_seq_before(u32 a, u32 b)
+{
+	return (s32)(a - b) < 0;
+}
+
+static struct nc_frame *nc_skb_frame(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct nc_frame) > sizeof(skb->cb));
+	return (struct nc_frame *)skb->cb;
+}
+
+/* ---------------------------------------------------------------- */
+/* Frames                                                            */
+/* ---------------------------------------------------------------- */
+
+static struct sk_buff *nc_frame_alloc(unsigned int payload, gfp_t gfp)
+{
+	struct sk_buff *skb;
+
+	skb = alloc_skb(LL_MAX_HEADER + NETCOLL_HDR_LEN + payload, gfp);
+	if (skb)
+		skb_reserve(skb, LL_MAX_HEADER);
+	return skb;
+}
+
+/* Hand a frame to the communicator's bearer; consumes skb. */
+static int nc_frame_xmit(struct nc_comm *c, struct sk_buff *skb, u32 peer)
+{
+	unsigned int len = skb->len;
+	struct nc_bearer *b;
+	int err;
+
+	rcu_read_lock();
+	b = rcu_dereference(c->bearer);
+	if (!b) {
+		rcu_read_unlock();
+		kfree_skb(skb);
+		return -ENETDOWN;
+	}
+	err = b->ops->xmit(b, skb, nc_comm_addr(c, peer));
+	rcu_read_unlock();
+	if (err) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
+		return -ENOBUFS;
+	}
+	nc_stat_inc(c->nn, NETCOLL_STAT_TX_FRAMES);
+	nc_stat_add(c->nn, NETCOLL_STAT_TX_BYTES, len);
+	return 0;
+}
+
+static void nc_hdr_init(struct nc_frame *f, struct nc_comm *c, u32 seq,
+			u32 peer, u16 tag)
+{
+	memset(f, 0, sizeof(*f));
+	f->comm_id = c->id;
+	f->cookie = c->cookie;
+	f->op_seq = seq;
+	f->src_rank = c->rank;
+	f->dst_rank = peer;
+	f->tag = tag;
+}
+
+static int nc_send_ack(struct nc_comm *c, u32 seq, u32 peer, u16 tag,
+		       u32 cum, u32 bits, u16 flags, gfp_t gfp)
+{
+	struct sk_buff *skb;
+	struct nc_frame f;
+
+	skb = nc_frame_alloc(0, gfp);
+	if (!skb)
+		return -ENOMEM;
+	nc_hdr_init(&f, c, seq, peer, tag);
+	f.type = NETCOLL_T_ACK;
+	f.flags = flags;
+	f.seq = cum;
+	f.frag_off = bits;
+	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
+	nc_stat_inc(c->nn, NETCOLL_STAT_TX_ACKS);
+	return nc_frame_xmit(c, skb, peer);
+}
+
+static int nc_send_frag(struct nc_op *op, struct nc_msg *m, u32 idx, u16 flags)
+{
+	u32 off = idx * m->frag_size;
+	u32 len = min(m->frag_size, m->d.len - off);
+	struct sk_buff *skb;
+	struct nc_frame f;
+
+	skb = nc_frame_alloc(len, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	nc_hdr_init(&f, op->c, op->seq, m->d.peer, m->d.tag);
+	f.type = NETCOLL_T_DATA;
+	f.flags = flags;
+	f.len = len;
+	f.seq = idx;
+	f.frag_off = off;
+	f.msg_len = m->d.len;
+	f.frag_size = m->d.len ? m->frag_size : 0;
+	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
+	if (len && copy_from_user(skb_put(skb, len), m->d.ubuf + off, len)) {
+		kfree_skb(skb);
+		return -EFAULT;
+	}
+	return nc_frame_xmit(op->c, skb, m->d.peer);
+}
+
+/* ---------------------------------------------------------------- */
+/* Operation set-up                                                  */
+/* ---------------------------------------------------------------- */
+
+static int nc_key_cmp(const void *a, const void *b)
+{
+	const struct nc_key *x = a, *y = b;
+
+	if (x->peer != y->peer)
+		return x->peer < y->peer ? -1 : 1;
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	return 0;
+}
+
+static struct nc_msg *nc_msg_find(struct nc_msg *msgs, struct nc_key *keys,
+				  u32 n, u32 peer, u16 tag)
+{
+	struct nc_key k = { .peer = peer, .tag = tag }, *hit;
+
+	hit = bsearch(&k, keys, n, sizeof(k), nc_key_cmp);
+	return hit ? &msgs[hit->idx] : NULL;
+}
+
+static int nc_msgs_init(struct nc_msg **msgs, struct nc_key **keys,
+			const struct nc_msg_desc *d, u32 n)
+{
+	u32 i;
+
+	*msgs = kvcalloc(n, sizeof(**msgs), GFP_KERNEL);
+	*keys = kvcalloc(n, sizeof(**keys), GFP_KERNEL);
+	if (!*msgs || !*keys)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		(*msgs)[i].d = d[i];
+		(*keys)[i] = (struct nc_key){ d[i].peer, d[i].tag, i };
+	}
+	sort(*keys, n, sizeof(**keys), nc_key_cmp, NULL);
+	return 0;
+}
+
+static void nc_msgs_free(struct nc_msg *msgs, struct nc_key *keys, u32 n)
+{
+	u32 i;
+
+	for (i = 0; msgs && i < n; i++)
+		bitmap_free(msgs[i].done);
+	kvfree(msgs);
+	kvfree(keys);
+}
+
+static void nc_op_free(struct nc_op *op)
+{
+	nc_msgs_free(op->tx, op->tx_keys, op->ntx);
+	nc_msgs_free(op->rx, op->rx_keys, op->nrx);
+	kvfree(op->owed);
+	kfree(op);
+}
+
+static struct nc_op *nc_op_alloc(struct nc_comm *c,
+				 const struct nc_msg_desc *tx, u32 ntx,
+				 const struct nc_msg_desc *rx, u32 nrx,
+				 u32 frag_size)
+{
+	struct nc_op *op;
+	u32 i;
+
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	if (!op)
+		return NULL;
+	op->c = c;
+	op->ntx = ntx;
+	op->nrx = nrx;
+	op->tx_open = ntx;
+	op->rx_open = nrx;
+	op->frag_size = frag_size;
+	skb_queue_head_init(&op->rxq);
+	if (nc_msgs_init(&op->tx, &op->tx_keys, tx, ntx) ||
+	    nc_msgs_init(&op->rx, &op->rx_keys, rx, nrx))
+		goto fail;
+	op->owed = kvcalloc(nrx, sizeof(*op->owed), GFP_KERNEL);
+	if (!op->owed)
+		goto fail;
+	for (i = 0; i < ntx; i++) {
+		struct nc_msg *m = &op->tx[i];
+
+		m->frag_size = frag_size;
+		m->nfrags = nc_wire_nfrags(m->d.len, frag_size);
+		m->done = bitmap_zalloc(m->nfrags, GFP_KERNEL);
+		if (!m->done)
+			goto fail;
+	}
+	return op;
+fail:
+	nc_op_free(op);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- */
+/* Input, in process context                                         */
+/* ---------------------------------------------------------------- */
+
+static void nc_op_progress(struct nc_op *op)
+{
+	op->retries = 0;
+	op->rto = msecs_to_jiffies(nc_rto_min_ms) ?: 1;
+	op->rto_at = jiffies + op->rto;
+}
+
+static void nc_tx_mark(struct nc_op *op, struct nc_msg *m, u32 idx,
+		       bool *progress)
+{
+	if (test_and_set_bit(idx, m->done))
+		return;
+	m->done_cnt++;
+	op->inflight--;
+	*progress = true;
+	if (m->done_cnt == m->nfrags)
+		op->tx_open--;
+}
+
+static void nc_input_ack(struct nc_op *op, const struct nc_frame *f)
+{
+	struct nc_msg *m;
+	bool progress = false;
+	u32 cum, i;
+
+	nc_stat_inc(op->c->nn, NETCOLL_STAT_RX_ACKS);
+	m = nc_msg_find(op->tx, op->tx_keys, op->ntx, f->src_rank, f->tag);
+	if (!m) {
+		nc_stat_inc(op->c->nn, NETCOLL_STAT_DROP_STATE);
+		return;
+	}
+	/* Nobody acknowledges what we never sent. */
+	cum = (f->flags & NETCOLL_F_ACK_ALL) ? m->nfrags : f->seq;
+	cum = min(cum, m->next);
+	for (i = m->cum; i < cum; i++)
+		nc_tx_mark(op, m, i, &progress);
+	m->cum = max(m->cum, cum);
+	for (i = 0; i < 32; i++) {
+		u32 idx = cum + 1 + i;
+
+		if (idx >= m->next)
+			break;
+		if (f->frag_off & (1U << i))
+			nc_tx_mark(op, m, idx, &progress);
+	}
+	while (op->tx_first < op->ntx &&
+	       op->tx[op->tx_first].done_cnt == op->tx[op->tx_first].nfrags)
+		op->tx_first++;
+	if (progress)
+		nc_op_progress(op);
+}
+
+static int nc_input_data(struct nc_op *op, struct sk_buff *skb,
+			 const struct nc_frame *f)
+{
+	struct nc_net *nn = op->c->nn;
+	struct iov_iter iter;
+	struct nc_msg *m;
+	struct iovec iov;
+	int err;
+
+	m = nc_msg_find(op->rx, op->rx_keys, op->nrx, f->src_rank, f->tag);
+	if (!m) {
+		nc_stat_inc(nn, NETCOLL_STAT_DROP_STATE);
+		return 0;
+	}
+	if (f->msg_len != m->d.len ||
+	    (m->done && f->msg_len && f->frag_size != m->frag_size)) {
+		nc_stat_inc(nn, NETCOLL_STAT_DROP_LENGTH);
+		return 0;
+	}
+	if (!m->done) {
+		/* The sender's fragment size is fixed by its first frame. */
+		m->frag_size = f->frag_size;
+		m->nfrags = nc_wire_nfrags(m->d.len, m->frag_size);
+		m->done = bitmap_zalloc(m->nfrags, GFP_KERNEL);
+		if (!m->done)
+			return -ENOMEM;
+	}
+	if (!m->ack_owed) {
+		m->ack_owed = true;
+		op->owed[op->nowed++] = m - op->rx;
+	}
+	if (test_bit(f->seq, m->done)) {
+		nc_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
+		return 0;
+	}
+	if (f->len) {
+		err = import_single_range(ITER_DEST, m->d.ubuf + f->frag_off,
+					  f->len, &iov, &iter);
+		if (err)
+			return err;
+		if (skb_copy_datagram_iter(skb, 0, &iter, f->len))
+			return -EFAULT;
+	}
+	__set_bit(f->seq, m->done);
+	m->done_cnt++;
+	if (m->done_cnt == m->nfrags)
+		op->rx_open--;
+	return 0;
+}
+
+/* One ack per message that received frames since the last round. */
+static int nc_send_owed_acks(struct nc_op *op)
+{
+	u32 i;
+
+	for (i = 0; i < op->nowed; i++) {
+		struct nc_msg *m = &op->rx[op->owed[i]];
+		u32 bits = 0, b;
+		u16 flags = 0;
+		int err;
+
+		m->ack_owed = false;
+		m->cum = find_next_zero_bit(m->done, m->nfrags, m->cum);
+		if (m->cum == m->nfrags)
+			flags = NETCOLL_F_ACK_ALL;
+		for (b = 0; b < 32 && m->cum + 1 + b < m->nfrags; b++)
+			if (test_bit(m->cum + 1 + b, m->done))
+				bits |= 1U << b;
+		err = nc_send_ack(op->c, op->seq, m->d.peer, m->d.tag, m->cum,
+				  bits, flags, GFP_KERNEL);
+		if (err == -ENETDOWN || err == -ENOMEM)
+			return err;
+	}
+	op->nowed = 0;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Output                                                            */
+/* ---------------------------------------------------------------- */
+
+/* The first frame of a received message sets nfrags and the bitmap. */
+static bool nc_rx_complete(const struct nc_msg *m)
+{
+	return m->done && m->done_cnt == m->nfrags;
+}
+
+/* Send new fragments, in message order, while the window allows. */
+static int nc_op_push(struct nc_op *op)
+{
+	op->tx_blocked = false;
+	while (op->tx_cur < op->ntx && op->inflight < nc_tx_window) {
+		struct nc_msg *m = &op->tx[op->tx_cur];
+		int err;
+
+		if (m->d.after_rx >= 0 && !nc_rx_complete(&op->rx[m->d.after_rx]))
+			break;
+		if (m->next == m->nfrags) {
+			op->tx_cur++;
+			continue;
+		}
+		err = nc_send_frag(op, m, m->next, 0);
+		if (err == -ENOBUFS) {
+			op->tx_blocked = true;
+			break;
+		}
+		if (err)
+			return err;
+		if (!op->inflight)
+			op->rto_at = jiffies + op->rto;
+		m->next++;
+		op->inflight++;
+	}
+	return 0;
+}
+
+/* Retransmission timeout: resend every fragment still unacknowledged. */
+static int nc_op_retransmit(struct nc_op *op, u32 *stalled)
+{
+	u32 i, f;
+
+	if (++op->retries > nc_max_retries) {
+		*stalled = op->tx[op->tx_first].d.peer;
+		return -ETIMEDOUT;
+	}
+	for (i = op->tx_first; i <= op->tx_cur && i < op->ntx; i++) {
+		struct nc_msg *m = &op->tx[i];
+
+		for (f = m->cum; f < m->next; f++) {
+			int err;
+
+			if (test_bit(f, m->done))
+				continue;
+			err = nc_send_frag(op, m, f, NETCOLL_F_ACK_NOW);
+			if (err && err != -ENOBUFS)
+				return err;
+			nc_stat_inc(op->c->nn, NETCOLL_STAT_RETRANSMITS);
+		}
+	}
+	op->rto = min(op->rto * 2, msecs_to_jiffies(nc_rto_max_ms) ?: 1);
+	op->rto_at = jiffies + op->rto;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* The operation loop                                                */
+/* ---------------------------------------------------------------- */
+
+static bool nc_op_wake(struct nc_op *op)
+{
+	return !skb_queue_empty_lockless(&op->rxq) || READ_ONCE(op->c->dead);
+}
+
+/* Publish op as the running operation and take its early frames. */
+static int nc_op_start(struct nc_comm *c, struct nc_op *op)
+{
+	struct sk_buff *skb, *tmp;
+	int err = 0;
+
+	spin_lock_bh(&c->lock);
+	if (c->dead) {
+		err = c->dead;
+		goto out;
+	}
+	op->seq = c->next_seq;
+	c->op = op;
+	skb_queue_walk_safe(&c->early, skb, tmp) {
+		u32 seq = nc_skb_frame(skb)->op_seq;
+
+		if (nc_seq_before(op->seq, seq))
+			continue;
+		__skb_unlink(skb, &c->early);
+		c->early_bytes -= skb->truesize;
+		if (seq == op->seq) {
+			__skb_queue_tail(&op->rxq, skb);
+			op->rxq_bytes += skb->truesize;
+		} else {
+			kfree_skb(skb);
+		}
+	}
+out:
+	spin_unlock_bh(&c->lock);
+	return err;
+}
+
+static void nc_op_finish(struct nc_comm *c, struct nc_op *op)
+{
+	struct sk_buff_head q;
+
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&c->lock);
+	c->op = NULL;
+	c->next_seq++;
+	skb_queue_splice_init(&op->rxq, &q);
+	spin_unlock_bh(&c->lock);
+	__skb_queue_purge(&q);
+}
+
+static int nc_op_loop(struct nc_op *op, u32 *stalled)
+{
+	struct nc_comm *c = op->c;
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+	long left;
+	int err;
+
+	__skb_queue_head_init(&q);
+	for (;;) {
+		spin_lock_bh(&c->lock);
+		err = c->dead;
+		skb_queue_splice_init(&op->rxq, &q);
+		op->rxq_bytes = 0;
+		spin_unlock_bh(&c->lock);
+		if (err)
+			break;
+
+		while (!err && (skb = __skb_dequeue(&q))) {
+			const struct nc_frame *f = nc_skb_frame(skb);
+
+			if (f->type == NETCOLL_T_ACK)
+				nc_input_ack(op, f);
+			else
+				err = nc_input_data(op, skb, f);
+			consume_skb(skb);
+		}
+		if (err)
+			break;
+		err = nc_send_owed_acks(op);
+		if (err)
+			break;
+		if (!op->tx_open && !op->rx_open)
+			break;
+
+		if (time_after_eq(jiffies, op->deadline)) {
+			err = -ETIMEDOUT;
+			if (op->tx_first < op->ntx)
+				*stalled = op->tx[op->tx_first].d.peer;
+			break;
+		}
+		if (op->inflight && time_after_eq(jiffies, op->rto_at)) {
+			err = nc_op_retransmit(op, stalled);
+			if (err)
+				break;
+		}
+		err = nc_op_push(op);
+		if (err)
+			break;
+
+		left = op->deadline - jiffies;
+		if (op->inflight && time_before(op->rto_at, op->deadline))
+			left = op->rto_at - jiffies;
+		if (op->tx_blocked)
+			left = 1;
+		left = wait_event_interruptible_timeout(c->wq, nc_op_wake(op),
+							max(left, 1L));
+		if (left < 0) {
+			err = -EINTR;
+			break;
+		}
+	}
+	__skb_queue_purge(&q);
+	return err;
+}
+
+int nc_op_run(struct nc_comm *c, const struct nc_msg_desc *tx, u32 ntx,
+	      const struct nc_msg_desc *rx, u32 nrx, u32 timeout_ms)
+{
+	struct nc_net *nn = c->nn;
+	u32 stalled = U32_MAX;
+	struct nc_bearer *b;
+	struct nc_op *op;
+	u32 frag_size;
+	unsigned int mtu;
+	int err;
+
+	rcu_read_lock();
+	b = rcu_dereference(c->bearer);
+	mtu = b ? READ_ONCE(b->dev->mtu) : 0;
+	rcu_read_unlock();
+	if (!b)
+		return c->dead ?: -ENETDOWN;
+	if (mtu <= NETCOLL_HDR_LEN)
+		return -EMSGSIZE;
+	frag_size = min_t(u32, mtu - NETCOLL_HDR_LEN, U16_MAX);
+
+	op = nc_op_alloc(c, tx, ntx, rx, nrx, frag_size);
+	if (!op)
+		return -ENOMEM;
+	op->deadline = jiffies + msecs_to_jiffies(timeout_ms ?: c->timeout_ms);
+	nc_op_progress(op);
+
+	err = nc_op_start(c, op);
+	if (!err) {
+		err = nc_op_loop(op, &stalled);
+		nc_op_finish(c, op);
+	}
+	nc_op_free(op);
+
+	if (!err) {
+		nc_stat_inc(nn, NETCOLL_STAT_OPS_DONE);
+		return 0;
+	}
+	nc_stat_inc(nn, NETCOLL_STAT_OPS_FAILED);
+	if (err == -ETIMEDOUT)
+		nc_stat_inc(nn, NETCOLL_STAT_OPS_TIMEDOUT);
+	if (err == -ETIMEDOUT || err == -ENETDOWN || err == -ESHUTDOWN)
+		nc_event_op_failed(c, c->next_seq - 1, -err, stalled);
+	return err;
+}
+
+/* ---------------------------------------------------------------- */
+/* Receive side, softirq                                             */
+/* ---------------------------------------------------------------- */
+
+void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
+		      const struct nc_frame *f)
+{
+	struct nc_net *nn = c->nn;
+	struct nc_op *op;
+	int drop = 0;
+	bool wake = false;
+
+	*nc_skb_frame(skb) = *f;
+	__skb_pull(skb, NETCOLL_HDR_LEN);
+
+	spin_lock(&c->lock);
+	op = c->op;
+	if (c->dead) {
+		drop = NETCOLL_STAT_DROP_STATE;
+	} else if (op && f->op_seq == op->seq) {
+		if (op->rxq_bytes + skb->truesize > nc_rx_queue_max) {
+			drop = NETCOLL_STAT_DROP_MEMORY;
+		} else {
+			__skb_queue_tail(&op->rxq, skb);
+			op->rxq_bytes += skb->truesize;
+			wake = true;
+		}
+	} else if (nc_seq_before(f->op_seq, c->next_seq)) {
+		spin_unlock(&c->lock);
+		/* A finished operation received everything: say so again. */
+		if (f->type == NETCOLL_T_DATA) {
+			nc_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
+			nc_send_ack(c, f->op_seq, f->src_rank, f->tag, 0, 0,
+				    NETCOLL_F_ACK_ALL, GFP_ATOMIC);
+		}
+		consume_skb(skb);
+		return;
+	} else if (f->op_seq - c->next_seq < NC_EARLY_OPS) {
+		if (c->early_bytes + skb->truesize > nc_rx_queue_max) {
+			drop = NETCOLL_STAT_DROP_MEMORY;
+		} else {
+			__skb_queue_tail(&c->early, skb);
+			c->early_bytes += skb->truesize;
+			nc_stat_inc(nn, NETCOLL_STAT_RX_EARLY);
+		}
+	} else {
+		drop = NETCOLL_STAT_DROP_STATE;
+	}
+	spin_unlock(&c->lock);
+
+	if (drop) {
+		nc_stat_inc(nn, drop);
+		kfree_skb(skb);
+	} else if (wake) {
+		wake_up(&c->wq);
+	}
+}

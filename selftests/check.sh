@@ -1,0 +1,74 @@
+#!/bin/bash
+# Every test of netcoll in one run: user-space unit tests, checkpatch and
+# sparse over the kernel code, a DKMS build, then the module tests inside a
+# QEMU guest (selftests/net/run-all.sh).  One line per test, "ok - name" or
+# "FAIL - name", and a last line "N passed, N failed".
+#
+#   selftests/check.sh --kver KERNEL_RELEASE UNIT_TEST_BINARY...
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+kver=
+if [ "${1:-}" = --kver ]; then kver=$2; shift 2; fi
+[ -n "$kver" ] || { echo "check: --kver required" >&2; exit 2; }
+
+passed=0
+failed=0
+log=build/check
+mkdir -p "$log"
+
+# Re-print a sub-run's ok/FAIL lines under a prefix and count them.
+tally() {
+	local prefix=$1 file=$2 line
+	while IFS= read -r line; do
+		case "$line" in
+		"ok - "*) passed=$((passed + 1)); echo "ok - $prefix${line#ok - }" ;;
+		"FAIL - "*) failed=$((failed + 1)); echo "FAIL - $prefix${line#FAIL - }" ;;
+		esac
+	done <"$file"
+}
+
+# One ok/FAIL line for a whole command; its output goes to a log file.
+step() {
+	local name=$1; shift
+	if "$@" >"$log/$name.log" 2>&1; then
+		passed=$((passed + 1)); echo "ok - $name"
+	else
+		failed=$((failed + 1)); echo "FAIL - $name (see $log/$name.log)"
+		tail -n 20 "$log/$name.log" | sed 's/^/    /'
+	fi
+}
+
+for t in "$@"; do
+	name=$(basename "$t")
+	if ! "$t" >"$log/$name.log" 2>&1; then
+		grep -q '^FAIL - ' "$log/$name.log" ||
+			{ failed=$((failed + 1)); echo "FAIL - unit/$name exited non-zero"; }
+	fi
+	tally "unit/$name: " "$log/$name.log"
+done
+
+step checkpatch scripts/checkpatch.sh
+sparse_clean() {
+	make --no-print-directory sparse >"$log/sparse.out" 2>&1 || return 1
+	! grep -E 'warning:|error:' "$log/sparse.out"
+}
+step sparse sparse_clean
+step dkms scripts/dkms-check.sh "$kver"
+
+# The module itself, in a guest booting the kernel it was built for.
+selftests/vm/run-vm.sh --kver "$kver" --timeout 3000 -- selftests/net/run-all.sh \
+	>"$log/vm.log" 2>&1
+vm_status=$?
+tally "vm/" "$log/vm.log"
+if [ $vm_status -ne 0 ]; then
+	failed=$((failed + 1))
+	echo "FAIL - vm: run-vm.sh exited $vm_status (see $log/vm.log, build/vm/out/dmesg.txt)"
+	grep -v -E '^(ok|FAIL) - ' "$log/vm.log" | tail -n 20 | sed 's/^/    /'
+else
+	passed=$((passed + 1))
+	echo "ok - vm: guest clean (no kernel warning), module unloaded"
+fi
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]

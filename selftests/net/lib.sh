@@ -1,0 +1,130 @@
+# shellcheck shell=bash
+# Helpers for the in-guest module tests (sourced).  Each test script prints
+# "ok - name" / "FAIL - name: why" lines and ends with `t_done`.
+#
+# Binaries come from the host's build (the guest sees the repo read-only);
+# anything a test writes goes under $NC_OUT.
+
+NC_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+NC_BUILD=$NC_TOP/build
+NCTL=$NC_BUILD/nctl
+NCBENCH=$NC_BUILD/ncbench
+NC_CHECK=$NC_BUILD/selftests/net/nc_check
+NL_REJECT=$NC_BUILD/selftests/net/nl_reject
+NC_INJECT=$NC_BUILD/selftests/net/nc_inject
+EP_ERRORS=$NC_BUILD/selftests/net/ep_errors
+NC_OUT=${NC_OUT:-/tmp/ncout}
+T_LOG=$NC_OUT/$(basename "$0" .sh)
+mkdir -p "$T_LOG"
+
+# shellcheck source=cluster.sh
+source "$NC_TOP/selftests/net/cluster.sh"
+
+T_PASSED=0
+T_FAILED=0
+
+t_ok() { T_PASSED=$((T_PASSED + 1)); echo "ok - $T_NAME: $1"; }
+t_fail() { T_FAILED=$((T_FAILED + 1)); echo "FAIL - $T_NAME: $1"; }
+
+# t_check "what" CMD... : ok when CMD succeeds; its output is kept in the log.
+t_check() {
+	local what=$1 log
+	shift
+	log="$T_LOG/$(echo "$what" | tr -c 'A-Za-z0-9_.-' _).log"
+	if "$@" >"$log" 2>&1; then
+		t_ok "$what"
+	else
+		t_fail "$what (exit $?; $(tail -n 3 "$log" | tr '\n' ' '))"
+	fi
+}
+
+# t_expect_fail "what" PATTERN CMD... : CMD must fail and print PATTERN.
+t_expect_fail() {
+	local what=$1 pattern=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && grep -qE "$pattern" <<<"$out"; then
+		t_ok "$what"
+	else
+		t_fail "$what (exit $rc, output: $(head -n 2 <<<"$out" | tr '\n' ' '))"
+	fi
+}
+
+# Pass through the ok/FAIL lines of a program that prints its own, counting them.
+t_tally() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		"ok - "*) T_PASSED=$((T_PASSED + 1)); echo "ok - $T_NAME: ${line#ok - }" ;;
+		"FAIL - "*) T_FAILED=$((T_FAILED + 1)); echo "FAIL - $T_NAME: ${line#FAIL - }" ;;
+		esac
+	done
+}
+
+t_done() {
+	echo "$T_PASSED passed, $T_FAILED failed"
+	[ "$T_FAILED" -eq 0 ]
+}
+
+nc_load() {
+	modprobe -q veth
+	insmod "$NC_TOP/kmod/netcoll.ko" "$@"
+}
+
+nc_unload() {
+	rmmod netcoll
+}
+
+# Counter NAME of HOST's namespace (from `nctl -j stats`).
+nc_stat() {
+	on "$1" "$NCTL" -j stats | python3 -c \
+		'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$2"
+}
+
+# Attach eth0 and create communicator ID on every host (rank = host order).
+nc_comm_up() {
+	local id=$1 cookie=${2:-0x5eed} h r=0 members
+	members=$(cluster_members)
+	for h in $(cluster_hosts); do
+		on "$h" "$NCTL" dev attach dev eth0 || return 1
+		on "$h" "$NCTL" comm add id "$id" dev eth0 rank $r \
+			members "$members" cookie "$cookie" || return 1
+		r=$((r + 1))
+	done
+}
+
+# Run nc_check on every host at once (each as its rank); all must succeed.
+# Usage: nc_check_all LOGNAME [nc_check args without --rank/--size]
+nc_check_all() {
+	local name=$1 h r=0 n pids=() rc=0 i
+	shift
+	n=$(cluster_count)
+	for h in $(cluster_hosts); do
+		on "$h" "$NC_CHECK" --rank $r --size "$n" "$@" \
+			>"$T_LOG/$name.$h.log" 2>&1 &
+		pids+=($!)
+		r=$((r + 1))
+	done
+	i=0
+	for h in $(cluster_hosts); do
+		wait "${pids[$i]}" || { rc=1; echo "$h: $(tail -n 2 "$T_LOG/$name.$h.log")"; }
+		i=$((i + 1))
+	done
+	return $rc
+}
+
+# nc_json HOST PYEXPR NCTL_ARGS... : `nctl -j ARGS` in HOST; PYEXPR (on d,
+# the parsed JSON) must be true.
+nc_json() {
+	local h=$1 expr=$2
+	shift 2
+	on "$h" "$NCTL" -j "$@" | python3 -c \
+		'import json,sys; d=json.load(sys.stdin); sys.exit(0 if eval(sys.argv[1]) else "false: %s on %r" % (sys.argv[1], d))' "$expr"
+}
+
+# Sum of HOST's drop_* counters.
+nc_drops() {
+	on "$1" "$NCTL" -j stats | python3 -c \
+		'import json,sys; print(sum(v for k,v in json.load(sys.stdin).items() if k.startswith("drop_")))'
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * nc_inject: send hostile netcoll frames from a raw AF_PACKET socket.
+ *
+ * Each case starts from a valid DATA frame (encoded with the module's own
+ * codec) and breaks exactly one property, so a test can check that the
+ * matching drop counter, and only it, went up by --count.
+ *
+ *   nc_inject --dev eth0 --dst MAC --comm ID --cookie C --src-rank R
+ *             --dst-rank D --case NAME [--count N] [--ethertype 0x88b5]
+ *
+ * Cases and the counter each must raise:
+ *   short    drop_short     frame shorter than the header
+ *   version  drop_version   wire version + 1
+ *   type     drop_type      unknown frame type
+ *   length   drop_length    payload length beyond the frame
+ *   comm     drop_comm      communicator id nobody has
+ *   cookie   drop_cookie    wrong cookie
+ *   rank     drop_rank      destination rank that is not the receiver's
+ *   addr     drop_addr      valid frame, sent from an address that is not
+ *                           the source rank's (run it from another host)
+ *   state    drop_state     valid frame for an operation far in the future
+ *   fuzz     (any drop)     random bytes after a valid version byte
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nc_wire.h"
+
+struct args {
+	const char *dev, *kase;
+	unsigned char dst[ETH_ALEN];
+	unsigned int comm, src, dstrank, count, ethertype;
+	unsigned long long cookie;
+};
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: nc_inject --dev DEV --dst MAC --comm ID --cookie C "
+		"--src-rank R --dst-rank D --case NAME [--count N] [--ethertype T]\n");
+	exit(2);
+}
+
+static int parse_mac(const char *s, unsigned char *mac)
+{
+	return sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1],
+		      &mac[2], &mac[3], &mac[4], &mac[5]) == 6 ? 0 : -1;
+}
+
+/* Build case a->kase into buf; returns the frame length (after Ethernet). */
+static int build(const struct args *a, unsigned char *buf, unsigned int i)
+{
+	struct netcoll_hdr *h = (struct netcoll_hdr *)buf;
+	struct nc_frame f = {
+		.type = NETCOLL_T_DATA, .comm_id = a->comm, .cookie = a->cookie,
+		.op_seq = 0, .src_rank = a->src, .dst_rank = a->dstrank,
+		.tag = 0, .len = 16, .seq = 0, .frag_off = 0, .msg_len = 16,
+		.frag_size = 1452,
+	};
+	int len = NETCOLL_HDR_LEN + 16;
+
+	memset(buf, 0xab, 1500);
+	if (!strcmp(a->kase, "type"))
+		f.type = NETCOLL_T_MAX + 1;
+	else if (!strcmp(a->kase, "length"))
+		f.len = 1000;
+	else if (!strcmp(a->kase, "comm"))
+		f.comm_id = 0x7ffffff0;
+	else if (!strcmp(a->kase, "cookie"))
+		f.cookie = ~a->cookie;
+	else if (!strcmp(a->kase, "rank"))
+		f.dst_rank = a->dstrank + 1 != a->src ? a->dstrank + 1 :
+							a->dstrank + 2;
+	else if (!strcmp(a->kase, "state"))
+		f.op_seq = 0x40000000;
+	else if (strcmp(a->kase, "addr") && strcmp(a->kase, "short") &&
+		 strcmp(a->kase, "version") && strcmp(a->kase, "fuzz"))
+		return -1;
+	nc_wire_encode(h, &f);
+	if (!strcmp(a->kase, "short"))
+		return NETCOLL_HDR_LEN - 1 - (int)(i % 8);
+	if (!strcmp(a->kase, "version"))
+		h->version = NETCOLL_WIRE_VERSION + 1;
+	if (!strcmp(a->kase, "fuzz")) {
+		unsigned int k;
+
+		for (k = 1; k < 1500; k++)
+			buf[k] = (unsigned char)rand();
+		return 60 + rand() % 1400;
+	}
+	return len;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dev", 1, NULL, 'd' }, { "dst", 1, NULL, 'm' },
+		{ "comm", 1, NULL, 'c' }, { "cookie", 1, NULL, 'k' },
+		{ "src-rank", 1, NULL, 's' }, { "dst-rank", 1, NULL, 'r' },
+		{ "case", 1, NULL, 'x' }, { "count", 1, NULL, 'n' },
+		{ "ethertype", 1, NULL, 'e' }, { NULL, 0, NULL, 0 },
+	};
+	struct args a = { .count = 1, .ethertype = NETCOLL_ETHERTYPE };
+	unsigned char frame[ETH_FRAME_LEN];
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	int fd, c, len;
+	unsigned int i;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': a.dev = optarg; break;
+		case 'm': if (parse_mac(optarg, a.dst)) usage(); break;
+		case 'c': a.comm = strtoul(optarg, NULL, 0); break;
+		case 'k': a.cookie = strtoull(optarg, NULL, 0); break;
+		case 's': a.src = strtoul(optarg, NULL, 0); break;
+		case 'r': a.dstrank = strtoul(optarg, NULL, 0); break;
+		case 'x': a.kase = optarg; break;
+		case 'n': a.count = strtoul(optarg, NULL, 0); break;
+		case 'e': a.ethertype = strtoul(optarg, NULL, 0); break;
+		default: usage();
+		}
+	}
+	if (!a.dev || !a.kase)
+		usage();
+
+	fd = socket(AF_PACKET, SOCK_DGRAM, htons(a.ethertype));
+	if (fd < 0) {
+		perror("nc_inject: socket");
+		return 1;
+	}
+	sll.sll_protocol = htons(a.ethertype);
+	sll.sll_ifindex = if_nametoindex(a.dev);
+	sll.sll_halen = ETH_ALEN;
+	memcpy(sll.sll_addr, a.dst, ETH_ALEN);
+	if (!sll.sll_ifindex) {
+		fprintf(stderr, "nc_inject: no device %s\n", a.dev);
+		return 1;
+	}
+	srand(12345);
+	for (i = 0; i < a.count; i++) {
+		len = build(&a, frame, i);
+		if (len < 0) {
+			fprintf(stderr, "nc_inject: unknown case %s\n", a.kase);
+			return 2;
+		}
+		if (sendto(fd, frame, len, 0, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+			perror("nc_inject: sendto");
+			return 1;
+		}
+	}
+	printf("nc_inject: sent %u '%s' frames\n", a.count, a.kase);
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * nl_reject: send bad requests to the netcoll family and check that each
+ * gets exactly the errno the ABI promises.  It builds the requests with
+ * raw libnl calls, since libnetcoll refuses most of them before sending;
+ * the valid setup steps go through libnetcoll.
+ *
+ *   nl_reject --ifname IFNAME	as root: validation, lookups, duplicates,
+ *				then checks that nothing was left behind
+ *   nl_reject --unpriv [--ifname IFNAME]
+ *				drops to uid/gid 65534 first: mutating
+ *				commands get EPERM, the GET commands work
+ *
+ * Values outside a range the family's policy declares (COMM_ID 0,
+ * COMM_TIMEOUT_MS 0, ...) are refused by the netlink core before the
+ * module sees them, and the core says ERANGE for those; everything the
+ * module checks itself is EINVAL.
+ *
+ * Output: "ok - <case>" or "FAIL - <case>: got X expected Y", then
+ * "N passed, N failed"; the exit status is non-zero on any failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <netlink/netlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/genl/genl.h>
+#include <netlink/genl/ctrl.h>
+
+#include <linux/netcoll.h>
+
+#include "netcoll.h"
+
+#define NOBODY		65534
+#define NO_SUCH_DEV	"ncrej-none0"
+#define UNATTACHED_DEV	"lo"		/* in every namespace, never a bearer */
+
+struct ctx {
+	struct nl_sock *sk;
+	struct nl_cb *cb;
+	int family;
+	const char *ifname;
+	uint8_t addr[2][NC_ADDR_MAX];	/* members of the probe communicators */
+	uint32_t addr_len;
+	uint32_t good_id, probe_id;
+	nc_ctl *ctl;			/* libnetcoll, for the valid steps */
+	/* the request in flight */
+	int error, done;
+	char ext[256];
+	unsigned int passed, failed;
+};
+
+/* ---------------------------------------------------------------- */
+/* Raw requests                                                      */
+/* ---------------------------------------------------------------- */
+
+/* NLMSGERR_ATTR_MSG after hlen bytes of payload, as the kernel adds it. */
+static void keep_extack(struct ctx *c, struct nlmsghdr *nlh, size_t hlen)
+{
+	static const struct nla_policy pol[NLMSGERR_ATTR_MAX + 1] = {
+		[NLMSGERR_ATTR_MSG] = { .type = NLA_STRING },
+	};
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	long off = NLMSG_ALIGN(hlen), len = (long)nlmsg_datalen(nlh) - off;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || len <= 0 ||
+	    nla_parse(tb, NLMSGERR_ATTR_MAX,
+		      (struct nlattr *)((char *)nlmsg_data(nlh) + off), (int)len,
+		      pol) < 0 || !tb[NLMSGERR_ATTR_MSG])
+		return;
+	nla_strlcpy(c->ext, tb[NLMSGERR_ATTR_MSG], sizeof(c->ext));
+}
+
+static int error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	size_t hlen = sizeof(*e);
+	struct ctx *c = arg;
+
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED) && e->msg.nlmsg_len >= NLMSG_HDRLEN)
+		hlen += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	keep_extack(c, nlh, hlen);
+	c->error = e->error;
+	c->done = 1;
+	return NL_STOP;
+}
+
+static int ack_cb(struct nl_msg *msg, void *arg)
+{
+	((struct ctx *)arg)->done = 1;
+	return NL_STOP;
+}
+
+static int finish_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct ctx *c = arg;
+	int err;
+
+	if (nlmsg_datalen(nlh) >= (int)sizeof(err)) {
+		memcpy(&err, nlmsg_data(nlh), sizeof(err));
+		if (err < 0) {
+			keep_extack(c, nlh, sizeof(err));
+			c->error = err;
+		}
+	}
+	c->done = 1;
+	return NL_STOP;
+}
+
+static struct nl_msg *new_msg(struct ctx *c, uint8_t cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0,
+				flags, cmd, NETCOLL_GENL_VERSION)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	if (!msg) {
+		fprintf(stderr, "nl_reject: out of memory\n");
+		exit(1);
+	}
+	return msg;
+}
+
+/* Send msg (consumed), read the answer to its end: 0 or -errno. */
+static int send_req(struct ctx *c, struct nl_msg *msg)
+{
+	int err;
+
+	c->error = 0;
+	c->done = 0;
+	c->ext[0] = '\0';
+	err = nl_send_auto(c->sk, msg);
+	nlmsg_free(msg);
+	if (err < 0) {
+		snprintf(c->ext, sizeof(c->ext), "send: %s", nl_geterror(err));
+		return -EIO;
+	}
+	while (!c->done) {
+		err = nl_recvmsgs(c->sk, c->cb);
+		if (err < 0 && !c->error) {
+			snprintf(c->ext, sizeof(c->ext), "receive: %s", nl_geterror(err));
+			return -EIO;
+		}
+		if (err < 0)
+			break;
+	}
+	return c->error;
+}
+
+/* ---------------------------------------------------------------- */
+/* Cases                                                             */
+/* ---------------------------------------------------------------- */
+
+static const char *errname(int e)
+{
+	const char *n;
+
+	if (e == 0)
+		return "success";
+	n = strerrorname_np(e);
+	return n ? n : "unknown errno";
+}
+
+/* Record a case: got and expect are 0 or positive errno values. */
+static void report(struct ctx *c, const char *name, int got, int expect)
+{
+	if (got == expect) {
+		c->passed++;
+		printf("ok - %s\n", name);
+		return;
+	}
+	c->failed++;
+	printf("FAIL - %s: got %s expected %s%s%s%s\n", name, errname(got),
+	       errname(expect), c->ext[0] ? " (kernel: " : "", c->ext,
+	       c->ext[0] ? ")" : "");
+}
+
+/* report() for a step done through libnetcoll, with its kernel message. */
+static void lib_report(struct ctx *c, const char *name, int err, int expect)
+{
+	const char *why = nc_ctl_last_error(c->ctl);
+
+	snprintf(c->ext, sizeof(c->ext), "%s", why ? why : "");
+	report(c, name, -err, expect);
+}
+
+/* Record a case that is not about an errno. */
+static void check(struct ctx *c, const char *name, int ok, const char *why)
+{
+	if (ok) {
+		c->passed++;
+		printf("ok - %s\n", name);
+	} else {
+		c->failed++;
+		printf("FAIL - %s: %s\n", name, why);
+	}
+}
+
+/* One defect per COMM_NEW case; D_NONE is a valid request. */
+enum defect {
+	D_NONE,
+	D_NO_ID, D_ID_ZERO, D_ID_TOO_BIG, D_ID_U8, D_ID_U64,
+	D_NO_DEV, D_DEV_MISSING, D_DEV_UNATTACHED, D_IFINDEX_UNATTACHED,
+	D_NO_RANK, D_RANK_TOO_BIG,
+	D_NO_MEMBERS, D_EMPTY_MEMBERS, D_DUP_RANK, D_GAP_RANK,
+	D_MEMBER_NO_RANK, D_MEMBER_RANK_U16, D_MEMBER_NO_ADDR,
+	D_ADDR_SHORT, D_ADDR_LONG,
+	D_UNKNOWN_ATTR, D_OUTPUT_ATTR, D_TIMEOUT_ZERO, D_TIMEOUT_TOO_BIG,
+};
+
+/* A two-member COMM_NEW for id on c->ifname, rank 0, with defect d. */
+static struct nl_msg *comm_new(struct ctx *c, uint32_t id, enum defect d)
+{
+	struct nl_msg *msg = new_msg(c, NETCOLL_CMD_COMM_NEW, 0);
+	struct nlattr *nest, *m;
+	int bad = 0;
+	uint32_t r;
+
+	if (d == D_ID_U8)
+		bad |= nla_put_u8(msg, NETCOLL_A_COMM_ID, (uint8_t)id) < 0;
+	else if (d == D_ID_U64)
+		bad |= nla_put_u64(msg, NETCOLL_A_COMM_ID, id) < 0;
+	else if (d != D_NO_ID)
+		bad |= nla_put_u32(msg, NETCOLL_A_COMM_ID,
+				   d == D_ID_ZERO ? 0 :
+				   d == D_ID_TOO_BIG ? NETCOLL_COMM_ID_MAX + 1 : id) < 0;
+
+	if (d == D_IFINDEX_UNATTACHED)
+		bad |= nla_put_u32(msg, NETCOLL_A_IFINDEX,
+				   if_nametoindex(UNATTACHED_DEV)) < 0;
+	else if (d != D_NO_DEV)
+		bad |= nla_put_string(msg, NETCOLL_A_IFNAME,
+				      d == D_DEV_MISSING ? NO_SUCH_DEV :
+				      d == D_DEV_UNATTACHED ? UNATTACHED_DEV :
+				      c->ifname) < 0;
+
+	if (d != D_NO_RANK)
+		bad |= nla_put_u32(msg, NETCOLL_A_COMM_RANK,
+				   d == D_RANK_TOO_BIG ? 2 : 0) < 0;
+
+	if (d != D_NO_MEMBERS) {
+		nest = nla_nest_start(msg, NETCOLL_A_COMM_MEMBERS);
+		bad |= !nest;
+		/* The second member carries the member defects. */
+		for (r = 0; nest && d != D_EMPTY_MEMBERS && r < 2; r++) {
+			uint32_t rank = r, len = c->addr_len;
+
+			if (r == 1 && d == D_DUP_RANK)
+				rank = 0;
+			if (r == 1 && d == D_GAP_RANK)
+				rank = 2;
+			if (r == 1 && d == D_ADDR_SHORT)
+				len--;
+			if (r == 1 && d == D_ADDR_LONG)
+				len++;
+			m = nla_nest_start(msg, NETCOLL_A_MEMBER);
+			bad |= !m;
+			if (r == 1 && d == D_MEMBER_RANK_U16)
+				bad |= nla_put_u16(msg, NETCOLL_A_MEMBER_RANK,
+						   (uint16_t)rank) < 0;
+			else if (r != 1 || d != D_MEMBER_NO_RANK)
+				bad |= nla_put_u32(msg, NETCOLL_A_MEMBER_RANK, rank) < 0;
+			if (r != 1 || d != D_MEMBER_NO_ADDR)
+				bad |= nla_put(msg, NETCOLL_A_MEMBER_ADDR, (int)len,
+					       c->addr[r]) < 0;
+			bad |= m && nla_nest_end(msg, m) < 0;
+		}
+		/* libnl drops an empty nest unless told to keep it. */
+		bad |= nest && nla_nest_end_keep_empty(msg, nest) < 0;
+	}
+
+	if (d == D_UNKNOWN_ATTR)
+		bad |= nla_put_u32(msg, NETCOLL_A_MAX + 1, 1) < 0;
+	if (d == D_OUTPUT_ATTR)
+		bad |= nla_put_u32(msg, NETCOLL_A_COMM_SIZE, 2) < 0;
+	if (d == D_TIMEOUT_ZERO || d == D_TIMEOUT_TOO_BIG)
+		bad |= nla_put_u32(msg, NETCOLL_A_COMM_TIMEOUT_MS,
+				   d == D_TIMEOUT_ZERO ? 0 : NETCOLL_TIMEOUT_MS_MAX + 1) < 0;
+	if (bad) {
+		fprintf(stderr, "nl_reject: cannot build COMM_NEW\n");
+		exit(1);
+	}
+	return msg;
+}
+
+static struct nl_msg *with_ifname(struct nl_msg *msg, const char *ifname)
+{
+	if (nla_put_string(msg, NETCOLL_A_IFNAME, ifname) < 0) {
+		fprintf(stderr, "nl_reject: cannot build request\n");
+		exit(1);
+	}
+	return msg;
+}
+
+static struct nl_msg *with_id(struct nl_msg *msg, uint32_t id)
+{
+	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, id) < 0) {
+		fprintf(stderr, "nl_reject: cannot build request\n");
+		exit(1);
+	}
+	return msg;
+}
+
+static const struct {
+	const char *name;
+	enum defect defect;
+	int expect;
+} comm_new_cases[] = {
+	{ "COMM_NEW without COMM_ID -> EINVAL",		D_NO_ID,	EINVAL },
+	{ "COMM_NEW with COMM_ID 0 -> ERANGE",		D_ID_ZERO,	ERANGE },
+	{ "COMM_NEW with COMM_ID above NETCOLL_COMM_ID_MAX -> ERANGE",
+							D_ID_TOO_BIG,	ERANGE },
+	{ "COMM_NEW with COMM_ID as u8 -> EINVAL",	D_ID_U8,	EINVAL },
+	{ "COMM_NEW with COMM_ID as u64 -> EINVAL",	D_ID_U64,	EINVAL },
+	{ "COMM_NEW without IFNAME or IFINDEX -> EINVAL", D_NO_DEV,	EINVAL },
+	{ "COMM_NEW on a device that does not exist -> ENODEV",
+							D_DEV_MISSING,	ENODEV },
+	{ "COMM_NEW on an existing but unattached device (IFNAME) -> ENODEV",
+							D_DEV_UNATTACHED, ENODEV },
+	{ "COMM_NEW on an existing but unattached device (IFINDEX) -> ENODEV",
+							D_IFINDEX_UNATTACHED, ENODEV },
+	{ "COMM_NEW without COMM_RANK -> EINVAL",	D_NO_RANK,	EINVAL },
+	{ "COMM_NEW with COMM_RANK equal to the member count -> EINVAL",
+							D_RANK_TOO_BIG,	EINVAL },
+	{ "COMM_NEW without COMM_MEMBERS -> EINVAL",	D_NO_MEMBERS,	EINVAL },
+	{ "COMM_NEW with an empty COMM_MEMBERS -> EINVAL", D_EMPTY_MEMBERS, EINVAL },
+	{ "COMM_NEW with a duplicated member rank -> EINVAL", D_DUP_RANK, EINVAL },
+	{ "COMM_NEW with a missing member rank (0, 2) -> EINVAL", D_GAP_RANK, EINVAL },
+	{ "COMM_NEW with a member without MEMBER_RANK -> EINVAL",
+							D_MEMBER_NO_RANK, EINVAL },
+	{ "COMM_NEW with MEMBER_RANK as u16 -> EINVAL",	D_MEMBER_RANK_U16, EINVAL },
+	{ "COMM_NEW with a member without MEMBER_ADDR -> EINVAL",
+							D_MEMBER_NO_ADDR, EINVAL },
+	{ "COMM_NEW with a member address one byte short -> EINVAL",
+							D_ADDR_SHORT,	EINVAL },
+	{ "COMM_NEW with a member address one byte long -> EINVAL",
+							D_ADDR_LONG,	EINVAL },
+	{ "COMM_NEW with an unknown attribute type -> EINVAL",
+							D_UNKNOWN_ATTR,	EINVAL },
+	{ "COMM_NEW with an output-only attribute (COMM_SIZE) -> EINVAL",
+							D_OUTPUT_ATTR,	EINVAL },
+	{ "COMM_NEW with COMM_TIMEOUT_MS 0 -> ERANGE",	D_TIMEOUT_ZERO,	ERANGE },
+	{ "COMM_NEW with COMM_TIMEOUT_MS above NETCOLL_TIMEOUT_MS_MAX -> ERANGE",
+							D_TIMEOUT_TOO_BIG, ERANGE },
+};
+
+static void run_comm_new_cases(struct ctx *c)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(comm_new_cases) / sizeof(comm_new_cases[0]); i++) {
+		err = send_req(c, comm_new(c, c->probe_id, comm_new_cases[i].defect));
+		report(c, comm_new_cases[i].name, -err, comm_new_cases[i].expect);
+		/* Wrongly accepted: remove it, or it spoils the next cases. */
+		if (err == 0)
+			nc_comm_delete(c->ctl, c->probe_id);
+	}
+}
+
+static void run_other_cases(struct ctx *c)
+{
+	struct nl_msg *msg;
+	int err;
+
+	err = send_req(c, comm_new(c, c->good_id, D_NONE));
+	report(c, "COMM_NEW with the id of an existing communicator -> EEXIST",
+	       -err, EEXIST);
+
+	err = send_req(c, with_ifname(new_msg(c, NETCOLL_CMD_DEV_ATTACH, 0), c->ifname));
+	report(c, "DEV_ATTACH of an attached device -> EEXIST", -err, EEXIST);
+
+	err = send_req(c, with_ifname(new_msg(c, NETCOLL_CMD_DEV_ATTACH, 0), NO_SUCH_DEV));
+	report(c, "DEV_ATTACH of a device that does not exist -> ENODEV", -err, ENODEV);
+	if (err == 0)
+		nc_dev_detach(c->ctl, NO_SUCH_DEV);
+
+	err = send_req(c, with_ifname(new_msg(c, NETCOLL_CMD_DEV_DETACH, 0), UNATTACHED_DEV));
+	report(c, "DEV_DETACH of an unattached device -> ENODEV", -err, ENODEV);
+
+	msg = with_ifname(new_msg(c, NETCOLL_CMD_DEV_GET, 0), c->ifname);
+	if (nla_put_u32(msg, NETCOLL_A_MAX + 1, 1) < 0) {
+		fprintf(stderr, "nl_reject: cannot build request\n");
+		exit(1);
+	}
+	err = send_req(c, msg);
+	report(c, "DEV_GET with an unknown attribute type -> EINVAL", -err, EINVAL);
+
+	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_COMM_GET, 0), c->probe_id));
+	report(c, "COMM_GET of an unknown id -> ENOENT", -err, ENOENT);
+
+	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_COMM_DEL, 0), c->probe_id));
+	report(c, "COMM_DEL of an unknown id -> ENOENT", -err, ENOENT);
+
+	err = send_req(c, new_msg(c, NETCOLL_CMD_COMM_DEL, 0));
+	report(c, "COMM_DEL without COMM_ID -> EINVAL", -err, EINVAL);
+
+	err = send_req(c, new_msg(c, NETCOLL_CMD_MAX + 1, 0));
+	report(c, "unknown command -> EOPNOTSUPP", -err, EOPNOTSUPP);
+}
+
+/* ---------------------------------------------------------------- */
+/* Setup and the two modes                                           */
+/* ---------------------------------------------------------------- */
+
+static int open_raw(struct ctx *c)
+{
+	int one = 1;
+
+	c->sk = nl_socket_alloc();
+	c->cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!c->sk || !c->cb || genl_connect(c->sk) < 0) {
+		fprintf(stderr, "nl_reject: cannot open a generic netlink socket\n");
+		return 1;
+	}
+	/* Ask for the kernel's reasons, without our request echoed back. */
+	(void)setsockopt(nl_socket_get_fd(c->sk), SOL_NETLINK, NETLINK_EXT_ACK,
+			 &one, sizeof(one));
+	(void)setsockopt(nl_socket_get_fd(c->sk), SOL_NETLINK, NETLINK_CAP_ACK,
+			 &one, sizeof(one));
+	c->family = genl_ctrl_resolve(c->sk, NETCOLL_GENL_NAME);
+	if (c->family < 0) {
+		fprintf(stderr, "nl_reject: no \"%s\" netlink family: %s\n",
+			NETCOLL_GENL_NAME, nl_geterror(c->family));
+		return 1;
+	}
+	nl_cb_set(c->cb, NL_CB_ACK, NL_CB_CUSTOM, ack_cb, c);
+	nl_cb_set(c->cb, NL_CB_FINISH, NL_CB_CUSTOM, finish_cb, c);
+	nl_cb_err(c->cb, NL_CB_CUSTOM, error_cb, c);
+	return 0;
+}
+
+static int has_comm(const struct nc_comm_info *v, size_t n, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].id == id)
+			return 1;
+	return 0;
+}
+
+/* Communicators and devices: the state that must be as we found it. */
+struct snapshot {
+	struct nc_comm_info *comms;
+	size_t ncomms;
+	struct nc_dev_info *devs;
+	size_t ndevs;
+};
+
+static int take_snapshot(nc_ctl *ctl, struct snapshot *s)
+{
+	int err = nc_comm_list(ctl, &s->comms, &s->ncomms);
+
+	if (!err)
+		err = nc_dev_list(ctl, NULL, &s->devs, &s->ndevs);
+	if (err)
+		fprintf(stderr, "nl_reject: cannot list communicators and devices: %s\n",
+			nc_strerror(err));
+	return err;
+}
+
+static void free_snapshot(struct snapshot *s)
+{
+	free(s->comms);
+	free(s->devs);
+}
+
+static void check_no_leaks(struct ctx *c, const struct snapshot *before)
+{
+	struct snapshot after = { 0 };
+	char why[96];
+	size_t i;
+	int same;
+
+	if (take_snapshot(c->ctl, &after)) {
+		check(c, "no leaked state", 0, "cannot list communicators and devices");
+		return;
+	}
+	same = after.ncomms == before->ncomms;
+	for (i = 0; same && i < after.ncomms; i++)
+		same = has_comm(before->comms, before->ncomms, after.comms[i].id);
+	snprintf(why, sizeof(why), "%zu communicators before, %zu after",
+		 before->ncomms, after.ncomms);
+	check(c, before->ncomms ? "no leaked communicators (same as before)"
+				: "no leaked communicators (dump is empty)",
+	      same, why);
+	snprintf(why, sizeof(why), "%zu devices attached before, %zu after",
+		 before->ndevs, after.ndevs);
+	check(c, "devices attached as before", after.ndevs == before->ndevs, why);
+	free_snapshot(&after);
+}
+
+/* Ids for the valid communicator and for the probes: both unused. */
+static void pick_ids(struct ctx *c, const struct snapshot *s)
+{
+	c->good_id = 4242;
+	while (has_comm(s->comms, s->ncomms, c->good_id) ||
+	       has_comm(s->comms, s->ncomms, c->good_id + 1))
+		c->good_id += 2;
+	c->probe_id = c->good_id + 1;
+}
+
+static int run_privileged(struct ctx *c)
+{
+	struct snapshot before = { 0 };
+	struct nc_member members[2];
+	struct nc_comm_spec spec;
+	struct nc_dev_info *dev;
+	int attached = 0, err, ret = 0;
+	size_t n;
+
+	if (take_snapshot(c->ctl, &before))
+		return 1;
+	pick_ids(c, &before);
+	err = nc_dev_list(c->ctl, c->ifname, &dev, &n);
+	if (err == -ENODEV) {
+		err = nc_dev_attach(c->ctl, c->ifname);
+		lib_report(c, "DEV_ATTACH of the test device", err, 0);
+		if (err) {
+			ret = 1;
+			goto out;
+		}
+		attached = 1;
+		err = nc_dev_list(c->ctl, c->ifname, &dev, &n);
+	}
+	if (err) {
+		fprintf(stderr, "nl_reject: cannot read device %s: %s\n", c->ifname,
+			nc_strerror(err));
+		ret = 1;
+		goto detach;
+	}
+	if (dev->addr_len == 0) {
+		fprintf(stderr, "nl_reject: device %s has no hardware address\n",
+			c->ifname);
+		free(dev);
+		ret = 1;
+		goto detach;
+	}
+	/* Rank 0 is this host; rank 1 a neighbour with a distinct address. */
+	c->addr_len = dev->addr_len;
+	memcpy(c->addr[0], dev->addr, dev->addr_len);
+	memcpy(c->addr[1], dev->addr, dev->addr_len);
+	c->addr[1][dev->addr_len - 1] ^= 1;
+	free(dev);
+	memset(members, 0, sizeof(members));
+	memcpy(members[0].addr, c->addr[0], c->addr_len);
+	memcpy(members[1].addr, c->addr[1], c->addr_len);
+	members[0].addr_len = members[1].addr_len = c->addr_len;
+	spec = (struct nc_comm_spec){
+		.id = c->good_id, .ifname = c->ifname, .rank = 0, .size = 2,
+		.members = members, .cookie = 0x6e636a, .timeout_ms = 1000,
+	};
+	err = nc_comm_create(c->ctl, &spec);
+	lib_report(c, "COMM_NEW of a valid communicator", err, 0);
+	if (err) {
+		ret = 1;
+		goto detach;
+	}
+
+	run_comm_new_cases(c);
+	run_other_cases(c);
+
+	err = nc_comm_delete(c->ctl, c->good_id);
+	lib_report(c, "COMM_DEL of the valid communicator", err, 0);
+	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_COMM_DEL, 0), c->good_id));
+	report(c, "COMM_DEL of a deleted communicator -> ENOENT", -err, ENOENT);
+detach:
+	if (attached) {
+		err = nc_dev_detach(c->ctl, c->ifname);
+		lib_report(c, "DEV_DETACH of the test device", err, 0);
+	}
+	check_no_leaks(c, &before);
+out:
+	free_snapshot(&before);
+	return ret;
+}
+
+/* Give up root before any socket exists: netlink checks the opener too. */
+static int drop_privileges(void)
+{
+	if (getuid() != 0 && geteuid() != 0)
+		return 0;
+	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)) {
+		perror("nl_reject: cannot drop to uid/gid 65534");
+		return 1;
+	}
+	return 0;
+}
+
+static int run_unprivileged(struct ctx *c)
+{
+	const char *dev = c->ifname;
+	struct nl_msg *msg;
+	int err;
+
+	c->good_id = 4242;
+	c->addr_len = 6;
+	memcpy(c->addr[0], "\x02\x00\x00\x00\x00\x01", 6);
+	memcpy(c->addr[1], "\x02\x00\x00\x00\x00\x02", 6);
+
+	err = send_req(c, with_ifname(new_msg(c, NETCOLL_CMD_DEV_ATTACH, 0), dev));
+	report(c, "unprivileged DEV_ATTACH -> EPERM", -err, EPERM);
+	err = send_req(c, with_ifname(new_msg(c, NETCOLL_CMD_DEV_DETACH, 0), dev));
+	report(c, "unprivileged DEV_DETACH -> EPERM", -err, EPERM);
+	err = send_req(c, comm_new(c, c->good_id, D_NONE));
+	report(c, "unprivileged COMM_NEW -> EPERM", -err, EPERM);
+	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_COMM_DEL, 0), c->good_id));
+	report(c, "unprivileged COMM_DEL -> EPERM", -err, EPERM);
+
+	err = send_req(c, new_msg(c, NETCOLL_CMD_DEV_GET, NLM_F_DUMP));
+	report(c, "unprivileged DEV_GET dump succeeds", -err, 0);
+	err = send_req(c, new_msg(c, NETCOLL_CMD_COMM_GET, NLM_F_DUMP));
+	report(c, "unprivileged COMM_GET dump succeeds", -err, 0);
+	msg = new_msg(c, NETCOLL_CMD_STATS_GET, 0);
+	err = send_req(c, msg);
+	report(c, "unprivileged STATS_GET succeeds", -err, 0);
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: nl_reject --ifname IFNAME\n"
+		     "       nl_reject --unpriv [--ifname IFNAME]\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "ifname", required_argument, NULL, 'i' },
+		{ "unpriv", no_argument,       NULL, 'u' },
+		{ "help",   no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ctx c = { 0 };
+	int opt, unpriv = 0, ret = 1, err;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			c.ifname = optarg;
+			break;
+		case 'u':
+			unpriv = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind < argc || (!unpriv && !c.ifname)) {
+		usage(stderr);
+		return 1;
+	}
+	if (c.ifname && strlen(c.ifname) >= IFNAMSIZ) {
+		fprintf(stderr, "nl_reject: device name \"%s\" is too long\n", c.ifname);
+		return 1;
+	}
+	if (!c.ifname)
+		c.ifname = UNATTACHED_DEV;
+	if (unpriv && drop_privileges())
+		return 1;
+	if (open_raw(&c))
+		goto out;
+	if (!unpriv) {
+		err = nc_ctl_open(&c.ctl);
+		if (err) {
+			fprintf(stderr, "nl_reject: %s\n", nc_strerror(err));
+			goto out;
+		}
+	}
+	/* A setup failure (non-zero) leaves the remaining cases unrun. */
+	err = unpriv ? run_unprivileged(&c) : run_privileged(&c);
+	printf("%u passed, %u failed\n", c.passed, c.failed);
+	ret = err || c.failed || !c.passed;
+out:
+	nc_ctl_close(c.ctl);
+	nl_cb_put(c.cb);
+	nl_socket_free(c.sk);
+	return ret;
+}

@@ -1,0 +1,93 @@
+#!/bin/bash
+# Failures end operations with a clear error, never a hang, and leave
+# nothing behind: a peer dying mid-operation, a signal, the communicator
+# deleted or the device going down under a running operation, rmmod while
+# busy.  Also the endpoint's error contract (ep_errors).
+T_NAME=faults
+source "$(dirname "$0")/lib.sh"
+
+cluster_star 8 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
+nc_load || { t_fail "insmod"; t_done; exit 1; }
+t_check "attach + comm add on 8 hosts" nc_comm_up 3
+for h in $(cluster_hosts); do
+	on "$h" "$NCTL" comm add id 4 dev eth0 rank "$(cluster_rank "$h")" \
+		members "$(cluster_members)" timeout 20000 || t_fail "comm 4 on $h"
+done
+
+on h1 "$NCTL" comm add id 6 dev eth0 rank 0 members "$(cluster_members)"
+on h1 "$EP_ERRORS" -c 6 -r 0 -a 77 >"$T_LOG/ep_errors.log" 2>&1
+t_tally <"$T_LOG/ep_errors.log"
+on h1 "$NCTL" comm del id 6
+
+# --- a peer dies mid-operation: the others fail with ETIMEDOUT -------------
+on h1 "$NCTL" monitor -n 1 --timeout 30000 >"$T_LOG/monitor.log" 2>&1 &
+mon=$!
+pids=()
+for h in h1 h2 h3 h4 h5 h6 h7; do
+	on "$h" "$NC_CHECK" --comm 3 --rank "$(cluster_rank "$h")" --size 8 \
+		--op alltoall --bytes 65536 --iters 1000000 --timeout 3000 \
+		--expect-error ETIMEDOUT >"$T_LOG/death.$h.log" 2>&1 &
+	pids+=($!)
+done
+on h8 "$NC_CHECK" --comm 3 --rank 7 --size 8 --op alltoall --bytes 65536 \
+	--iters 1000000 >"$T_LOG/death.h8.log" 2>&1 &
+victim=$!
+sleep 4
+kill -9 $victim
+wait $victim 2>/dev/null
+ip netns del nc-h8
+killed=$(date +%s%N)
+ok=1
+for i in "${!pids[@]}"; do
+	wait "${pids[$i]}" || { ok=0; echo "h$((i + 1)): $(tail -n 1 "$T_LOG/death.h$((i + 1)).log")"; }
+done
+elapsed=$((($(date +%s%N) - killed) / 1000000))
+[ $ok = 1 ] && t_ok "peer killed mid-alltoall: 7 others got ETIMEDOUT, last after ${elapsed} ms" ||
+	t_fail "peer killed mid-alltoall: not every other rank got ETIMEDOUT"
+[ $elapsed -lt 10000 ] && t_ok "failure reported within the 3 s budget (+ slack): ${elapsed} ms" ||
+	t_fail "failure took ${elapsed} ms for a 3000 ms budget"
+wait $mon
+t_check "op-failed event with ETIMEDOUT on the events group" \
+	grep -q "op-failed comm 3 .*ETIMEDOUT" "$T_LOG/monitor.log"
+
+# --- a signal cancels a blocked operation with EINTR ----------------------
+t_check "signal during a barrier nobody else joins: EINTR" \
+	on h1 "$NC_CHECK" --comm 4 --rank 0 --size 8 --op barrier --timeout 20000 \
+	--interrupt-after 500 --expect-error EINTR
+t_check "after EINTR the endpoint is released and the op sequence moved on" \
+	nc_json h1 'd[0]["bound"] == False and d[0]["op_seq"] == 1' comm show id 4
+
+# --- the communicator is deleted under a running operation: ESHUTDOWN -----
+on h1 "$NC_CHECK" --comm 4 --rank 0 --size 8 --op barrier --timeout 20000 \
+	--expect-error ESHUTDOWN >"$T_LOG/shutdown.log" 2>&1 &
+p=$!
+sleep 1
+on h1 "$NCTL" comm del id 4
+t_check "comm deleted mid-operation: ESHUTDOWN" wait $p
+
+# --- the device goes down under a running operation: ENETDOWN ------------
+on h2 "$NCTL" monitor -n 1 --timeout 20000 >"$T_LOG/monitor2.log" 2>&1 &
+mon=$!
+on h2 "$NC_CHECK" --comm 4 --rank 1 --size 8 --op barrier --timeout 20000 \
+	--expect-error ENETDOWN >"$T_LOG/netdown.log" 2>&1 &
+p=$!
+sleep 1
+on h2 ip link set eth0 down
+t_check "device down mid-operation: ENETDOWN" wait $p
+wait $mon
+t_check "dev-detached event" grep -q "dev-detached dev eth0" "$T_LOG/monitor2.log"
+t_check "device down detached it" nc_json h2 'd == []' dev show
+t_expect_fail "an op on a communicator whose device is gone: ENETDOWN" "ENETDOWN|Network is down" \
+	on h2 "$NC_CHECK" --comm 3 --rank 1 --size 8 --op barrier --timeout 1000
+
+# --- rmmod while an endpoint is open fails cleanly; after close it works --
+on h3 "$NC_CHECK" --comm 4 --rank 2 --size 8 --op barrier --timeout 60000 \
+	>"$T_LOG/busy.log" 2>&1 &
+p=$!
+sleep 1
+t_expect_fail "rmmod with an open endpoint is refused" "in use|busy" rmmod netcoll
+kill $p
+wait $p 2>/dev/null
+t_check "rmmod after the endpoint closed (devices, comms alive)" nc_unload
+cluster_down
+t_done

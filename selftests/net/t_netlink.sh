@@ -1,0 +1,42 @@
+#!/bin/bash
+# Configuration over generic netlink: attach/detach, communicators, strict
+# rejection of bad requests with the exact errno, admin-only mutations,
+# per-namespace isolation, the nctl user interface.
+T_NAME=netlink
+source "$(dirname "$0")/lib.sh"
+
+cluster_star 2 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
+nc_load || { t_fail "insmod"; t_done; exit 1; }
+
+t_check "attach eth0 on h1" on h1 "$NCTL" dev attach dev eth0
+t_expect_fail "attach twice is EEXIST" "already attached" on h1 "$NCTL" dev attach dev eth0
+t_expect_fail "attach lo is refused" "not supported" on h1 "$NCTL" dev attach dev lo
+t_expect_fail "attach unknown device" "nctl: .*(No such device|does not exist|unknown)" \
+	on h1 "$NCTL" dev attach dev nosuch0
+t_check "dev show -j names the bearer eth:eth0" \
+	nc_json h1 'd[0]["bearer"] == "eth:eth0" and d[0]["mtu"] == 1500' dev show
+t_check "h2 sees no device of h1 (a namespace is a host)" nc_json h2 'd == []' dev show
+
+on h1 "$NL_REJECT" --ifname eth0 >"$T_LOG/nl_reject.log" 2>&1
+t_tally <"$T_LOG/nl_reject.log"
+on h1 "$NL_REJECT" --ifname eth0 --unpriv >"$T_LOG/nl_reject_unpriv.log" 2>&1
+t_tally <"$T_LOG/nl_reject_unpriv.log"
+
+members=$(cluster_members)
+t_check "comm add" on h1 "$NCTL" comm add id 9 dev eth0 rank 0 members "$members" cookie 0xabc timeout 3000
+t_check "comm show -j has the members" \
+	nc_json h1 'd[0]["size"] == 2 and len(d[0]["members"]) == 2 and d[0]["cookie"] == 0xabc' comm show id 9
+t_expect_fail "rank whose address is not the device's" "not the device" \
+	on h1 "$NCTL" comm add id 10 dev eth0 rank 1 members "$members"
+t_expect_fail "comm add on a device not attached" "not attached" \
+	on h2 "$NCTL" comm add id 9 dev eth0 rank 1 members "$members"
+t_expect_fail "nctl: unknown object, one line" "^nctl: " on h1 "$NCTL" frobnicate
+t_check "comm del" on h1 "$NCTL" comm del id 9
+t_expect_fail "comm del again is ENOENT" "no such communicator" on h1 "$NCTL" comm del id 9
+t_check "stats lists every counter" nc_json h1 '"drop_cookie" in d and "tx_frames" in d' stats
+t_check "detach" on h1 "$NCTL" dev detach dev eth0
+t_expect_fail "detach again" "not attached" on h1 "$NCTL" dev detach dev eth0
+
+cluster_down
+t_check "rmmod" nc_unload
+t_done

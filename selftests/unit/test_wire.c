@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The wire codec, exactly as the module's receive path runs it
+ * (kmod/shared/nc_wire.h is compiled into both).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "nc_wire.h"
+#include "harness.h"
+
+static unsigned char frame[NETCOLL_HDR_LEN + 2000];
+
+/* A valid DATA frame: fragment 1 of a 3000-byte message cut at 1452. */
+static struct nc_frame data_frame(void)
+{
+	struct nc_frame f = {
+		.type = NETCOLL_T_DATA, .comm_id = 7, .cookie = 0x1122334455667788ULL,
+		.op_seq = 9, .src_rank = 1, .dst_rank = 2, .tag = 3,
+		.len = 1452, .seq = 1, .frag_off = 1452, .msg_len = 3000,
+		.frag_size = 1452,
+	};
+	return f;
+}
+
+static int check(const struct nc_frame *in, uint32_t frame_len)
+{
+	struct nc_frame out;
+
+	nc_wire_encode((struct netcoll_hdr *)frame, in);
+	return nc_wire_check(frame, frame_len, &out);
+}
+
+TEST(header_is_48_bytes_with_fixed_offsets)
+{
+	CHECK_EQ(sizeof(struct netcoll_hdr), NETCOLL_HDR_LEN);
+	CHECK_EQ(offsetof(struct netcoll_hdr, cookie), 8);
+	CHECK_EQ(offsetof(struct netcoll_hdr, op_seq), 16);
+	CHECK_EQ(offsetof(struct netcoll_hdr, tag), 28);
+	CHECK_EQ(offsetof(struct netcoll_hdr, seq), 32);
+	CHECK_EQ(offsetof(struct netcoll_hdr, frag_size), 44);
+}
+
+TEST(encode_decode_round_trip_in_network_order)
+{
+	struct nc_frame in = data_frame(), out;
+	const struct netcoll_hdr *hdr = (const void *)frame;
+
+	nc_wire_encode((struct netcoll_hdr *)frame, &in);
+	CHECK_EQ(frame[0], NETCOLL_WIRE_VERSION);
+	CHECK_EQ(frame[1], NETCOLL_T_DATA);
+	/* comm_id 7 big-endian at offset 4, cookie MSB first at offset 8 */
+	CHECK_EQ(frame[7], 7);
+	CHECK_EQ(frame[8], 0x11);
+	CHECK_EQ(frame[15], 0x88);
+	CHECK_EQ(hdr->reserved, 0);
+	CHECK_EQ(nc_wire_check(frame, NETCOLL_HDR_LEN + 1452, &out), 0);
+	/* every field, padding excluded */
+	CHECK(memcmp(&in, &out, offsetof(struct nc_frame, frag_size) + 2) == 0);
+}
+
+TEST(valid_frames_pass)
+{
+	struct nc_frame f = data_frame();
+
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 1452), 0);
+	/* the last fragment carries the rest: 3000 - 2*1452 = 96 */
+	f.seq = 2;
+	f.frag_off = 2904;
+	f.len = 96;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 96), 0);
+	/* Ethernet padding after the payload is allowed */
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 96 + 20), 0);
+	/* an empty message is one empty fragment */
+	f = data_frame();
+	f.msg_len = 0;
+	f.len = 0;
+	f.seq = 0;
+	f.frag_off = 0;
+	f.frag_size = 0;
+	CHECK_EQ(check(&f, 60), 0);
+}
+
+TEST(ack_frames)
+{
+	struct nc_frame f = {
+		.type = NETCOLL_T_ACK, .flags = NETCOLL_F_ACK_ALL, .comm_id = 1,
+		.src_rank = 0, .dst_rank = 1, .seq = 5, .frag_off = 0xdeadbeef,
+	};
+
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
+	f.flags = NETCOLL_F_ACK_NOW;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), NETCOLL_STAT_DROP_TYPE);
+	f.flags = 0;
+	f.len = 1;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 1), NETCOLL_STAT_DROP_LENGTH);
+	f.len = 0;
+	f.msg_len = 1;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), NETCOLL_STAT_DROP_LENGTH);
+}
+
+TEST(short_and_version)
+{
+	struct nc_frame f = data_frame(), out;
+
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN - 1), NETCOLL_STAT_DROP_SHORT);
+	CHECK_EQ(check(&f, 0), NETCOLL_STAT_DROP_SHORT);
+	nc_wire_encode((struct netcoll_hdr *)frame, &f);
+	frame[0] = NETCOLL_WIRE_VERSION + 1;
+	CHECK_EQ(nc_wire_check(frame, sizeof(frame), &out), NETCOLL_STAT_DROP_VERSION);
+}
+
+TEST(type_flags_reserved)
+{
+	struct nc_frame f = data_frame(), out;
+
+	f.type = 0;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_TYPE);
+	f.type = NETCOLL_T_MAX + 1;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_TYPE);
+	f = data_frame();
+	f.flags = 0x8000;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_TYPE);
+	f.flags = NETCOLL_F_ACK_ALL;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_TYPE);
+	f = data_frame();
+	nc_wire_encode((struct netcoll_hdr *)frame, &f);
+	((struct netcoll_hdr *)frame)->reserved = 1;
+	CHECK_EQ(nc_wire_check(frame, sizeof(frame), &out), NETCOLL_STAT_DROP_TYPE);
+}
+
+TEST(lengths_must_agree)
+{
+	struct nc_frame f = data_frame();
+
+	/* payload longer than the frame */
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 1451), NETCOLL_STAT_DROP_LENGTH);
+	/* offset not seq * frag_size */
+	f.frag_off = 1000;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_LENGTH);
+	/* fragment number beyond the message */
+	f = data_frame();
+	f.seq = 3;
+	f.frag_off = 3 * 1452;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_LENGTH);
+	/* a middle fragment that is not full */
+	f = data_frame();
+	f.len = 1000;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_LENGTH);
+	/* the last fragment claiming more than the rest */
+	f.seq = 2;
+	f.frag_off = 2904;
+	f.len = 97;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_LENGTH);
+	/* zero fragment size with data */
+	f = data_frame();
+	f.frag_size = 0;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_LENGTH);
+	/* message above the maximum */
+	f = data_frame();
+	f.msg_len = NETCOLL_MSG_MAX + 1;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_LENGTH);
+	/* empty message with payload */
+	f = data_frame();
+	f.msg_len = 0;
+	f.seq = 0;
+	f.frag_off = 0;
+	f.len = 4;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_LENGTH);
+}
+
+TEST(ranks)
+{
+	struct nc_frame f = data_frame();
+
+	f.src_rank = f.dst_rank;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_RANK);
+	f.src_rank = NETCOLL_COMM_SIZE_MAX;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_RANK);
+	f = data_frame();
+	f.dst_rank = 0xffffffff;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_RANK);
+}
+
+TEST(fragment_counts)
+{
+	CHECK_EQ(nc_wire_nfrags(0, 1452), 1);
+	CHECK_EQ(nc_wire_nfrags(1, 1452), 1);
+	CHECK_EQ(nc_wire_nfrags(1452, 1452), 1);
+	CHECK_EQ(nc_wire_nfrags(1453, 1452), 2);
+	CHECK_EQ(nc_wire_nfrags(NETCOLL_MSG_MAX, 20), (NETCOLL_MSG_MAX + 19) / 20);
+}
+
+int main(void)
+{
+	RUN(header_is_48_bytes_with_fixed_offsets);
+	RUN(encode_decode_round_trip_in_network_order);
+	RUN(valid_frames_pass);
+	RUN(ack_frames);
+	RUN(short_and_version);
+	RUN(type_flags_reserved);
+	RUN(lengths_must_agree);
+	RUN(ranks);
+	RUN(fragment_counts);
+	return DONE();
+}

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* nctl comm: create, delete and show communicators. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/netcoll.h>
+
+#include "nctl.h"
+
+static int usage(void)
+{
+	printf("Usage: nctl comm add id ID dev IFNAME rank RANK MEMBERS\n"
+	       "                    [ cookie COOKIE ] [ timeout MS ]\n"
+	       "       nctl comm del id ID\n"
+	       "       nctl comm show [ id ID ]\n"
+	       "MEMBERS := { members ADDR[,ADDR...] | members-file FILE }\n"
+	       "\n"
+	       "ID is 1..2147483647.  The members are the bearer addresses of all\n"
+	       "hosts in rank order, RANK is this host's.  A members file holds the\n"
+	       "same list, one address per line or comma separated; '#' starts a\n"
+	       "comment, \"-\" reads standard input.  COOKIE (0 = none) must be the\n"
+	       "same on every host; MS is the default time budget of an operation.\n");
+	return NCTL_OK;
+}
+
+/* The whole of a file (or stdin for "-"), NUL-terminated. */
+static char *read_file(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	size_t len = 0, cap = 4096, got;
+	char *buf = NULL, *grown;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		grown = realloc(buf, cap + 1);
+		if (!grown) {
+			free(buf);
+			buf = NULL;
+			errno = ENOMEM;
+			break;
+		}
+		buf = grown;
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (len < cap) {
+			if (ferror(f)) {
+				free(buf);
+				buf = NULL;
+				errno = EIO;
+			} else {
+				buf[len] = '\0';
+			}
+			break;
+		}
+		cap *= 2;
+	}
+	if (f != stdin)
+		fclose(f);
+	return buf;
+}
+
+/*
+ * nc_parse_members() only says that a list is wrong; point at the entry,
+ * walking the list by the same rules (separators, '#' comments).
+ */
+static int member_error(const char *list, const char *file, int err)
+{
+	const char *in = file ? " in " : "", *src = file ? file : "";
+	uint8_t addr[NC_ADDR_MAX];
+	const char *p = list;
+	int len, first = -1;
+	size_t n, idx = 0;
+	char tok[128];
+
+	while (*p) {
+		if (*p == '#') {
+			p += strcspn(p, "\n");
+			continue;
+		}
+		n = strcspn(p, ", \t\r\n#");
+		if (n == 0) {
+			p++;
+			continue;
+		}
+		snprintf(tok, sizeof(tok), "%.*s", (int)n, p);
+		len = nc_parse_addr(tok, addr, sizeof(addr));
+		if (len < 0)
+			return nctl_fail("member %zu%s%s: invalid address \"%s\"",
+					 idx, in, src, tok);
+		if (first >= 0 && len != first)
+			return nctl_fail("member %zu%s%s: address \"%s\" has %d bytes, member 0 has %d",
+					 idx, in, src, tok, len, first);
+		first = len;
+		idx++;
+		p += n;
+	}
+	if (idx == 0)
+		return nctl_fail("member list%s%s is empty", in, src);
+	return nctl_fail("invalid member list%s%s: %s", in, src, nc_strerror(err));
+}
+
+static int comm_add(int argc, char **argv)
+{
+	struct nc_comm_spec spec = { 0 };
+	const char *list = NULL, *file = NULL;
+	struct nc_member *members = NULL;
+	int have_id = 0, have_rank = 0, ret = NCTL_USAGE, err;
+	char *text = NULL;
+	size_t n;
+	nc_ctl *ctl;
+
+	for (; argc > 0; argc--, argv++) {
+		const char *kw = argv[0];
+
+		if (strcmp(kw, "id") == 0) {
+			if (nctl_next(&argc, &argv, kw) ||
+			    nctl_u32(argv[0], "id", &spec.id))
+				goto out;
+			have_id = 1;
+		} else if (strcmp(kw, "dev") == 0) {
+			if (nctl_next(&argc, &argv, kw))
+				goto out;
+			spec.ifname = argv[0];
+		} else if (strcmp(kw, "rank") == 0) {
+			if (nctl_next(&argc, &argv, kw) ||
+			    nctl_u32(argv[0], "rank", &spec.rank))
+				goto out;
+			have_rank = 1;
+		} else if (strcmp(kw, "members") == 0) {
+			if (nctl_next(&argc, &argv, kw))
+				goto out;
+			list = argv[0];
+		} else if (strcmp(kw, "members-file") == 0) {
+			if (nctl_next(&argc, &argv, kw))
+				goto out;
+			file = argv[0];
+		} else if (strcmp(kw, "cookie") == 0) {
+			if (nctl_next(&argc, &argv, kw) ||
+			    nctl_u64(argv[0], "cookie", &spec.cookie))
+				goto out;
+		} else if (strcmp(kw, "timeout") == 0) {
+			if (nctl_next(&argc, &argv, kw) ||
+			    nctl_u32(argv[0], "timeout", &spec.timeout_ms))
+				goto out;
+		} else {
+			ret = nctl_usage("comm add: unexpected argument \"%s\"", kw);
+			goto out;
+		}
+	}
+	if (!have_id || !spec.ifname || !have_rank || (!list == !file)) {
+		ret = nctl_usage("comm add needs id, dev, rank and one of members, members-file");
+		goto out;
+	}
+	if (file) {
+		text = read_file(file);
+		if (!text) {
+			ret = nctl_fail("cannot read %s: %s", file, strerror(errno));
+			goto out;
+		}
+		list = text;
+	}
+	err = nc_parse_members(list, &members, &n);
+	if (err < 0) {
+		ret = member_error(list, file, err);
+		goto out;
+	}
+	if (spec.id == 0 || spec.id > NETCOLL_COMM_ID_MAX) {
+		ret = nctl_usage("id must be 1..%u", NETCOLL_COMM_ID_MAX);
+		goto out;
+	}
+	if (spec.timeout_ms && (spec.timeout_ms < NETCOLL_TIMEOUT_MS_MIN ||
+				spec.timeout_ms > NETCOLL_TIMEOUT_MS_MAX)) {
+		ret = nctl_usage("timeout must be %u..%u ms", NETCOLL_TIMEOUT_MS_MIN,
+				 NETCOLL_TIMEOUT_MS_MAX);
+		goto out;
+	}
+	if (strlen(spec.ifname) >= NC_IFNAMSIZ) {
+		ret = nctl_usage("device name \"%s\" is too long", spec.ifname);
+		goto out;
+	}
+	if (spec.rank >= n) {
+		ret = nctl_fail("rank %" PRIu32 " is not below the member count %zu",
+				spec.rank, n);
+		goto out;
+	}
+	spec.members = members;
+	spec.size = (uint32_t)n;
+	ret = NCTL_ERR;
+	if (nctl_open(&ctl))
+		goto out;
+	err = nc_comm_create(ctl, &spec);
+	ret = err ? nctl_lib_fail(ctl, err, "cannot add communicator %" PRIu32,
+				  spec.id) : NCTL_OK;
+	nc_ctl_close(ctl);
+out:
+	free(members);
+	free(text);
+	return ret;
+}
+
+/* "id ID" as the only arguments; optional for show. */
+static int parse_id(int argc, char **argv, int required, uint32_t *id)
+{
+	*id = 0;
+	if (argc == 0)
+		return required ? nctl_usage("communicator id missing") : 0;
+	if (strcmp(argv[0], "id") == 0 && nctl_next(&argc, &argv, "id"))
+		return NCTL_USAGE;
+	if (argc > 1)
+		return nctl_usage("unexpected argument \"%s\"", argv[1]);
+	return nctl_u32(argv[0], "id", id);
+}
+
+static int comm_del(int argc, char **argv)
+{
+	uint32_t id;
+	nc_ctl *ctl;
+	int err, ret;
+
+	ret = parse_id(argc, argv, 1, &id);
+	if (ret)
+		return ret;
+	if (nctl_open(&ctl))
+		return NCTL_ERR;
+	err = nc_comm_delete(ctl, id);
+	ret = err ? nctl_lib_fail(ctl, err, "cannot delete communicator %" PRIu32, id)
+		  : NCTL_OK;
+	nc_ctl_close(ctl);
+	return ret;
+}
+
+static void print_comm_text(const struct nc_comm_info *c)
+{
+	char ifname[NC_IFNAMSIZ + 8], addr[3 * NC_ADDR_MAX];
+	uint32_t r;
+
+	printf("comm %" PRIu32 " dev %s rank %" PRIu32 " size %" PRIu32
+	       " cookie 0x%" PRIx64 " timeout %" PRIu32 " op_seq %" PRIu32 "%s\n",
+	       c->id, nctl_ifname(c->ifindex, ifname), c->rank, c->size,
+	       c->cookie, c->timeout_ms, c->op_seq, c->bound ? " bound" : "");
+	for (r = 0; c->members && r < c->size; r++)
+		printf("    %5" PRIu32 " %s%s\n", r,
+		       nc_format_addr(c->members[r].addr, c->members[r].addr_len,
+				      addr, sizeof(addr)),
+		       r == c->rank ? " (this host)" : "");
+}
+
+static void print_comm_json(const struct nc_comm_info *c)
+{
+	char ifname[NC_IFNAMSIZ + 8], addr[3 * NC_ADDR_MAX];
+	uint32_t r;
+
+	printf("{\"id\":%" PRIu32 ",", c->id);
+	json_key("dev");
+	json_string(nctl_ifname(c->ifindex, ifname));
+	printf(",\"ifindex\":%" PRIu32 ",\"rank\":%" PRIu32 ",\"size\":%" PRIu32
+	       ",\"cookie\":%" PRIu64 ",\"timeout_ms\":%" PRIu32
+	       ",\"op_seq\":%" PRIu32 ",\"bound\":%s",
+	       c->ifindex, c->rank, c->size, c->cookie, c->timeout_ms,
+	       c->op_seq, c->bound ? "true" : "false");
+	if (c->members) {
+		fputs(",\"members\":[", stdout);
+		for (r = 0; r < c->size; r++) {
+			printf("%s{\"rank\":%" PRIu32 ",", r ? "," : "", r);
+			json_key("address");
+			json_string(nc_format_addr(c->members[r].addr,
+						   c->members[r].addr_len,
+						   addr, sizeof(addr)));
+			putchar('}');
+		}
+		putchar(']');
+	}
+	putchar('}');
+}
+
+static int comm_show(int argc, char **argv)
+{
+	struct nc_comm_info one, *comms = &one;
+	size_t i, n = 1;
+	uint32_t id;
+	nc_ctl *ctl;
+	int err, ret;
+
+	ret = parse_id(argc, argv, 0, &id);
+	if (ret)
+		return ret;
+	if (nctl_open(&ctl))
+		return NCTL_ERR;
+	/* One communicator comes with its members, a list without. */
+	err = id ? nc_comm_get(ctl, id, &one) : nc_comm_list(ctl, &comms, &n);
+	if (err) {
+		ret = id ? nctl_lib_fail(ctl, err, "cannot show communicator %" PRIu32, id)
+			 : nctl_lib_fail(ctl, err, "cannot list communicators");
+		nc_ctl_close(ctl);
+		return ret;
+	}
+	if (nctl_json)
+		putchar('[');
+	for (i = 0; i < n; i++) {
+		if (nctl_json) {
+			if (i)
+				putchar(',');
+			print_comm_json(&comms[i]);
+		} else {
+			print_comm_text(&comms[i]);
+		}
+	}
+	if (nctl_json)
+		puts("]");
+	if (id)
+		nc_comm_info_free(&one);
+	else
+		free(comms);
+	nc_ctl_close(ctl);
+	return NCTL_OK;
+}
+
+int do_comm(int argc, char **argv)
+{
+	const char *verb;
+
+	if (argc == 0)
+		return comm_show(0, argv);
+	verb = argv[0];
+	argc--;
+	argv++;
+	if (matches(verb, "add"))
+		return comm_add(argc, argv);
+	if (matches(verb, "delete"))
+		return comm_del(argc, argv);
+	if (matches(verb, "show") || matches(verb, "list"))
+		return comm_show(argc, argv);
+	if (matches(verb, "help"))
+		return usage();
+	return nctl_usage("command \"%s\" of comm is unknown", verb);
+}

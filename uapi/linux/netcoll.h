@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * netcoll: collective operations below the socket layer.
+ *
+ * This is the only ABI between the module and user space:
+ *   1. the generic netlink family "netcoll" (configuration, statistics, events),
+ *   2. the /dev/netcoll data path (one open file = one endpoint, ioctls),
+ *   3. the wire header that every netcoll frame starts with.
+ * Each part carries its own version number.
+ */
+#ifndef _UAPI_LINUX_NETCOLL_H
+#define _UAPI_LINUX_NETCOLL_H
+
+#include <linux/const.h>
+#include <linux/types.h>
+
+/* ------------------------------------------------------------------ */
+/* 1. Generic netlink                                                  */
+/* ------------------------------------------------------------------ */
+
+#define NETCOLL_GENL_NAME		"netcoll"
+#define NETCOLL_GENL_VERSION		1
+#define NETCOLL_GENL_MCGRP_EVENTS	"events"
+
+/*
+ * Commands.  DEV_ATTACH/DEV_DETACH/COMM_NEW/COMM_DEL need CAP_NET_ADMIN;
+ * the GET commands are open to everybody.  EVENT_* are only ever sent by
+ * the kernel, on the "events" multicast group.
+ */
+enum netcoll_cmd {
+	NETCOLL_CMD_UNSPEC,
+	NETCOLL_CMD_DEV_ATTACH,		/* IFINDEX or IFNAME */
+	NETCOLL_CMD_DEV_DETACH,		/* IFINDEX or IFNAME */
+	NETCOLL_CMD_DEV_GET,		/* doit (IFINDEX|IFNAME) or dumpit */
+	NETCOLL_CMD_COMM_NEW,		/* COMM_ID, IFINDEX|IFNAME, COMM_RANK,
+					 * COMM_MEMBERS, [COMM_COOKIE],
+					 * [COMM_TIMEOUT_MS]
+					 */
+	NETCOLL_CMD_COMM_DEL,		/* COMM_ID */
+	NETCOLL_CMD_COMM_GET,		/* doit (COMM_ID, with members) or
+					 * dumpit (summary, no members)
+					 */
+	NETCOLL_CMD_STATS_GET,		/* doit: NETCOLL_A_STATS of this netns */
+	NETCOLL_CMD_EVENT_OP_FAILED,	/* COMM_ID, OP_SEQ, ERRNO, [PEER_RANK] */
+	NETCOLL_CMD_EVENT_DEV_DETACHED,	/* IFINDEX, IFNAME, ERRNO (reason) */
+
+	__NETCOLL_CMD_MAX,
+	NETCOLL_CMD_MAX = __NETCOLL_CMD_MAX - 1
+};
+
+enum netcoll_attr {
+	NETCOLL_A_UNSPEC,
+	NETCOLL_A_PAD,
+	NETCOLL_A_IFINDEX,		/* u32 */
+	NETCOLL_A_IFNAME,		/* string, < IFNAMSIZ */
+	NETCOLL_A_BEARER,		/* string (out): "eth:eth0" */
+	NETCOLL_A_MTU,			/* u32 (out): device MTU */
+	NETCOLL_A_HWADDR,		/* binary (out): device address */
+	NETCOLL_A_COMM_ID,		/* u32, 1 .. NETCOLL_COMM_ID_MAX */
+	NETCOLL_A_COMM_COOKIE,		/* u64: shared by all members; 0 = none */
+	NETCOLL_A_COMM_RANK,		/* u32: the rank of this host */
+	NETCOLL_A_COMM_SIZE,		/* u32 (out) */
+	NETCOLL_A_COMM_MEMBERS,		/* nest of NETCOLL_A_MEMBER */
+	NETCOLL_A_COMM_TIMEOUT_MS,	/* u32: default time budget of an op */
+	NETCOLL_A_COMM_OP_SEQ,		/* u32 (out): next operation sequence */
+	NETCOLL_A_COMM_BOUND,		/* u8 (out): an endpoint is bound */
+	NETCOLL_A_STATS,		/* nest of enum netcoll_stat, each u64 */
+	NETCOLL_A_ERRNO,		/* s32 (events): positive errno */
+	NETCOLL_A_OP_SEQ,		/* u32 (events) */
+	NETCOLL_A_PEER_RANK,		/* u32 (events): the peer that failed */
+
+	__NETCOLL_A_MAX,
+	NETCOLL_A_MAX = __NETCOLL_A_MAX - 1
+};
+
+/* Inside NETCOLL_A_COMM_MEMBERS: one NETCOLL_A_MEMBER nest per rank. */
+enum netcoll_members_attr {
+	NETCOLL_A_MEMBERS_UNSPEC,
+	NETCOLL_A_MEMBER,		/* nest of enum netcoll_member_attr */
+
+	__NETCOLL_A_MEMBERS_MAX,
+	NETCOLL_A_MEMBERS_MAX = __NETCOLL_A_MEMBERS_MAX - 1
+};
+
+enum netcoll_member_attr {
+	NETCOLL_A_MEMBER_UNSPEC,
+	NETCOLL_A_MEMBER_RANK,		/* u32, < number of members */
+	NETCOLL_A_MEMBER_ADDR,		/* binary: bearer address (6 B on Ethernet) */
+
+	__NETCOLL_A_MEMBER_MAX,
+	NETCOLL_A_MEMBER_MAX = __NETCOLL_A_MEMBER_MAX - 1
+};
+
+#define NETCOLL_COMM_ID_MAX		0x7fffffffU
+#define NETCOLL_COMM_SIZE_MAX		2048	/* members fit one 16-bit nest */
+#define NETCOLL_TIMEOUT_MS_MIN		10
+#define NETCOLL_TIMEOUT_MS_MAX		3600000
+#define NETCOLL_TIMEOUT_MS_DEFAULT	5000
+#define NETCOLL_ADDR_MAX		32
+
+/* Per network namespace counters, in NETCOLL_A_STATS (all u64). */
+enum netcoll_stat {
+	NETCOLL_STAT_UNSPEC,
+	NETCOLL_STAT_PAD,
+	NETCOLL_STAT_TX_FRAMES,
+	NETCOLL_STAT_TX_BYTES,
+	NETCOLL_STAT_RX_FRAMES,		/* accepted frames */
+	NETCOLL_STAT_RX_BYTES,
+	NETCOLL_STAT_RETRANSMITS,	/* data frames sent again */
+	NETCOLL_STAT_TX_ACKS,
+	NETCOLL_STAT_RX_ACKS,
+	NETCOLL_STAT_RX_DUPLICATES,	/* data already received, re-acked */
+	NETCOLL_STAT_RX_EARLY,		/* held for an operation not yet started */
+	NETCOLL_STAT_OPS_DONE,
+	NETCOLL_STAT_OPS_FAILED,	/* any error, timeouts included */
+	NETCOLL_STAT_OPS_TIMEDOUT,
+	NETCOLL_STAT_DROP_SHORT,	/* frame shorter than the header */
+	NETCOLL_STAT_DROP_VERSION,	/* unknown wire version */
+	NETCOLL_STAT_DROP_TYPE,		/* unknown frame type or flags */
+	NETCOLL_STAT_DROP_LENGTH,	/* lengths/offsets inconsistent */
+	NETCOLL_STAT_DROP_COMM,		/* no such communicator here */
+	NETCOLL_STAT_DROP_COOKIE,	/* cookie mismatch */
+	NETCOLL_STAT_DROP_RANK,		/* bad source/destination rank */
+	NETCOLL_STAT_DROP_ADDR,		/* source address is not that rank's */
+	NETCOLL_STAT_DROP_STATE,	/* no matching operation or message */
+	NETCOLL_STAT_DROP_MEMORY,	/* receive memory bound reached */
+	NETCOLL_STAT_DROP_TX,		/* device refused a frame */
+
+	__NETCOLL_STAT_MAX,
+	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
+};
+
+/* ------------------------------------------------------------------ */
+/* 2. Data path: /dev/netcoll                                          */
+/* ------------------------------------------------------------------ */
+
+#define NETCOLL_DEVICE_NAME		"netcoll"	/* /dev/netcoll */
+#define NETCOLL_ABI_VERSION		1
+
+/* Feature bits in netcoll_info.features. */
+#define NETCOLL_FEAT_BARRIER		_BITULL(0)
+#define NETCOLL_FEAT_ALLTOALL		_BITULL(1)
+
+struct netcoll_info {
+	__u32	abi_version;		/* NETCOLL_ABI_VERSION */
+	__u32	wire_version;		/* NETCOLL_WIRE_VERSION */
+	__u64	features;		/* NETCOLL_FEAT_* */
+	__u32	comm_size_max;
+	__u32	reserved[7];
+};
+
+/*
+ * Bind this endpoint to a communicator of the caller's network namespace.
+ * rank must be the communicator's local rank.  One endpoint per
+ * communicator at a time (-EBUSY); an endpoint binds once (-EISCONN).
+ */
+struct netcoll_bind {
+	__u32	comm_id;
+	__u32	rank;
+	__u32	flags;			/* must be 0 */
+	__u32	reserved;		/* must be 0 */
+};
+
+/* timeout_ms: 0 = the communicator's default. */
+struct netcoll_barrier_args {
+	__u32	flags;			/* must be 0 */
+	__u32	timeout_ms;
+	__u64	reserved;		/* must be 0 */
+};
+
+/* Order in which an alltoall sends its messages. */
+enum netcoll_a2a_algo {
+	NETCOLL_A2A_DEFAULT,		/* the communicator's schedule */
+	NETCOLL_A2A_LINEAR,		/* LAM: every rank sends to 0, 1, ..., P-1 */
+
+	__NETCOLL_A2A_MAX,
+	NETCOLL_A2A_MAX = __NETCOLL_A2A_MAX - 1
+};
+
+/*
+ * sendbuf holds P blocks of count bytes, block i for rank i; recvbuf
+ * receives block i from rank i.  count may be 0.
+ */
+struct netcoll_alltoall_args {
+	__u64	sendbuf;
+	__u64	recvbuf;
+	__u64	count;			/* bytes per peer, <= NETCOLL_MSG_MAX */
+	__u32	flags;			/* must be 0 */
+	__u32	timeout_ms;
+	__u32	algo;			/* enum netcoll_a2a_algo */
+	__u32	reserved;		/* must be 0 */
+};
+
+#define NETCOLL_MSG_MAX			0x40000000U
+
+#define NETCOLL_IOC_MAGIC		'N'
+#define NETCOLL_IOC_INFO	_IOR(NETCOLL_IOC_MAGIC, 0x80, struct netcoll_info)
+#define NETCOLL_IOC_BIND	_IOW(NETCOLL_IOC_MAGIC, 0x81, struct netcoll_bind)
+#define NETCOLL_IOC_BARRIER	_IOW(NETCOLL_IOC_MAGIC, 0x90, struct netcoll_barrier_args)
+#define NETCOLL_IOC_ALLTOALL	_IOW(NETCOLL_IOC_MAGIC, 0x91, struct netcoll_alltoall_args)
+
+/*
+ * Errors an operation returns (negated, as ioctl errno):
+ *   EINVAL    bad arguments (unknown flag, reserved field set, sizes)
+ *   ENOTCONN  endpoint not bound
+ *   ETIMEDOUT a peer did not answer within the time budget
+ *   EINTR     a signal cancelled the operation (peers then time out)
+ *   ENETDOWN  the communicator's device went down or was detached
+ *   ESHUTDOWN the communicator was deleted
+ *   EFAULT    bad user buffer
+ */
+
+/* ------------------------------------------------------------------ */
+/* 3. Wire format                                                      */
+/* ------------------------------------------------------------------ */
+
+#define NETCOLL_ETHERTYPE		0x88B5	/* IEEE local experimental 1 */
+#define NETCOLL_WIRE_VERSION		1
+
+enum netcoll_frame_type {
+	NETCOLL_T_DATA = 1,		/* a fragment of a message */
+	NETCOLL_T_ACK = 2,		/* acknowledges fragments of a message */
+
+	__NETCOLL_T_MAX,
+	NETCOLL_T_MAX = __NETCOLL_T_MAX - 1
+};
+
+/* Header flags. */
+#define NETCOLL_F_ACK_ALL		0x0001	/* ACK: whole message received */
+#define NETCOLL_F_ACK_NOW		0x0002	/* DATA: retransmission, ack at once */
+#define NETCOLL_F_KNOWN			(NETCOLL_F_ACK_ALL | NETCOLL_F_ACK_NOW)
+
+/*
+ * Every frame starts with this header, in network byte order, right after
+ * the link header.  A message (one per sender, receiver, operation and tag)
+ * is cut into fragments of frag_size bytes; fragment seq carries bytes
+ * [seq * frag_size, seq * frag_size + len).  An empty message is one
+ * fragment of length 0.
+ *
+ * ACK frames go from the receiver of a message back to its sender: seq is
+ * cumulative (all fragments below seq arrived), frag_off is a bitmap of the
+ * 32 fragments after it (bit i: fragment seq + 1 + i arrived).
+ */
+struct netcoll_hdr {
+	__u8	version;		/* NETCOLL_WIRE_VERSION */
+	__u8	type;			/* enum netcoll_frame_type */
+	__be16	flags;			/* NETCOLL_F_* */
+	__be32	comm_id;
+	__be64	cookie;			/* the communicator's cookie */
+	__be32	op_seq;			/* operation sequence in the communicator */
+	__be32	src_rank;
+	__be32	dst_rank;
+	__be16	tag;			/* message within the operation */
+	__be16	len;			/* payload bytes after the header */
+	__be32	seq;			/* DATA: fragment number; ACK: cumulative */
+	__be32	frag_off;		/* DATA: offset in message; ACK: bitmap */
+	__be32	msg_len;		/* DATA: message length; ACK: 0 */
+	__be16	frag_size;		/* DATA: fragment size; ACK: 0 */
+	__be16	reserved;		/* 0 */
+};
+
+#define NETCOLL_HDR_LEN			48
+
+#endif /* _UAPI_LINUX_NETCOLL_H */

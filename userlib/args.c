@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Argument checks shared by the netlink and data-path halves. */
+#include <errno.h>
+#include <string.h>
+
+#include <linux/netcoll.h>
+
+#include "args.h"
+
+int nc_check_ifname(const char *ifname)
+{
+	if (!ifname || !ifname[0] || strnlen(ifname, NC_IFNAMSIZ) >= NC_IFNAMSIZ)
+		return -EINVAL;
+	return 0;
+}
+
+int nc_check_comm_id(uint32_t id)
+{
+	return id == 0 || id > NETCOLL_COMM_ID_MAX ? -EINVAL : 0;
+}
+
+int nc_check_timeout(uint32_t timeout_ms)
+{
+	if (timeout_ms == 0)
+		return 0;
+	if (timeout_ms < NETCOLL_TIMEOUT_MS_MIN ||
+	    timeout_ms > NETCOLL_TIMEOUT_MS_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+int nc_check_comm_spec(const struct nc_comm_spec *spec)
+{
+	uint32_t r, len;
+
+	if (!spec || nc_check_comm_id(spec->id) || nc_check_ifname(spec->ifname))
+		return -EINVAL;
+	if (spec->size == 0 || spec->size > NETCOLL_COMM_SIZE_MAX ||
+	    spec->rank >= spec->size || !spec->members)
+		return -EINVAL;
+	if (nc_check_timeout(spec->timeout_ms))
+		return -EINVAL;
+	/* All members sit on one bearer, so their addresses share a length. */
+	len = spec->members[0].addr_len;
+	if (len == 0 || len > NC_ADDR_MAX)
+		return -EINVAL;
+	for (r = 1; r < spec->size; r++)
+		if (spec->members[r].addr_len != len)
+			return -EINVAL;
+	return 0;
+}
+
+int nc_check_alltoall(const void *sendbuf, const void *recvbuf, size_t count,
+		      uint32_t comm_size_max, int algo)
+{
+	if (algo < NETCOLL_A2A_DEFAULT || algo > NETCOLL_A2A_MAX)
+		return -EINVAL;
+	if (count > NETCOLL_MSG_MAX)
+		return -EINVAL;
+	if (count == 0)
+		return 0;
+	if (!sendbuf || !recvbuf)
+		return -EINVAL;
+	if (comm_size_max && count > SIZE_MAX / comm_size_max)
+		return -EINVAL;
+	return 0;
+}

@@ -1,0 +1,33 @@
+# libnetcoll: static and shared library, and its pkg-config file.
+# Tools and tests link the static library, so they run on a host (or VM)
+# that has only libnl installed.
+
+LIBNC_SRCS := userlib/nl.c userlib/endpoint.c userlib/text.c \
+	      userlib/errors.c userlib/args.c
+LIBNC_OBJS := $(LIBNC_SRCS:%.c=$(B)/%.o)
+# The library version lives in its public header only.
+NC_LIB_MAJOR := $(shell awk '$$2 == "NC_LIB_VERSION_MAJOR" { print $$3 }' userlib/include/netcoll.h)
+NC_LIB_MINOR := $(shell awk '$$2 == "NC_LIB_VERSION_MINOR" { print $$3 }' userlib/include/netcoll.h)
+LIBNC_SONAME := libnetcoll.so.$(NC_LIB_MAJOR)
+LIBNC_A := $(B)/libnetcoll.a
+LIBNC_SO := $(B)/libnetcoll.so
+PREFIX ?= /usr/local
+
+$(LIBNC_A): $(LIBNC_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/$(LIBNC_SONAME): $(LIBNC_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIBNC_SONAME) -Wl,--no-undefined -o $@ $^ $(NL_LIBS)
+
+$(LIBNC_SO): $(B)/$(LIBNC_SONAME)
+	ln -sf $(notdir $<) $@
+
+$(B)/netcoll.pc: userlib/netcoll.pc.in userlib/include/netcoll.h
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' \
+	    -e 's|@VERSION@|$(NC_LIB_MAJOR).$(NC_LIB_MINOR)|' $< > $@
+
+USER_TARGETS += $(LIBNC_A) $(LIBNC_SO) $(B)/netcoll.pc

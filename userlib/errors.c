@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Error strings and statistic names. */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include <linux/netcoll.h>
+
+#include "netcoll.h"
+
+_Static_assert(__NETCOLL_STAT_MAX <= NC_STAT_MAX,
+	       "struct nc_stats cannot hold every netcoll counter");
+
+const char *nc_strerror(int err)
+{
+	const char *s;
+
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case 0:
+		return "Success";
+	case NC_ENOMODULE:
+		return "netcoll module not loaded (no /dev/netcoll or no \"netcoll\" netlink family)";
+	case NC_EABI:
+		return "netcoll module speaks another ABI version";
+	case NC_EPARSE:
+		return "Cannot parse argument";
+	case NC_EPROTO:
+		return "Malformed netlink answer from the netcoll module";
+	}
+	/* strerrordesc_np: static strings, thread-safe, NULL when unknown. */
+	s = strerrordesc_np(err);
+	return s ? s : "Unknown error";
+}
+
+/* Indexed by enum netcoll_stat; the unit test checks it is complete. */
+static const char *const nc_stat_names[__NETCOLL_STAT_MAX] = {
+	[NETCOLL_STAT_TX_FRAMES]	= "tx_frames",
+	[NETCOLL_STAT_TX_BYTES]		= "tx_bytes",
+	[NETCOLL_STAT_RX_FRAMES]	= "rx_frames",
+	[NETCOLL_STAT_RX_BYTES]		= "rx_bytes",
+	[NETCOLL_STAT_RETRANSMITS]	= "retransmits",
+	[NETCOLL_STAT_TX_ACKS]		= "tx_acks",
+	[NETCOLL_STAT_RX_ACKS]		= "rx_acks",
+	[NETCOLL_STAT_RX_DUPLICATES]	= "rx_duplicates",
+	[NETCOLL_STAT_RX_EARLY]		= "rx_early",
+	[NETCOLL_STAT_OPS_DONE]		= "ops_done",
+	[NETCOLL_STAT_OPS_FAILED]	= "ops_failed",
+	[NETCOLL_STAT_OPS_TIMEDOUT]	= "ops_timedout",
+	[NETCOLL_STAT_DROP_SHORT]	= "drop_short",
+	[NETCOLL_STAT_DROP_VERSION]	= "drop_version",
+	[NETCOLL_STAT_DROP_TYPE]	= "drop_type",
+	[NETCOLL_STAT_DROP_LENGTH]	= "drop_length",
+	[NETCOLL_STAT_DROP_COMM]	= "drop_comm",
+	[NETCOLL_STAT_DROP_COOKIE]	= "drop_cookie",
+	[NETCOLL_STAT_DROP_RANK]	= "drop_rank",
+	[NETCOLL_STAT_DROP_ADDR]	= "drop_addr",
+	[NETCOLL_STAT_DROP_STATE]	= "drop_state",
+	[NETCOLL_STAT_DROP_MEMORY]	= "drop_memory",
+	[NETCOLL_STAT_DROP_TX]		= "drop_tx",
+};
+
+const char *nc_stat_name(unsigned int id)
+{
+	return id < __NETCOLL_STAT_MAX ? nc_stat_names[id] : NULL;
+}
