@@ -64,7 +64,9 @@ static int nc_eth_xmit(struct nc_bearer *b, struct sk_buff *skb, const u8 *dst)
 		kfree_skb(skb);
 		return -EINVAL;
 	}
-	return net_xmit_errno(dev_queue_xmit(skb));
+	/* Negative: errno; positive: NET_XMIT_DROP/CN from the qdisc. */
+	err = dev_queue_xmit(skb);
+	return err > 0 ? net_xmit_errno(err) : err;
 }
 
 static const u8 *nc_eth_frame_src(const struct sk_buff *skb)

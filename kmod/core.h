@@ -89,6 +89,7 @@ struct nc_comm {
 	refcount_t ref;
 	atomic_t bound;			/* an endpoint is bound */
 	struct nc_sched *a2a_sched;	/* default alltoall order */
+	u32 srtt_us, rttvar_us;		/* round trip, only the op's process */
 
 	spinlock_t lock;		/* protects what follows */
 	int dead;			/* -ESHUTDOWN or -ENETDOWN, else 0 */

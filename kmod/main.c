@@ -15,9 +15,9 @@ unsigned short nc_ethertype = NETCOLL_ETHERTYPE;
 module_param_named(ethertype, nc_ethertype, ushort, 0444);
 MODULE_PARM_DESC(ethertype, "Ethertype of netcoll frames (default 0x88B5)");
 
-unsigned int nc_rto_min_ms = 20;
+unsigned int nc_rto_min_ms = 10;
 module_param_named(rto_min_ms, nc_rto_min_ms, uint, 0644);
-MODULE_PARM_DESC(rto_min_ms, "Initial retransmission timeout in ms");
+MODULE_PARM_DESC(rto_min_ms, "Smallest retransmission timeout in ms");
 
 unsigned int nc_rto_max_ms = 500;
 module_param_named(rto_max_ms, nc_rto_max_ms, uint, 0644);

@@ -9,10 +9,13 @@
  * answers with cumulative + selective acknowledgements; the sender keeps at
  * most nc_tx_window fragments in flight and retransmits what is not
  * acknowledged after a retransmission timeout that doubles on every
- * timeout without progress.  After nc_max_retries such timeouts, or when
- * the operation's time budget is spent, the operation fails with
- * -ETIMEDOUT.  Nothing is left behind: every exit path frees the operation
- * and the frames queued for it.
+ * timeout without progress.  The timeout follows the measured round trip
+ * (RFC 6298 smoothing, Karn's rule: no samples from retransmitted
+ * fragments), so a receiver that is slow to run does not cause spurious
+ * retransmissions; a hole that selective acks reveal is resent at once.
+ * After nc_max_retries such timeouts, or when the operation's time budget
+ * is spent, the operation fails with -ETIMEDOUT.  Nothing is left behind:
+ * every exit path frees the operation and the frames queued for it.
  *
  * Data moves straight between user memory and skbs, so the transfer work
  * runs in the calling process: the receive handler (softirq) only checks
@@ -40,6 +43,7 @@ struct nc_msg {
 	unsigned long *done;	/* bitmap of those fragments */
 	u32 next;		/* tx: first fragment never sent */
 	u32 cum;		/* fragments below cum are all done */
+	u32 resent_below;	/* tx: holes below this were resent already */
 	bool ack_owed;		/* rx: got frames since our last ack */
 };
 
@@ -71,6 +75,11 @@ struct nc_op {
 	unsigned long rto_at;
 	unsigned long rto;
 	unsigned int retries;
+
+	/* One fragment in flight is timed for the round-trip estimate. */
+	struct nc_msg *probe;
+	u32 probe_idx;
+	u64 probe_sent;		/* ns */
 };
 
 static inline bool nc_seq_before(u32 a, u32 b)
@@ -282,10 +291,30 @@ fail:
 /* Input, in process context                                         */
 /* ---------------------------------------------------------------- */
 
+/* RFC 6298: RTO = SRTT + 4 * RTTVAR, within [rto_min_ms, rto_max_ms]. */
+static unsigned long nc_rto_base(const struct nc_comm *c)
+{
+	u32 us = c->srtt_us + 4 * c->rttvar_us;
+
+	us = clamp(us, nc_rto_min_ms * USEC_PER_MSEC, nc_rto_max_ms * USEC_PER_MSEC);
+	return usecs_to_jiffies(us) ?: 1;
+}
+
+static void nc_rtt_sample(struct nc_comm *c, u32 rtt_us)
+{
+	if (!c->srtt_us) {
+		c->srtt_us = rtt_us;
+		c->rttvar_us = rtt_us / 2;
+		return;
+	}
+	c->rttvar_us = (3 * c->rttvar_us + abs((s32)(c->srtt_us - rtt_us))) / 4;
+	c->srtt_us = (7 * c->srtt_us + rtt_us) / 8;
+}
+
 static void nc_op_progress(struct nc_op *op)
 {
 	op->retries = 0;
-	op->rto = msecs_to_jiffies(nc_rto_min_ms) ?: 1;
+	op->rto = nc_rto_base(op->c);
 	op->rto_at = jiffies + op->rto;
 }
 
@@ -297,21 +326,56 @@ static void nc_tx_mark(struct nc_op *op, struct nc_msg *m, u32 idx,
 	m->done_cnt++;
 	op->inflight--;
 	*progress = true;
+	if (op->probe == m && op->probe_idx == idx) {
+		nc_rtt_sample(op->c, div_u64(ktime_get_ns() - op->probe_sent,
+					     NSEC_PER_USEC));
+		op->probe = NULL;
+	}
 	if (m->done_cnt == m->nfrags)
 		op->tx_open--;
 }
 
-static void nc_input_ack(struct nc_op *op, const struct nc_frame *f)
+static int nc_resend(struct nc_op *op, struct nc_msg *m, u32 idx)
+{
+	int err;
+
+	if (op->probe == m && op->probe_idx == idx)
+		op->probe = NULL;	/* Karn: its ack would be ambiguous */
+	err = nc_send_frag(op, m, idx, NETCOLL_F_ACK_NOW);
+	if (err && err != -ENOBUFS)
+		return err;
+	nc_stat_inc(op->c->nn, NETCOLL_STAT_RETRANSMITS);
+	return 0;
+}
+
+/* Fragments behind one the receiver selectively acked are lost: resend once. */
+static int nc_fast_retransmit(struct nc_op *op, struct nc_msg *m, u32 sacked)
+{
+	u32 i;
+	int err;
+
+	for (i = max(m->cum, m->resent_below); i < sacked; i++) {
+		if (test_bit(i, m->done))
+			continue;
+		err = nc_resend(op, m, i);
+		if (err)
+			return err;
+	}
+	m->resent_below = max(m->resent_below, sacked);
+	return 0;
+}
+
+static int nc_input_ack(struct nc_op *op, const struct nc_frame *f)
 {
 	struct nc_msg *m;
 	bool progress = false;
-	u32 cum, i;
+	u32 cum, i, sacked = 0;
 
 	nc_stat_inc(op->c->nn, NETCOLL_STAT_RX_ACKS);
 	m = nc_msg_find(op->tx, op->tx_keys, op->ntx, f->src_rank, f->tag);
 	if (!m) {
 		nc_stat_inc(op->c->nn, NETCOLL_STAT_DROP_STATE);
-		return;
+		return 0;
 	}
 	/* Nobody acknowledges what we never sent. */
 	cum = (f->flags & NETCOLL_F_ACK_ALL) ? m->nfrags : f->seq;
@@ -324,14 +388,17 @@ static void nc_input_ack(struct nc_op *op, const struct nc_frame *f)
 
 		if (idx >= m->next)
 			break;
-		if (f->frag_off & (1U << i))
+		if (f->frag_off & (1U << i)) {
 			nc_tx_mark(op, m, idx, &progress);
+			sacked = idx;
+		}
 	}
 	while (op->tx_first < op->ntx &&
 	       op->tx[op->tx_first].done_cnt == op->tx[op->tx_first].nfrags)
 		op->tx_first++;
 	if (progress)
 		nc_op_progress(op);
+	return sacked ? nc_fast_retransmit(op, m, sacked) : 0;
 }
 
 static int nc_input_data(struct nc_op *op, struct sk_buff *skb,
@@ -444,6 +511,11 @@ static int nc_op_push(struct nc_op *op)
 			return err;
 		if (!op->inflight)
 			op->rto_at = jiffies + op->rto;
+		if (!op->probe) {
+			op->probe = m;
+			op->probe_idx = m->next;
+			op->probe_sent = ktime_get_ns();
+		}
 		m->next++;
 		op->inflight++;
 	}
@@ -467,10 +539,9 @@ static int nc_op_retransmit(struct nc_op *op, u32 *stalled)
 
 			if (test_bit(f, m->done))
 				continue;
-			err = nc_send_frag(op, m, f, NETCOLL_F_ACK_NOW);
-			if (err && err != -ENOBUFS)
+			err = nc_resend(op, m, f);
+			if (err)
 				return err;
-			nc_stat_inc(op->c->nn, NETCOLL_STAT_RETRANSMITS);
 		}
 	}
 	op->rto = min(op->rto * 2, msecs_to_jiffies(nc_rto_max_ms) ?: 1);
@@ -554,7 +625,7 @@ static int nc_op_loop(struct nc_op *op, u32 *stalled)
 			const struct nc_frame *f = nc_skb_frame(skb);
 
 			if (f->type == NETCOLL_T_ACK)
-				nc_input_ack(op, f);
+				err = nc_input_ack(op, f);
 			else
 				err = nc_input_data(op, skb, f);
 			consume_skb(skb);

@@ -33,7 +33,8 @@ on h8 "$NC_CHECK" --comm 3 --rank 7 --size 8 --op alltoall --bytes 65536 \
 	--iters 1000000 >"$T_LOG/death.h8.log" 2>&1 &
 victim=$!
 sleep 4
-kill -9 $victim
+# `on` runs in a subshell: kill the process inside the namespace itself.
+ip netns pids nc-h8 | xargs -r kill -9
 wait $victim 2>/dev/null
 ip netns del nc-h8
 killed=$(date +%s%N)
@@ -66,7 +67,7 @@ on h1 "$NCTL" comm del id 4
 t_check "comm deleted mid-operation: ESHUTDOWN" wait $p
 
 # --- the device goes down under a running operation: ENETDOWN ------------
-on h2 "$NCTL" monitor -n 1 --timeout 20000 >"$T_LOG/monitor2.log" 2>&1 &
+on h2 "$NCTL" monitor -n 2 --timeout 20000 >"$T_LOG/monitor2.log" 2>&1 &
 mon=$!
 on h2 "$NC_CHECK" --comm 4 --rank 1 --size 8 --op barrier --timeout 20000 \
 	--expect-error ENETDOWN >"$T_LOG/netdown.log" 2>&1 &
@@ -75,7 +76,7 @@ sleep 1
 on h2 ip link set eth0 down
 t_check "device down mid-operation: ENETDOWN" wait $p
 wait $mon
-t_check "dev-detached event" grep -q "dev-detached dev eth0" "$T_LOG/monitor2.log"
+t_check "op-failed ENETDOWN and dev-detached events" grep -q "dev-detached dev eth0" "$T_LOG/monitor2.log"
 t_check "device down detached it" nc_json h2 'd == []' dev show
 t_expect_fail "an op on a communicator whose device is gone: ENETDOWN" "ENETDOWN|Network is down" \
 	on h2 "$NC_CHECK" --comm 3 --rank 1 --size 8 --op barrier --timeout 1000
@@ -86,7 +87,7 @@ on h3 "$NC_CHECK" --comm 4 --rank 2 --size 8 --op barrier --timeout 60000 \
 p=$!
 sleep 1
 t_expect_fail "rmmod with an open endpoint is refused" "in use|busy" rmmod netcoll
-kill $p
+ip netns pids nc-h3 | xargs -r kill
 wait $p 2>/dev/null
 t_check "rmmod after the endpoint closed (devices, comms alive)" nc_unload
 cluster_down
