@@ -52,7 +52,7 @@ deps:
 check: deps
 	$(MAKE) check-run
 
-check-run: all
+check-run: all $(UNIT_TESTS)
 	selftests/check.sh --kver $(VM_KVER) $(UNIT_TESTS)
 
 demo: deps
