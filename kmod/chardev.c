@@ -66,7 +66,7 @@ static long nc_ep_bind(struct nc_endpoint *ep, void __user *arg)
 
 	if (copy_from_user(&b, arg, sizeof(b)))
 		return -EFAULT;
-	if (b.flags || b.reserved)
+	if (b.flags || b.size)
 		return -EINVAL;
 	if (ep->comm)
 		return -EISCONN;
@@ -80,6 +80,12 @@ static long nc_ep_bind(struct nc_endpoint *ep, void __user *arg)
 	if (atomic_cmpxchg(&c->bound, 0, 1)) {
 		nc_comm_put(c);
 		return -EBUSY;
+	}
+	b.size = c->size;
+	if (copy_to_user(arg, &b, sizeof(b))) {
+		atomic_set(&c->bound, 0);
+		nc_comm_put(c);
+		return -EFAULT;
 	}
 	ep->comm = c;
 	return 0;

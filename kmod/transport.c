@@ -492,7 +492,7 @@ static bool nc_rx_complete(const struct nc_msg *m)
 static int nc_op_push(struct nc_op *op)
 {
 	op->tx_blocked = false;
-	while (op->tx_cur < op->ntx && op->inflight < nc_tx_window) {
+	while (op->tx_cur < op->ntx && op->inflight < max(nc_tx_window, 1U)) {
 		struct nc_msg *m = &op->tx[op->tx_cur];
 		int err;
 

@@ -24,6 +24,7 @@ _Static_assert((int)NC_A2A_DEFAULT == (int)NETCOLL_A2A_DEFAULT &&
 struct nc_endpoint {
 	int fd;
 	uint32_t timeout_ms;		/* 0: the communicator's default */
+	uint32_t size;			/* members of the bound communicator */
 	struct nc_info info;
 };
 
@@ -92,7 +93,17 @@ int nc_bind(nc_endpoint *ep, uint32_t comm_id, uint32_t rank)
 
 	if (!ep || nc_check_comm_id(comm_id) || rank >= NETCOLL_COMM_SIZE_MAX)
 		return -EINVAL;
-	return ioctl(ep->fd, NETCOLL_IOC_BIND, &b) < 0 ? -errno : 0;
+	if (ioctl(ep->fd, NETCOLL_IOC_BIND, &b) < 0)
+		return -errno;
+	ep->size = b.size;
+	return 0;
+}
+
+int nc_comm_size(const nc_endpoint *ep)
+{
+	if (!ep || !ep->size)
+		return -ENOTCONN;
+	return (int)ep->size;
 }
 
 int nc_set_timeout(nc_endpoint *ep, uint32_t timeout_ms)
@@ -119,7 +130,8 @@ int nc_alltoall_algo(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
 	struct netcoll_alltoall_args a = { 0 };
 
 	if (!ep || nc_check_alltoall(sendbuf, recvbuf, count,
-				     ep->info.comm_size_max, (int)algo))
+				     ep->size ? ep->size : ep->info.comm_size_max,
+				     (int)algo))
 		return -EINVAL;
 	a.sendbuf = (uintptr_t)sendbuf;
 	a.recvbuf = (uintptr_t)recvbuf;

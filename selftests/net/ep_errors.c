@@ -46,28 +46,34 @@ static int ep_open(void)
 	return fd;
 }
 
+static unsigned int bound_size;
+
 static int bind_ep(int fd, unsigned int comm, unsigned int rank, unsigned int flags)
 {
 	struct netcoll_bind b = { .comm_id = comm, .rank = rank, .flags = flags };
+	int rc = ioctl(fd, NETCOLL_IOC_BIND, &b);
 
-	return ioctl(fd, NETCOLL_IOC_BIND, &b);
+	bound_size = rc ? 0 : b.size;
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
 	unsigned int comm = 0, rank = 0, absent = 0;
+	int expected_size = -1;
 	struct netcoll_barrier_args bar = { 0 };
 	struct netcoll_alltoall_args a2a = { 0 };
 	struct netcoll_info info;
 	int fd, fd2, c;
 
-	while ((c = getopt(argc, argv, "c:r:a:")) != -1) {
+	while ((c = getopt(argc, argv, "c:r:a:p:")) != -1) {
 		switch (c) {
+		case 'p': expected_size = atoi(optarg); break;
 		case 'c': comm = strtoul(optarg, NULL, 0); break;
 		case 'r': rank = strtoul(optarg, NULL, 0); break;
 		case 'a': absent = strtoul(optarg, NULL, 0); break;
 		default:
-			fprintf(stderr, "usage: ep_errors -c COMM -r RANK -a ABSENT_COMM\n");
+			fprintf(stderr, "usage: ep_errors -c COMM -r RANK -a ABSENT_COMM -p MEMBERS\n");
 			return 2;
 		}
 	}
@@ -83,6 +89,14 @@ int main(int argc, char **argv)
 	expect("bind as another rank is EINVAL", bind_ep(fd, comm, rank + 1, 0), EINVAL);
 	expect("bind bad pointer is EFAULT", ioctl(fd, NETCOLL_IOC_BIND, (void *)8), EFAULT);
 	expect("bind", bind_ep(fd, comm, rank, 0), 0);
+	if (bound_size != (unsigned int)expected_size) {
+		failed++;
+		printf("FAIL - bind returns the member count: got %u, expected %d\n",
+		       bound_size, expected_size);
+	} else {
+		passed++;
+		printf("ok - bind returns the member count (%u)\n", bound_size);
+	}
 	expect("second bind of one endpoint is EISCONN", bind_ep(fd, comm, rank, 0), EISCONN);
 
 	fd2 = ep_open();

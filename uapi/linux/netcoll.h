@@ -153,12 +153,13 @@ struct netcoll_info {
  * Bind this endpoint to a communicator of the caller's network namespace.
  * rank must be the communicator's local rank.  One endpoint per
  * communicator at a time (-EBUSY); an endpoint binds once (-EISCONN).
+ * On success the kernel writes the number of members into size.
  */
 struct netcoll_bind {
 	__u32	comm_id;
 	__u32	rank;
 	__u32	flags;			/* must be 0 */
-	__u32	reserved;		/* must be 0 */
+	__u32	size;			/* in: 0; out: members */
 };
 
 /* timeout_ms: 0 = the communicator's default. */
@@ -195,7 +196,7 @@ struct netcoll_alltoall_args {
 
 #define NETCOLL_IOC_MAGIC		'N'
 #define NETCOLL_IOC_INFO	_IOR(NETCOLL_IOC_MAGIC, 0x80, struct netcoll_info)
-#define NETCOLL_IOC_BIND	_IOW(NETCOLL_IOC_MAGIC, 0x81, struct netcoll_bind)
+#define NETCOLL_IOC_BIND	_IOWR(NETCOLL_IOC_MAGIC, 0x81, struct netcoll_bind)
 #define NETCOLL_IOC_BARRIER	_IOW(NETCOLL_IOC_MAGIC, 0x90, struct netcoll_barrier_args)
 #define NETCOLL_IOC_ALLTOALL	_IOW(NETCOLL_IOC_MAGIC, 0x91, struct netcoll_alltoall_args)
 

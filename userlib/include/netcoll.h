@@ -61,6 +61,8 @@ int nc_get_info(nc_endpoint *ep, struct nc_info *info);
 
 /* Bind to communicator comm_id of this network namespace as rank. */
 int nc_bind(nc_endpoint *ep, uint32_t comm_id, uint32_t rank);
+/* Members of the bound communicator (P), or -ENOTCONN before nc_bind. */
+int nc_comm_size(const nc_endpoint *ep);
 /* Per-operation time budget in ms; 0 = the communicator's default. */
 int nc_set_timeout(nc_endpoint *ep, uint32_t timeout_ms);
 
