@@ -52,7 +52,8 @@ static long nc_ep_info(void __user *arg)
 	struct netcoll_info info = {
 		.abi_version = NETCOLL_ABI_VERSION,
 		.wire_version = NETCOLL_WIRE_VERSION,
-		.features = NETCOLL_FEAT_BARRIER | NETCOLL_FEAT_ALLTOALL,
+		.features = NETCOLL_FEAT_BARRIER | NETCOLL_FEAT_ALLTOALL |
+			    NETCOLL_FEAT_A2A_SCHED,
 		.comm_size_max = NETCOLL_COMM_SIZE_MAX,
 	};
 

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Alltoall: every rank sends block d of its send buffer to rank d.  The
- * order of the sends is a schedule object (struct nc_sched); the transport
- * sends the messages in that order, one after the other, pipelined.
+ * Alltoall: every rank sends block d of its send buffer to rank d.
+ *
+ * The schedule (struct nc_sched) fixes the order of the sends.  The
+ * transport sends them one after the other, pipelined.  An installed
+ * contention-free schedule adds pairwise synchronisation (Faraj & Yuan,
+ * section 5): a phase's send starts only once the tokens it waits for
+ * arrived, and its own tokens leave once it is acknowledged.  There is no
+ * barrier between phases.  All receives are posted at once; a receive
+ * has nothing to wait for.
  */
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -37,70 +43,119 @@ static int nc_copy_self(void __user *dst, const void __user *src, size_t len)
 	return err;
 }
 
-static const struct nc_sched *nc_a2a_order(struct nc_comm *c, u32 algo,
-					   struct nc_sched **tmp)
+struct nc_a2a_msgs {
+	struct nc_msg_desc *tx, *rx;
+	u32 ntx, nrx;
+};
+
+/*
+ * Messages for schedule s: tx = data sends in phase order, then tokens
+ * (unordered); rx = one data receive per peer, then the awaited tokens in
+ * phase order, so the tokens of one phase are a contiguous range.
+ */
+static int nc_a2a_build(struct nc_comm *c, const struct nc_sched *s,
+			const struct netcoll_alltoall_args *a,
+			struct nc_a2a_msgs *m)
 {
-	if (algo == NETCOLL_A2A_LINEAR) {
-		*tmp = nc_sched_linear(c->size);
-		return *tmp;
+	void __user *sbuf = u64_to_user_ptr(a->sendbuf);
+	void __user *rbuf = u64_to_user_ptr(a->recvbuf);
+	u32 p = c->size, i, j, nsend = 0, ntok_tx = 0;
+
+	for (i = 0; i < s->nphases; i++)
+		nsend += s->phase[i].send_to != NETCOLL_NONE;
+	m->tx = kvcalloc(nsend + s->nout, sizeof(*m->tx), GFP_KERNEL);
+	m->rx = kvcalloc(p - 1 + s->nin, sizeof(*m->rx), GFP_KERNEL);
+	if (!m->tx || !m->rx)
+		return -ENOMEM;
+
+	for (i = 0; i < p; i++) {
+		if (i == c->rank)
+			continue;
+		m->rx[m->nrx++] = (struct nc_msg_desc){
+			.peer = i,
+			.len = a->count,
+			.ubuf = rbuf + (size_t)i * a->count,
+		};
 	}
-	return c->a2a_sched;
+	for (i = 0; i < s->nphases; i++) {
+		const struct nc_phase *ph = &s->phase[i];
+		u32 data = m->ntx, lo = m->nrx;
+
+		if (ph->send_to == NETCOLL_NONE)
+			continue;
+		for (j = 0; j < ph->nin; j++)
+			m->rx[m->nrx++] = (struct nc_msg_desc){
+				.peer = s->in[ph->in_first + j].rank,
+				.tag = s->in[ph->in_first + j].tag,
+			};
+		m->tx[m->ntx++] = (struct nc_msg_desc){
+			.peer = ph->send_to,
+			.len = a->count,
+			.ubuf = sbuf + (size_t)ph->send_to * a->count,
+			.wait_rx_lo = lo,
+			.wait_rx_hi = m->nrx,
+			.wait_tx = -1,
+		};
+		for (j = 0; j < ph->nout; j++, ntok_tx++)
+			m->tx[nsend + ntok_tx] = (struct nc_msg_desc){
+				.peer = s->out[ph->out_first + j].rank,
+				.tag = s->out[ph->out_first + j].tag,
+				.wait_tx = data,
+				.unordered = true,
+			};
+	}
+	m->ntx += ntok_tx;
+	return 0;
+}
+
+/* The schedule this call runs; *own is set when the caller must free it. */
+static int nc_a2a_sched(struct nc_comm *c, u32 algo,
+			const struct nc_sched **s, struct nc_sched **own)
+{
+	*own = NULL;
+	if (algo == NETCOLL_A2A_SCHED || algo == NETCOLL_A2A_DEFAULT) {
+		*s = c->a2a_sched;	/* under c->sched_lock */
+		if (*s)
+			return 0;
+		if (algo == NETCOLL_A2A_SCHED)
+			return -ENOENT;
+		algo = NETCOLL_A2A_LINEAR;
+	}
+	*own = nc_sched_builtin(algo, c->rank, c->size);
+	*s = *own;
+	return *own ? 0 : -ENOMEM;
 }
 
 int nc_coll_alltoall(struct nc_comm *c, const struct netcoll_alltoall_args *a)
 {
 	void __user *sbuf = u64_to_user_ptr(a->sendbuf);
 	void __user *rbuf = u64_to_user_ptr(a->recvbuf);
-	struct nc_msg_desc *tx = NULL, *rx = NULL;
-	struct nc_sched *tmp = NULL;
+	struct nc_a2a_msgs m = {};
 	const struct nc_sched *s;
-	u32 p = c->size, i, ntx = 0, nrx = 0;
+	struct nc_sched *own;
 	size_t total;
 	int err;
 
 	if (a->flags || a->reserved || a->algo > NETCOLL_A2A_MAX ||
 	    a->count > NETCOLL_MSG_MAX ||
-	    check_mul_overflow((size_t)a->count, (size_t)p, &total))
+	    check_mul_overflow((size_t)a->count, (size_t)c->size, &total))
 		return -EINVAL;
 	if (!access_ok(sbuf, total) || !access_ok(rbuf, total))
 		return -EFAULT;
 
-	s = nc_a2a_order(c, a->algo, &tmp);
-	tx = kvmalloc_array(p, sizeof(*tx), GFP_KERNEL);
-	rx = kvmalloc_array(p, sizeof(*rx), GFP_KERNEL);
-	if (!s || !tx || !rx) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < s->nsteps; i++) {
-		u32 peer = s->send_to[i];
-
-		if (peer == c->rank)
-			continue;
-		tx[ntx++] = (struct nc_msg_desc){
-			.peer = peer,
-			.len = a->count,
-			.ubuf = sbuf + (size_t)peer * a->count,
-			.after_rx = -1,
-		};
-	}
-	for (i = 0; i < p; i++) {
-		if (i == c->rank)
-			continue;
-		rx[nrx++] = (struct nc_msg_desc){
-			.peer = i,
-			.len = a->count,
-			.ubuf = rbuf + (size_t)i * a->count,
-			.after_rx = -1,
-		};
-	}
-	err = nc_copy_self(rbuf + (size_t)c->rank * a->count,
-			   sbuf + (size_t)c->rank * a->count, a->count);
+	mutex_lock(&c->sched_lock);
+	err = nc_a2a_sched(c, a->algo, &s, &own);
 	if (!err)
-		err = nc_op_run(c, tx, ntx, rx, nrx, a->timeout_ms);
-out:
-	kvfree(tx);
-	kvfree(rx);
-	kvfree(tmp);
+		err = nc_a2a_build(c, s, a, &m);
+	mutex_unlock(&c->sched_lock);
+	nc_sched_free(own);
+
+	if (!err)
+		err = nc_copy_self(rbuf + (size_t)c->rank * a->count,
+				   sbuf + (size_t)c->rank * a->count, a->count);
+	if (!err)
+		err = nc_op_run(c, m.tx, m.ntx, m.rx, m.nrx, a->timeout_ms);
+	kvfree(m.tx);
+	kvfree(m.rx);
 	return err;
 }

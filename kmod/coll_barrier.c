@@ -19,12 +19,13 @@ int nc_coll_barrier(struct nc_comm *c, u32 timeout_ms)
 		tx[n] = (struct nc_msg_desc){
 			.peer = (c->rank + dist) % p,
 			.tag = n,
-			.after_rx = (int)n - 1,
+			.wait_rx_lo = n ? n - 1 : 0,	/* the previous round */
+			.wait_rx_hi = n,
+			.wait_tx = -1,
 		};
 		rx[n] = (struct nc_msg_desc){
 			.peer = (c->rank + p - dist) % p,
 			.tag = n,
-			.after_rx = -1,
 		};
 	}
 	return nc_op_run(c, tx, n, rx, n, timeout_ms);

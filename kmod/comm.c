@@ -8,20 +8,6 @@
 
 #include "bearer.h"
 
-struct nc_sched *nc_sched_linear(u32 size)
-{
-	struct nc_sched *s;
-	u32 i;
-
-	s = kvmalloc(struct_size(s, send_to, size), GFP_KERNEL);
-	if (!s)
-		return NULL;
-	s->nsteps = size;
-	for (i = 0; i < size; i++)
-		s->send_to[i] = i;
-	return s;
-}
-
 struct nc_comm *nc_comm_create(struct nc_net *nn, u32 id, u32 rank, u32 size,
 			       u64 cookie, u32 timeout_ms, struct nc_bearer *b,
 			       const u8 *addrs, struct netlink_ext_ack *extack)
@@ -34,11 +20,6 @@ struct nc_comm *nc_comm_create(struct nc_net *nn, u32 id, u32 rank, u32 size,
 	c = kvzalloc(struct_size(c, addrs, (size_t)size * alen), GFP_KERNEL);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
-	c->a2a_sched = nc_sched_linear(size);
-	if (!c->a2a_sched) {
-		kvfree(c);
-		return ERR_PTR(-ENOMEM);
-	}
 	c->id = id;
 	c->rank = rank;
 	c->size = size;
@@ -50,13 +31,13 @@ struct nc_comm *nc_comm_create(struct nc_net *nn, u32 id, u32 rank, u32 size,
 	memcpy(c->addrs, addrs, (size_t)size * alen);
 	RCU_INIT_POINTER(c->bearer, b);
 	refcount_set(&c->ref, 1);	/* the table's reference */
+	mutex_init(&c->sched_lock);
 	spin_lock_init(&c->lock);
 	skb_queue_head_init(&c->early);
 	init_waitqueue_head(&c->wq);
 
 	err = xa_insert(&nn->comms, id, c, GFP_KERNEL);
 	if (err) {
-		kvfree(c->a2a_sched);
 		kvfree(c);
 		if (err == -EBUSY) {
 			NL_SET_ERR_MSG(extack, "communicator id in use");
@@ -71,7 +52,7 @@ static void nc_comm_free_rcu(struct rcu_head *head)
 {
 	struct nc_comm *c = container_of(head, struct nc_comm, rcu);
 
-	kvfree(c->a2a_sched);
+	nc_sched_free(c->a2a_sched);
 	kvfree(c);
 }
 
@@ -81,6 +62,20 @@ void nc_comm_put(struct nc_comm *c)
 		skb_queue_purge(&c->early);
 		call_rcu(&c->rcu, nc_comm_free_rcu);
 	}
+}
+
+/* Install (or with s == NULL drop) the alltoall schedule. */
+void nc_comm_set_sched(struct nc_comm *c, struct nc_sched *s)
+{
+	struct nc_sched *old;
+
+	mutex_lock(&c->sched_lock);
+	old = c->a2a_sched;
+	c->a2a_sched = s;
+	WRITE_ONCE(c->sched_phases, s ? s->nphases : 0);
+	WRITE_ONCE(c->sched_syncs, s ? s->nout : 0);
+	mutex_unlock(&c->sched_lock);
+	nc_sched_free(old);
 }
 
 /* A reference for an endpoint; NULL if there is no such communicator. */

@@ -65,15 +65,51 @@ static inline void nc_stat_inc(struct nc_net *nn, int id)
 
 void nc_stats_read(struct nc_net *nn, u64 *out);
 
+#define NETCOLL_NONE		U32_MAX
+
+/* Message tags: data messages use their round/step; tokens this range. */
+#define NC_TAG_SYNC		0x8000
+#define NC_TAG_SYNC_MAX		0x7fff
+
 /*
- * The order in which an alltoall sends its messages: step i sends to rank
- * send_to[i].  A schedule is an object, not code, so that computed
- * (contention-free) orders can replace the linear one.
+ * One phase of this rank's alltoall schedule: wait for the tokens
+ * in[in_first .. in_first + nin), send the block to send_to, and once it is
+ * acknowledged send the tokens out[out_first .. out_first + nout).
+ */
+struct nc_phase {
+	u32 index;			/* phase number in the global plan */
+	u32 send_to;			/* NETCOLL_NONE: no send */
+	u32 recv_from;			/* NETCOLL_NONE: no receive */
+	u32 in_first, nin;
+	u32 out_first, nout;
+};
+
+struct nc_sync_ref {
+	u32 rank;
+	u16 tag;			/* NC_TAG_SYNC | number in phase order */
+};
+
+/*
+ * The order in which an alltoall sends its messages.  A schedule is an
+ * object, not code: built-in orders (linear, pairwise, ring) and installed
+ * contention-free slices are the same thing to the executor.
  */
 struct nc_sched {
-	u32 nsteps;
-	u32 send_to[];
+	u32 nphases;
+	struct nc_phase *phase;
+	struct nc_sync_ref *in, *out;
+	u32 nin, nout;
+	bool installed;
 };
+
+/* sched.c */
+struct nc_sched *nc_sched_builtin(u32 algo, u32 rank, u32 size);
+struct nc_sched *nc_sched_from_slice(const struct nc_phase *ph, u32 nphases,
+				     const struct nc_sync_ref *in,
+				     const u32 *in_phase, u32 nin,
+				     const struct nc_sync_ref *out,
+				     const u32 *out_phase, u32 nout, int *err);
+void nc_sched_free(struct nc_sched *s);
 
 struct nc_op;
 
@@ -88,7 +124,9 @@ struct nc_comm {
 	struct nc_bearer __rcu *bearer;	/* NULL once the device is gone */
 	refcount_t ref;
 	atomic_t bound;			/* an endpoint is bound */
-	struct nc_sched *a2a_sched;	/* default alltoall order */
+	struct mutex sched_lock;	/* protects a2a_sched */
+	struct nc_sched *a2a_sched;	/* installed slice, NULL: linear */
+	u32 sched_phases, sched_syncs;	/* of a2a_sched, for dumps */
 	u32 srtt_us, rttvar_us;		/* round trip, only the op's process */
 
 	spinlock_t lock;		/* protects what follows */
@@ -119,15 +157,24 @@ void nc_comm_put(struct nc_comm *c);
 void nc_comm_fail(struct nc_comm *c, int err);
 void nc_comm_unbind_bearer(struct nc_net *nn, struct nc_bearer *b);
 void nc_comm_delete_all(struct nc_net *nn);
-struct nc_sched *nc_sched_linear(u32 size);
+void nc_comm_set_sched(struct nc_comm *c, struct nc_sched *s);
 
 /* transport.c: messages, fragments, acks, retransmission */
+/*
+ * A message of an operation.  Sends go out in list order, each after the
+ * previous one was sent completely, except `unordered` ones (they must come
+ * last in the list), which go as soon as their conditions hold.  A send
+ * waits until the received messages [wait_rx_lo, wait_rx_hi) are complete
+ * and, if wait_tx >= 0, that send is acknowledged.
+ */
 struct nc_msg_desc {
 	u32 peer;
 	u16 tag;
 	u32 len;
 	void __user *ubuf;
-	int after_rx;		/* tx only: rx message that must complete first */
+	u32 wait_rx_lo, wait_rx_hi;	/* tx only */
+	int wait_tx;			/* tx only */
+	bool unordered;			/* tx only */
 };
 
 int nc_op_run(struct nc_comm *c, const struct nc_msg_desc *tx, u32 ntx,

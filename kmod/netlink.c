@@ -41,6 +41,22 @@ static const struct nla_policy nc_members_policy[NETCOLL_A_MEMBERS_MAX + 1] = {
 	[NETCOLL_A_MEMBER] = NLA_POLICY_NESTED(nc_member_policy),
 };
 
+static struct netlink_range_validation nc_phase_range = {
+	.min = 0,
+	.max = NETCOLL_SCHED_PHASE_MAX - 1,
+};
+
+static const struct nla_policy nc_phase_policy[NETCOLL_A_PHASE_MAX + 1] = {
+	[NETCOLL_A_PHASE_INDEX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_phase_range),
+	[NETCOLL_A_PHASE_SEND_TO] = NLA_POLICY_MAX(NLA_U32, NETCOLL_COMM_SIZE_MAX - 1),
+	[NETCOLL_A_PHASE_RECV_FROM] = NLA_POLICY_MAX(NLA_U32, NETCOLL_COMM_SIZE_MAX - 1),
+	[NETCOLL_A_PHASE_SYNC_IN] = NLA_POLICY_RANGE(NLA_BINARY, sizeof(__u32),
+						     NETCOLL_SCHED_SYNC_MAX * sizeof(__u32)),
+	[NETCOLL_A_PHASE_SYNC_OUT] = NLA_POLICY_RANGE(NLA_BINARY, sizeof(struct netcoll_sync_out),
+						      NETCOLL_SCHED_SYNC_MAX *
+						      sizeof(struct netcoll_sync_out)),
+};
+
 /* Attributes a request may carry; output-only ones are rejected. */
 static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
@@ -50,6 +66,7 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_COMM_RANK] = NLA_POLICY_MAX(NLA_U32, NETCOLL_COMM_SIZE_MAX - 1),
 	[NETCOLL_A_COMM_MEMBERS] = NLA_POLICY_NESTED(nc_members_policy),
 	[NETCOLL_A_COMM_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_timeout_range),
+	[NETCOLL_A_SCHED_PHASE] = NLA_POLICY_NESTED(nc_phase_policy),
 };
 
 /* ---------------------------------------------------------------- */
@@ -389,6 +406,8 @@ static int nc_nl_fill_comm(struct sk_buff *skb, const struct nc_comm *c,
 	    nla_put_u32(skb, NETCOLL_A_COMM_TIMEOUT_MS, c->timeout_ms) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_OP_SEQ, READ_ONCE(c->next_seq)) ||
 	    nla_put_u8(skb, NETCOLL_A_COMM_BOUND, !!atomic_read(&c->bound)) ||
+	    nla_put_u32(skb, NETCOLL_A_SCHED_PHASES, READ_ONCE(c->sched_phases)) ||
+	    nla_put_u32(skb, NETCOLL_A_SCHED_SYNCS, READ_ONCE(c->sched_syncs)) ||
 	    (with_members && nc_nl_fill_members(skb, c))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -442,6 +461,234 @@ static int nc_nl_comm_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	rcu_read_unlock();
 	return skb->len;
+}
+
+/* ---------------------------------------------------------------- */
+/* Alltoall schedules                                                */
+/* ---------------------------------------------------------------- */
+
+/* A rank's slice as parsed from the request, before it becomes a schedule. */
+struct nc_slice {
+	struct nc_phase *ph;
+	struct nc_sync_ref *in, *out;
+	u32 *in_phase, *out_phase;
+	u32 nph, nin, nout;
+	unsigned long *sent, *heard;	/* peers sent to / received from */
+};
+
+static void nc_slice_free(struct nc_slice *sl)
+{
+	kvfree(sl->ph);
+	kvfree(sl->in);
+	kvfree(sl->out);
+	kvfree(sl->in_phase);
+	kvfree(sl->out_phase);
+	bitmap_free(sl->sent);
+	bitmap_free(sl->heard);
+}
+
+/* A peer rank named in a slice: a member, not this rank. */
+static bool nc_peer_ok(const struct nc_comm *c, u32 r)
+{
+	return r < c->size && r != c->rank;
+}
+
+/* One phase into sl (counts only when sl->ph is NULL: the sizing pass). */
+static int nc_slice_phase(const struct nc_comm *c, struct nc_slice *sl,
+			  struct nlattr *a, struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[NETCOLL_A_PHASE_MAX + 1];
+	struct nlattr *in, *out;
+	struct nc_phase ph = {
+		.send_to = NETCOLL_NONE,
+		.recv_from = NETCOLL_NONE,
+	};
+	const struct netcoll_sync_out *so;
+	const __u32 *si;
+	u32 i, nin, nout;
+	int err;
+
+	err = nla_parse_nested(tb, NETCOLL_A_PHASE_MAX, a, nc_phase_policy, extack);
+	if (err)
+		return err;
+	in = tb[NETCOLL_A_PHASE_SYNC_IN];
+	out = tb[NETCOLL_A_PHASE_SYNC_OUT];
+	nin = in ? nla_len(in) / sizeof(*si) : 0;
+	nout = out ? nla_len(out) / sizeof(*so) : 0;
+	if (!tb[NETCOLL_A_PHASE_INDEX]) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "phase without INDEX");
+		return -EINVAL;
+	}
+	if ((in && nla_len(in) % sizeof(*si)) || (out && nla_len(out) % sizeof(*so))) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "token list of a partial entry");
+		return -EINVAL;
+	}
+	if (!sl->ph) {
+		sl->nph++;
+		sl->nin += nin;
+		sl->nout += nout;
+		return 0;
+	}
+
+	ph.index = nla_get_u32(tb[NETCOLL_A_PHASE_INDEX]);
+	if (sl->nph && ph.index <= sl->ph[sl->nph - 1].index) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "phase index not increasing");
+		return -EINVAL;
+	}
+	if (tb[NETCOLL_A_PHASE_SEND_TO]) {
+		ph.send_to = nla_get_u32(tb[NETCOLL_A_PHASE_SEND_TO]);
+		if (!nc_peer_ok(c, ph.send_to) || test_and_set_bit(ph.send_to, sl->sent)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NETCOLL_A_PHASE_SEND_TO],
+					    "send to a non-member, to self, or twice");
+			return -EINVAL;
+		}
+	}
+	if (tb[NETCOLL_A_PHASE_RECV_FROM]) {
+		ph.recv_from = nla_get_u32(tb[NETCOLL_A_PHASE_RECV_FROM]);
+		if (!nc_peer_ok(c, ph.recv_from) ||
+		    test_and_set_bit(ph.recv_from, sl->heard)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NETCOLL_A_PHASE_RECV_FROM],
+					    "receive from a non-member, from self, or twice");
+			return -EINVAL;
+		}
+	}
+	if (ph.send_to == NETCOLL_NONE && (nin || nout || ph.recv_from == NETCOLL_NONE)) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "phase without a send may not hold tokens or be empty");
+		return -EINVAL;
+	}
+
+	ph.in_first = sl->nin;
+	ph.nin = nin;
+	for (i = 0, si = in ? nla_data(in) : NULL; i < nin; i++) {
+		if (!nc_peer_ok(c, si[i])) {
+			NL_SET_ERR_MSG_ATTR(extack, in, "token from a non-member or self");
+			return -EINVAL;
+		}
+		sl->in[sl->nin] = (struct nc_sync_ref){ .rank = si[i] };
+		sl->in_phase[sl->nin++] = ph.index;
+	}
+	ph.out_first = sl->nout;
+	ph.nout = nout;
+	for (i = 0, so = out ? nla_data(out) : NULL; i < nout; i++) {
+		if (!nc_peer_ok(c, so[i].rank) || so[i].phase >= NETCOLL_SCHED_PHASE_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, out,
+					    "token to a non-member, to self, or a bad phase");
+			return -EINVAL;
+		}
+		sl->out[sl->nout] = (struct nc_sync_ref){ .rank = so[i].rank };
+		sl->out_phase[sl->nout++] = so[i].phase;
+	}
+	sl->ph[sl->nph++] = ph;
+	return 0;
+}
+
+/* Phases are repeated top-level attributes: a slice may exceed a nest. */
+static int nc_slice_pass(const struct nc_comm *c, struct genl_info *info,
+			 struct nc_slice *sl)
+{
+	struct nlattr *a;
+	int rem, err;
+
+	nla_for_each_attr(a, genlmsg_data(info->genlhdr),
+			  genlmsg_len(info->genlhdr), rem) {
+		if (nla_type(a) != NETCOLL_A_SCHED_PHASE)
+			continue;
+		err = nc_slice_phase(c, sl, a, info->extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int nc_slice_parse(const struct nc_comm *c, struct genl_info *info,
+			  struct nc_slice *sl)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	u32 nph, nin, nout;
+	int err;
+
+	err = nc_slice_pass(c, info, sl);
+	if (err)
+		return err;
+	if (!sl->nph || sl->nph > 2 * (c->size - 1)) {
+		NL_SET_ERR_MSG(extack, "phase count not in 1 .. 2 * (members - 1)");
+		return -EINVAL;
+	}
+	nph = sl->nph;
+	nin = sl->nin;
+	nout = sl->nout;
+	sl->ph = kvcalloc(nph, sizeof(*sl->ph), GFP_KERNEL);
+	sl->in = kvcalloc(nin ?: 1, sizeof(*sl->in), GFP_KERNEL);
+	sl->out = kvcalloc(nout ?: 1, sizeof(*sl->out), GFP_KERNEL);
+	sl->in_phase = kvcalloc(nin ?: 1, sizeof(u32), GFP_KERNEL);
+	sl->out_phase = kvcalloc(nout ?: 1, sizeof(u32), GFP_KERNEL);
+	sl->sent = bitmap_zalloc(c->size, GFP_KERNEL);
+	sl->heard = bitmap_zalloc(c->size, GFP_KERNEL);
+	if (!sl->ph || !sl->in || !sl->out || !sl->in_phase || !sl->out_phase ||
+	    !sl->sent || !sl->heard)
+		return -ENOMEM;
+	sl->nph = 0;
+	sl->nin = 0;
+	sl->nout = 0;
+	err = nc_slice_pass(c, info, sl);
+	if (err)
+		return err;
+	if (bitmap_weight(sl->sent, c->size) != c->size - 1 ||
+	    bitmap_weight(sl->heard, c->size) != c->size - 1) {
+		NL_SET_ERR_MSG(extack,
+			       "slice must send to and receive from every other member once");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int nc_nl_sched_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_slice sl = {};
+	struct nc_sched *s;
+	struct nc_comm *c;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
+		return -EINVAL;
+	c = nc_comm_get(nc_net(genl_info_net(info)),
+			nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]));
+	if (!c) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
+				    "no such communicator");
+		return -ENOENT;
+	}
+	err = c->size < 2 ? -EINVAL : nc_slice_parse(c, info, &sl);
+	if (!err) {
+		s = nc_sched_from_slice(sl.ph, sl.nph, sl.in, sl.in_phase, sl.nin,
+					sl.out, sl.out_phase, sl.nout, &err);
+		if (s)
+			nc_comm_set_sched(c, s);
+		else if (err == -E2BIG)
+			NL_SET_ERR_MSG(info->extack, "too many tokens between two ranks");
+	}
+	nc_slice_free(&sl);
+	nc_comm_put(c);
+	return err;
+}
+
+static int nc_nl_sched_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_comm *c;
+
+	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
+		return -EINVAL;
+	c = nc_comm_get(nc_net(genl_info_net(info)),
+			nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]));
+	if (!c) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
+				    "no such communicator");
+		return -ENOENT;
+	}
+	nc_comm_set_sched(c, NULL);
+	nc_comm_put(c);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- */
@@ -577,6 +824,16 @@ static const struct genl_small_ops nc_genl_ops[] = {
 	{
 		.cmd	= NETCOLL_CMD_STATS_GET,
 		.doit	= nc_nl_stats_get,
+	},
+	{
+		.cmd	= NETCOLL_CMD_SCHED_SET,
+		.doit	= nc_nl_sched_set,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= NETCOLL_CMD_SCHED_DEL,
+		.doit	= nc_nl_sched_del,
+		.flags	= GENL_ADMIN_PERM,
 	},
 };
 

@@ -63,7 +63,9 @@ struct nc_op {
 	struct nc_key *tx_keys, *rx_keys;
 	u32 ntx, nrx;
 	u32 tx_first;		/* messages below are fully acknowledged */
-	u32 tx_cur;		/* messages below were sent once, completely */
+	u32 tx_cur;		/* ordered messages below were sent completely */
+	u32 nord;		/* tx[0 .. nord) ordered, the rest unordered */
+	u32 unord_left;		/* unordered messages not sent completely */
 	u32 tx_open, rx_open;	/* messages not finished */
 	u32 inflight;		/* fragments sent, not acknowledged */
 	u32 *owed;		/* rx messages owing an ack */
@@ -262,6 +264,9 @@ static struct nc_op *nc_op_alloc(struct nc_comm *c,
 	op->c = c;
 	op->ntx = ntx;
 	op->nrx = nrx;
+	for (op->nord = 0; op->nord < ntx && !tx[op->nord].unordered; op->nord++)
+		;
+	op->unord_left = ntx - op->nord;
 	op->tx_open = ntx;
 	op->rx_open = nrx;
 	op->frag_size = frag_size;
@@ -488,36 +493,79 @@ static bool nc_rx_complete(const struct nc_msg *m)
 	return m->done && m->done_cnt == m->nfrags;
 }
 
-/* Send new fragments, in message order, while the window allows. */
+static bool nc_tx_may_start(const struct nc_op *op, const struct nc_msg *m)
+{
+	const struct nc_msg *w;
+	u32 i;
+
+	for (i = m->d.wait_rx_lo; i < m->d.wait_rx_hi; i++)
+		if (!nc_rx_complete(&op->rx[i]))
+			return false;
+	if (m->d.wait_tx < 0)
+		return true;
+	w = &op->tx[m->d.wait_tx];
+	return w->done_cnt == w->nfrags;
+}
+
+/* Send the next fragment of m: 1 if sent, 0 if the device pushed back. */
+static int nc_push_frag(struct nc_op *op, struct nc_msg *m)
+{
+	int err;
+
+	err = nc_send_frag(op, m, m->next, 0);
+	if (err == -ENOBUFS) {
+		op->tx_blocked = true;
+		return 0;
+	}
+	if (err)
+		return err;
+	if (!op->inflight)
+		op->rto_at = jiffies + op->rto;
+	if (!op->probe) {
+		op->probe = m;
+		op->probe_idx = m->next;
+		op->probe_sent = ktime_get_ns();
+	}
+	m->next++;
+	op->inflight++;
+	return 1;
+}
+
+/*
+ * Send what may go: unordered messages (synchronisation tokens: tiny, and
+ * others wait for them) as soon as their conditions hold, then ordered
+ * ones in list order while the window allows.
+ */
 static int nc_op_push(struct nc_op *op)
 {
-	op->tx_blocked = false;
-	while (op->tx_cur < op->ntx && op->inflight < max(nc_tx_window, 1U)) {
-		struct nc_msg *m = &op->tx[op->tx_cur];
-		int err;
+	u32 window = max(nc_tx_window, 1U), i;
+	int ret;
 
-		if (m->d.after_rx >= 0 && !nc_rx_complete(&op->rx[m->d.after_rx]))
-			break;
+	op->tx_blocked = false;
+	for (i = op->nord; op->unord_left && i < op->ntx && !op->tx_blocked; i++) {
+		struct nc_msg *m = &op->tx[i];
+
+		if (m->next == m->nfrags || (!m->next && !nc_tx_may_start(op, m)))
+			continue;
+		while (m->next < m->nfrags) {
+			ret = nc_push_frag(op, m);
+			if (ret <= 0)
+				return ret;
+		}
+		op->unord_left--;
+	}
+	while (op->tx_cur < op->nord && op->inflight < window && !op->tx_blocked) {
+		struct nc_msg *m = &op->tx[op->tx_cur];
+
 		if (m->next == m->nfrags) {
 			op->tx_cur++;
 			continue;
 		}
-		err = nc_send_frag(op, m, m->next, 0);
-		if (err == -ENOBUFS) {
-			op->tx_blocked = true;
+		if (!m->next && !nc_tx_may_start(op, m))
 			break;
-		}
-		if (err)
-			return err;
-		if (!op->inflight)
-			op->rto_at = jiffies + op->rto;
-		if (!op->probe) {
-			op->probe = m;
-			op->probe_idx = m->next;
-			op->probe_sent = ktime_get_ns();
-		}
-		m->next++;
-		op->inflight++;
+		ret = nc_push_frag(op, m);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
@@ -531,7 +579,7 @@ static int nc_op_retransmit(struct nc_op *op, u32 *stalled)
 		*stalled = op->tx[op->tx_first].d.peer;
 		return -ETIMEDOUT;
 	}
-	for (i = op->tx_first; i <= op->tx_cur && i < op->ntx; i++) {
+	for (i = op->tx_first; i < op->ntx; i++) {
 		struct nc_msg *m = &op->tx[i];
 
 		for (f = m->cum; f < m->next; f++) {

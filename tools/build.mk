@@ -2,8 +2,12 @@
 # Both link libnetcoll statically.
 
 NCTL_SRCS := tools/nctl/nctl.c tools/nctl/util.c tools/nctl/dev.c \
-	     tools/nctl/comm.c tools/nctl/stats.c tools/nctl/monitor.c
+	     tools/nctl/comm.c tools/nctl/stats.c tools/nctl/monitor.c \
+	     tools/nctl/sched.c
 NCTL_OBJS := $(NCTL_SRCS:%.c=$(B)/%.o)
+
+# sched.c computes schedules itself: it uses the library's internal headers.
+$(B)/tools/nctl/sched.o: CFLAGS += -Iuserlib
 
 $(B)/nctl: $(NCTL_OBJS) $(LIBNC_A)
 	$(CC) $(LDFLAGS) -o $@ $(NCTL_OBJS) $(LIBNC_A) $(NL_LIBS)

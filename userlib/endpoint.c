@@ -18,7 +18,10 @@
 #include "args.h"
 
 _Static_assert((int)NC_A2A_DEFAULT == (int)NETCOLL_A2A_DEFAULT &&
-	       (int)NC_A2A_LINEAR == (int)NETCOLL_A2A_LINEAR,
+	       (int)NC_A2A_LINEAR == (int)NETCOLL_A2A_LINEAR &&
+	       (int)NC_A2A_PAIRWISE == (int)NETCOLL_A2A_PAIRWISE &&
+	       (int)NC_A2A_RING == (int)NETCOLL_A2A_RING &&
+	       (int)NC_A2A_SCHED == (int)NETCOLL_A2A_SCHED,
 	       "enum nc_a2a_algo must mirror enum netcoll_a2a_algo");
 
 struct nc_endpoint {

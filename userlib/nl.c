@@ -29,10 +29,10 @@
 
 #include "netcoll.h"
 #include "args.h"
+#include "nl.h"
 
 _Static_assert(NC_ADDR_MAX == NETCOLL_ADDR_MAX, "address sizes differ");
 
-typedef int (*nc_reply_fn)(nc_ctl *ctl, struct nlattr **tb, void *arg);
 
 /* The request in flight, filled in by the callbacks. */
 struct nc_req {
@@ -74,6 +74,8 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_ERRNO]		= { .type = NLA_S32, .minlen = sizeof(int32_t) },
 	[NETCOLL_A_OP_SEQ]		= { .type = NLA_U32 },
 	[NETCOLL_A_PEER_RANK]		= { .type = NLA_U32 },
+	[NETCOLL_A_SCHED_PHASES]	= { .type = NLA_U32 },
+	[NETCOLL_A_SCHED_SYNCS]		= { .type = NLA_U32 },
 };
 
 static const struct nla_policy nc_member_policy[NETCOLL_A_MEMBER_MAX + 1] = {
@@ -119,11 +121,8 @@ static int nc_nlerr(int err)
 	}
 }
 
-static int nc_proto(nc_ctl *ctl, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 /* A malformed answer: say what was wrong, return -NC_EPROTO. */
-static int nc_proto(nc_ctl *ctl, const char *fmt, ...)
+int nc_proto(nc_ctl *ctl, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -131,6 +130,15 @@ static int nc_proto(nc_ctl *ctl, const char *fmt, ...)
 	vsnprintf(ctl->errmsg, sizeof(ctl->errmsg), fmt, ap);
 	va_end(ap);
 	return -NC_EPROTO;
+}
+
+void nc_ctl_seterr(nc_ctl *ctl, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctl->errmsg, sizeof(ctl->errmsg), fmt, ap);
+	va_end(ap);
 }
 
 static int nc_missing(nc_ctl *ctl, struct nlattr **tb, int type,
@@ -222,7 +230,7 @@ static int nc_error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 }
 
 /* A new request of ctl: forget the last one's message. */
-static struct nl_msg *nc_msg(nc_ctl *ctl, uint8_t cmd, int flags, size_t size)
+struct nl_msg *nc_msg(nc_ctl *ctl, uint8_t cmd, int flags, size_t size)
 {
 	struct nl_msg *msg;
 
@@ -239,8 +247,7 @@ static struct nl_msg *nc_msg(nc_ctl *ctl, uint8_t cmd, int flags, size_t size)
 }
 
 /* Send msg (consumed) and read its whole answer, each message through fn. */
-static int nc_request(nc_ctl *ctl, struct nl_msg *msg, nc_reply_fn fn,
-		      void *arg)
+int nc_request(nc_ctl *ctl, struct nl_msg *msg, nc_reply_fn fn, void *arg)
 {
 	int err;
 
@@ -561,6 +568,10 @@ static int nc_parse_comm(nc_ctl *ctl, struct nlattr **tb,
 	c->timeout_ms = nla_get_u32(tb[NETCOLL_A_COMM_TIMEOUT_MS]);
 	c->op_seq = nla_get_u32(tb[NETCOLL_A_COMM_OP_SEQ]);
 	c->bound = nla_get_u8(tb[NETCOLL_A_COMM_BOUND]) != 0;
+	if (tb[NETCOLL_A_SCHED_PHASES])
+		c->sched_phases = nla_get_u32(tb[NETCOLL_A_SCHED_PHASES]);
+	if (tb[NETCOLL_A_SCHED_SYNCS])
+		c->sched_syncs = nla_get_u32(tb[NETCOLL_A_SCHED_SYNCS]);
 	if (c->size == 0 || c->size > NETCOLL_COMM_SIZE_MAX || c->rank >= c->size)
 		return nc_proto(ctl, "communicator %u: rank %u of size %u",
 				c->id, c->rank, c->size);

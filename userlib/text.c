@@ -116,3 +116,28 @@ fail:
 	free(m);
 	return err;
 }
+
+static const char *const nc_algo_names[] = {
+	[NC_A2A_DEFAULT] = "default",
+	[NC_A2A_LINEAR] = "linear",
+	[NC_A2A_PAIRWISE] = "pairwise",
+	[NC_A2A_RING] = "ring",
+	[NC_A2A_SCHED] = "sched",
+};
+
+int nc_a2a_algo_parse(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof(nc_algo_names) / sizeof(nc_algo_names[0]); i++)
+		if (strcmp(name, nc_algo_names[i]) == 0)
+			return (int)i;
+	return -NC_EPARSE;
+}
+
+const char *nc_a2a_algo_name(enum nc_a2a_algo algo)
+{
+	if ((unsigned int)algo >= sizeof(nc_algo_names) / sizeof(nc_algo_names[0]))
+		return "unknown";
+	return nc_algo_names[algo];
+}

@@ -18,7 +18,7 @@
 #   switch NAME
 #   host NAME SWITCH [OPTS]       a host, its cable to SWITCH shaped by OPTS
 #   link SWITCH SWITCH [OPTS]     a cable between two switches
-# Names: a letter then letters, digits, '_', '-', '.' (at most 32), not
+# Names: a letter then letters, digits, '_', '-', '.' (at most 31), not
 # "fabric"; host and switch names share one name space. Switches must be declared before use.
 # A host's rank is its position among the host lines (first = rank 0); its
 # MAC is 02:00:00:00:HI:LO with HI:LO = rank + 1 (h1 -> 02:00:00:00:00:01 when
@@ -217,7 +217,11 @@ _nc_parse() {
 	declare -gA _NC_HSW=() _NC_HOPT=()
 	declare -ga _NC_TOPT=()
 	_NC_HSW=(); _NC_HOPT=(); _NC_TOPT=()
-	local namere='^[A-Za-z][A-Za-z0-9_.-]{0,31}$'
+	local namere='^[A-Za-z][A-Za-z0-9_.-]{0,30}$'
+	# The cables must form a tree (bridges run without STP: a second path
+	# would loop broadcasts): union-find over names, up[x] = x's parent.
+	local -A up=() tline=() swline=()
+	local ra rb
 	while IFS= read -r line || [ -n "$line" ]; do
 		lno=$((lno + 1))
 		line=${line%%#*}
@@ -240,6 +244,7 @@ _nc_parse() {
 				errs=$((errs + 1)); continue
 			fi
 			kind[${t[1]}]=switch
+			swline[${t[1]}]=$lno
 			_NC_SWITCHES+=("${t[1]}") ;;
 		host)
 			if [ ${#t[@]} -lt 3 ]; then
@@ -263,6 +268,7 @@ _nc_parse() {
 				_nc_err "$src:$lno: $r"; errs=$((errs + 1)); continue
 			fi
 			kind[${t[1]}]=host
+			up[${t[1]}]=${t[2]}
 			_NC_HOSTS+=("${t[1]}")
 			_NC_HSW[${t[1]}]=${t[2]}
 			_NC_HOPT[${t[1]}]=$r ;;
@@ -282,6 +288,19 @@ _nc_parse() {
 			if ! _nc_opts_cached "${t[@]:3}"; then
 				_nc_err "$src:$lno: $r"; errs=$((errs + 1)); continue
 			fi
+			ra=${t[1]}; while [ -n "${up[$ra]:-}" ]; do ra=${up[$ra]}; done
+			rb=${t[2]}; while [ -n "${up[$rb]:-}" ]; do rb=${up[$rb]}; done
+			if [ "$ra" = "$rb" ]; then
+				if [ -n "${tline[${t[1]} ${t[2]}]:-}" ]; then
+					_nc_err "$src:$lno: duplicate link ${t[1]} ${t[2]} (already on line ${tline[${t[1]} ${t[2]}]})"
+				else
+					_nc_err "$src:$lno: link ${t[1]} ${t[2]} closes a cycle (the network must be a tree)"
+				fi
+				errs=$((errs + 1)); continue
+			fi
+			up[$ra]=$rb
+			[ "$ra" = "${t[1]}" ] || up[${t[1]}]=$rb
+			tline[${t[1]} ${t[2]}]=$lno; tline[${t[2]} ${t[1]}]=$lno
 			_NC_TOPT[${#_NC_TRUNKS[@]}]=$r
 			_NC_TRUNKS+=("${t[1]} ${t[2]}") ;;
 		*)
@@ -291,6 +310,17 @@ _nc_parse() {
 	done
 	if [ "$errs" -eq 0 ] && [ ${#_NC_HOSTS[@]} -eq 0 ]; then
 		_nc_err "$src: no hosts"; errs=1
+	fi
+	if [ "$errs" -eq 0 ]; then
+		local s0=${_NC_SWITCHES[0]} s
+		ra=$s0; while [ -n "${up[$ra]:-}" ]; do ra=${up[$ra]}; done
+		for s in "${_NC_SWITCHES[@]}"; do
+			rb=$s; while [ -n "${up[$rb]:-}" ]; do rb=${up[$rb]}; done
+			if [ "$rb" != "$ra" ]; then
+				_nc_err "$src:${swline[$s]}: switch $s is not connected to $s0"
+				errs=1; break
+			fi
+		done
 	fi
 	if [ ${#_NC_HOSTS[@]} -gt 65534 ]; then
 		_nc_err "$src: too many hosts (${#_NC_HOSTS[@]} > 65534)"; errs=$((errs + 1))

@@ -52,7 +52,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: nc_check --comm ID --rank R --size P --op alltoall|barrier\n"
 		"                [--bytes N | --bytes-list N,N,...] [--iters K]\n"
-		"                [--algo default|linear] [--timeout MS]\n"
+		"                [--algo default|linear|pairwise|ring|sched] [--timeout MS]\n"
 		"                [--interrupt-after MS] [--expect-error ERRNO_NAME]\n");
 }
 
@@ -140,6 +140,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	};
 	int c, have = 0;
 	uint64_t v;
+	int algo;
 
 	*o = (struct opts){ .iters = 1, .algo = NC_A2A_DEFAULT, .alltoall = -1 };
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -181,12 +182,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return 1;
 			break;
 		case 'a':
-			if (!strcmp(optarg, "default"))
-				o->algo = NC_A2A_DEFAULT;
-			else if (!strcmp(optarg, "linear"))
-				o->algo = NC_A2A_LINEAR;
-			else
+			algo = nc_a2a_algo_parse(optarg);
+			if (algo < 0)
 				return fail("unknown algorithm \"%s\"", optarg);
+			o->algo = (enum nc_a2a_algo)algo;
 			break;
 		case 't':
 			if (parse_num(optarg, "timeout", NETCOLL_TIMEOUT_MS_MAX, &v))
@@ -342,7 +341,7 @@ static void describe(const struct opts *o, uint64_t n, char *buf, size_t size)
 	if (o->alltoall)
 		snprintf(buf, size, "alltoall comm %" PRIu32 " rank %" PRIu32 "/%" PRIu32
 			 " bytes %" PRIu64 " algo %s", o->comm, o->rank, o->nranks,
-			 n, o->algo == NC_A2A_LINEAR ? "linear" : "default");
+			 n, nc_a2a_algo_name(o->algo));
 	else
 		snprintf(buf, size, "barrier comm %" PRIu32 " rank %" PRIu32 "/%" PRIu32,
 			 o->comm, o->rank, o->nranks);

@@ -369,6 +369,162 @@ static void run_comm_new_cases(struct ctx *c)
 	}
 }
 
+/* Defects of a SCHED_SET on the two-member communicator (rank 0). */
+enum sdefect {
+	S_NONE, S_NO_ID, S_UNKNOWN_COMM, S_NO_PHASES, S_NO_SEND, S_SEND_TWICE,
+	S_SEND_SELF, S_SEND_NONMEMBER, S_INDEX_BACKWARDS, S_NO_INDEX,
+	S_INDEX_TOO_BIG, S_EMPTY_PHASE, S_SYNC_WITHOUT_SEND, S_SYNC_PARTIAL,
+	S_SYNC_FROM_SELF, S_SYNC_OUT_BAD_PHASE,
+};
+
+/* One phase: index, send_to/recv_from (UINT32_MAX: absent), tokens in. */
+static int put_phase(struct nl_msg *msg, int64_t index, uint32_t send_to,
+		     uint32_t recv_from, const void *in, int in_len,
+		     const void *out, int out_len)
+{
+	struct nlattr *nest = nla_nest_start(msg, NETCOLL_A_SCHED_PHASE);
+	int bad = !nest;
+
+	if (index >= 0)
+		bad |= nla_put_u32(msg, NETCOLL_A_PHASE_INDEX, (uint32_t)index) < 0;
+	if (send_to != UINT32_MAX)
+		bad |= nla_put_u32(msg, NETCOLL_A_PHASE_SEND_TO, send_to) < 0;
+	if (recv_from != UINT32_MAX)
+		bad |= nla_put_u32(msg, NETCOLL_A_PHASE_RECV_FROM, recv_from) < 0;
+	if (in_len)
+		bad |= nla_put(msg, NETCOLL_A_PHASE_SYNC_IN, in_len, in) < 0;
+	if (out_len)
+		bad |= nla_put(msg, NETCOLL_A_PHASE_SYNC_OUT, out_len, out) < 0;
+	bad |= nest && nla_nest_end_keep_empty(msg, nest) < 0;
+	return bad;
+}
+
+/*
+ * The valid slice of rank 0 of two is one phase: send to 1, receive from
+ * 1.  Each defect bends it in one way.
+ */
+static struct nl_msg *sched_set(struct ctx *c, enum sdefect d)
+{
+	struct nl_msg *msg = new_msg(c, NETCOLL_CMD_SCHED_SET, 0);
+	const uint32_t none = UINT32_MAX, one = 1, self = 0;
+	const struct netcoll_sync_out far = { 1, NETCOLL_SCHED_PHASE_MAX };
+	const uint8_t partial[6] = { 0 };
+	int bad = 0;
+
+	if (d != S_NO_ID)
+		bad |= nla_put_u32(msg, NETCOLL_A_COMM_ID,
+				   d == S_UNKNOWN_COMM ? c->probe_id : c->good_id) < 0;
+	switch (d) {
+	case S_NO_PHASES:
+		break;
+	case S_NO_SEND:
+		bad |= put_phase(msg, 0, none, 1, NULL, 0, NULL, 0);
+		break;
+	case S_SEND_TWICE:
+		bad |= put_phase(msg, 0, 1, 1, NULL, 0, NULL, 0);
+		bad |= put_phase(msg, 1, 1, none, NULL, 0, NULL, 0);
+		break;
+	case S_SEND_SELF:
+		bad |= put_phase(msg, 0, 0, 1, NULL, 0, NULL, 0);
+		break;
+	case S_SEND_NONMEMBER:
+		bad |= put_phase(msg, 0, 2, 1, NULL, 0, NULL, 0);
+		break;
+	case S_INDEX_BACKWARDS:
+		bad |= put_phase(msg, 1, 1, none, NULL, 0, NULL, 0);
+		bad |= put_phase(msg, 0, none, 1, NULL, 0, NULL, 0);
+		break;
+	case S_NO_INDEX:
+		bad |= put_phase(msg, -1, 1, 1, NULL, 0, NULL, 0);
+		break;
+	case S_INDEX_TOO_BIG:
+		bad |= put_phase(msg, NETCOLL_SCHED_PHASE_MAX, 1, 1, NULL, 0, NULL, 0);
+		break;
+	case S_EMPTY_PHASE:
+		bad |= put_phase(msg, 0, 1, 1, NULL, 0, NULL, 0);
+		bad |= put_phase(msg, 1, none, none, NULL, 0, NULL, 0);
+		break;
+	case S_SYNC_WITHOUT_SEND:
+		bad |= put_phase(msg, 0, 1, none, NULL, 0, NULL, 0);
+		bad |= put_phase(msg, 1, none, 1, &one, sizeof(one), NULL, 0);
+		break;
+	case S_SYNC_PARTIAL:
+		bad |= put_phase(msg, 0, 1, 1, partial, sizeof(partial), NULL, 0);
+		break;
+	case S_SYNC_FROM_SELF:
+		bad |= put_phase(msg, 0, 1, 1, &self, sizeof(self), NULL, 0);
+		break;
+	case S_SYNC_OUT_BAD_PHASE:
+		bad |= put_phase(msg, 0, 1, 1, NULL, 0, &far, sizeof(far));
+		break;
+	default:
+		bad |= put_phase(msg, 0, 1, 1, NULL, 0, NULL, 0);
+		break;
+	}
+	if (bad) {
+		fprintf(stderr, "nl_reject: cannot build SCHED_SET\n");
+		exit(1);
+	}
+	return msg;
+}
+
+static const struct {
+	const char *name;
+	enum sdefect defect;
+	int expect;
+} sched_cases[] = {
+	{ "SCHED_SET without COMM_ID -> EINVAL",		S_NO_ID,	EINVAL },
+	{ "SCHED_SET on an unknown communicator -> ENOENT",	S_UNKNOWN_COMM,	ENOENT },
+	{ "SCHED_SET without phases -> EINVAL",			S_NO_PHASES,	EINVAL },
+	{ "SCHED_SET that never sends to rank 1 -> EINVAL",	S_NO_SEND,	EINVAL },
+	{ "SCHED_SET sending to rank 1 twice -> EINVAL",	S_SEND_TWICE,	EINVAL },
+	{ "SCHED_SET sending to itself -> EINVAL",		S_SEND_SELF,	EINVAL },
+	{ "SCHED_SET sending to a non-member -> EINVAL",	S_SEND_NONMEMBER, EINVAL },
+	{ "SCHED_SET with phases out of order -> EINVAL",	S_INDEX_BACKWARDS, EINVAL },
+	{ "SCHED_SET with a phase without INDEX -> EINVAL",	S_NO_INDEX,	EINVAL },
+	{ "SCHED_SET with a phase index out of range -> ERANGE", S_INDEX_TOO_BIG, ERANGE },
+	{ "SCHED_SET with an empty phase -> EINVAL",		S_EMPTY_PHASE,	EINVAL },
+	{ "SCHED_SET awaiting a token without a send -> EINVAL", S_SYNC_WITHOUT_SEND, EINVAL },
+	{ "SCHED_SET with a partial token entry -> EINVAL",	S_SYNC_PARTIAL,	EINVAL },
+	{ "SCHED_SET awaiting a token from itself -> EINVAL",	S_SYNC_FROM_SELF, EINVAL },
+	{ "SCHED_SET with a token for a phase out of range -> EINVAL",
+								S_SYNC_OUT_BAD_PHASE, EINVAL },
+};
+
+static void run_sched_cases(struct ctx *c)
+{
+	struct nc_comm_info ci;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(sched_cases) / sizeof(sched_cases[0]); i++) {
+		err = send_req(c, sched_set(c, sched_cases[i].defect));
+		report(c, sched_cases[i].name, -err, sched_cases[i].expect);
+	}
+	err = nc_comm_get(c->ctl, c->good_id, &ci);
+	check(c, "rejected schedules left the communicator linear",
+	      !err && ci.sched_phases == 0, "a schedule is installed");
+	if (!err)
+		nc_comm_info_free(&ci);
+
+	err = send_req(c, sched_set(c, S_NONE));
+	report(c, "SCHED_SET of a valid slice", -err, 0);
+	err = nc_comm_get(c->ctl, c->good_id, &ci);
+	check(c, "COMM_GET shows the installed slice (1 phase)",
+	      !err && ci.sched_phases == 1, "sched_phases is not 1");
+	if (!err)
+		nc_comm_info_free(&ci);
+	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_SCHED_DEL, 0), c->good_id));
+	report(c, "SCHED_DEL", -err, 0);
+	err = nc_comm_get(c->ctl, c->good_id, &ci);
+	check(c, "after SCHED_DEL the communicator is linear again",
+	      !err && ci.sched_phases == 0, "sched_phases is not 0");
+	if (!err)
+		nc_comm_info_free(&ci);
+	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_SCHED_DEL, 0), c->probe_id));
+	report(c, "SCHED_DEL of an unknown communicator -> ENOENT", -err, ENOENT);
+}
+
 static void run_other_cases(struct ctx *c)
 {
 	struct nl_msg *msg;
@@ -571,6 +727,7 @@ static int run_privileged(struct ctx *c)
 
 	run_comm_new_cases(c);
 	run_other_cases(c);
+	run_sched_cases(c);
 
 	err = nc_comm_delete(c->ctl, c->good_id);
 	lib_report(c, "COMM_DEL of the valid communicator", err, 0);
@@ -618,6 +775,10 @@ static int run_unprivileged(struct ctx *c)
 	report(c, "unprivileged COMM_NEW -> EPERM", -err, EPERM);
 	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_COMM_DEL, 0), c->good_id));
 	report(c, "unprivileged COMM_DEL -> EPERM", -err, EPERM);
+	err = send_req(c, sched_set(c, S_NONE));
+	report(c, "unprivileged SCHED_SET -> EPERM", -err, EPERM);
+	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_SCHED_DEL, 0), c->good_id));
+	report(c, "unprivileged SCHED_DEL -> EPERM", -err, EPERM);
 
 	err = send_req(c, new_msg(c, NETCOLL_CMD_DEV_GET, NLM_F_DUMP));
 	report(c, "unprivileged DEV_GET dump succeeds", -err, 0);

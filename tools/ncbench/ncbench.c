@@ -44,7 +44,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: ncbench --comm ID --rank R [--op barrier|alltoall|all]\n"
 		"               [--min BYTES] [--max BYTES] [--iters N] [--warmup N]\n"
-		"               [--budget BYTES] [--algo default|linear] [--timeout MS]\n"
+		"               [--budget BYTES] [--algo default|linear|pairwise|ring|sched] [--timeout MS]\n"
 		"               [--all-ranks] [-j]\n"
 		"\n"
 		"Runs on every rank of communicator ID at once.  Sizes are bytes per\n"
@@ -103,6 +103,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	};
 	int c, have_comm = 0, have_rank = 0;
 	uint64_t v;
+	int algo;
 
 	*o = (struct opts){
 		.barrier = 1, .alltoall = 1, .min = 8, .max = 1 << 20,
@@ -150,12 +151,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return 1;
 			break;
 		case 'a':
-			if (!strcmp(optarg, "default"))
-				o->algo = NC_A2A_DEFAULT;
-			else if (!strcmp(optarg, "linear"))
-				o->algo = NC_A2A_LINEAR;
-			else
+			algo = nc_a2a_algo_parse(optarg);
+			if (algo < 0)
 				return fail("unknown algorithm \"%s\"", optarg);
+			o->algo = (enum nc_a2a_algo)algo;
 			break;
 		case 't':
 			if (parse_num(optarg, "timeout", NETCOLL_TIMEOUT_MS_MAX, &v))
@@ -310,7 +309,7 @@ static void print_header(struct bench *b, const char *op)
 	printf("# ncbench %s: comm %" PRIu32 ", %" PRIu32 " ranks, rank %" PRIu32,
 	       op, b->o.comm, b->nranks, b->o.rank);
 	if (!strcmp(op, "alltoall"))
-		printf(", algo %s", b->o.algo == NC_A2A_LINEAR ? "linear" : "default");
+		printf(", algo %s", nc_a2a_algo_name(b->o.algo));
 	if (b->o.timeout_ms)
 		printf(", timeout %" PRIu32 " ms\n", b->o.timeout_ms);
 	else
@@ -446,7 +445,7 @@ int main(int argc, char **argv)
 		printf("{\"comm\":%" PRIu32 ",\"ranks\":%" PRIu32 ",\"rank\":%" PRIu32
 		       ",\"algo\":\"%s\",\"timeout_ms\":%" PRIu32 ",\"results\":[",
 		       b.o.comm, b.nranks, b.o.rank,
-		       b.o.algo == NC_A2A_LINEAR ? "linear" : "default",
+		       nc_a2a_algo_name(b.o.algo),
 		       b.o.timeout_ms);
 	ret = run(&b);
 	if (b.print && b.o.json)

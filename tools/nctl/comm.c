@@ -242,6 +242,11 @@ static void print_comm_text(const struct nc_comm_info *c)
 	       " cookie 0x%" PRIx64 " timeout %" PRIu32 " op_seq %" PRIu32 "%s\n",
 	       c->id, nctl_ifname(c->ifindex, ifname), c->rank, c->size,
 	       c->cookie, c->timeout_ms, c->op_seq, c->bound ? " bound" : "");
+	if (c->sched_phases)
+		printf("    alltoall schedule: %" PRIu32 " phases, %" PRIu32
+		       " tokens sent per alltoall\n", c->sched_phases, c->sched_syncs);
+	else
+		printf("    alltoall schedule: linear\n");
 	for (r = 0; c->members && r < c->size; r++)
 		printf("    %5" PRIu32 " %s%s\n", r,
 		       nc_format_addr(c->members[r].addr, c->members[r].addr_len,
@@ -259,9 +264,11 @@ static void print_comm_json(const struct nc_comm_info *c)
 	json_string(nctl_ifname(c->ifindex, ifname));
 	printf(",\"ifindex\":%" PRIu32 ",\"rank\":%" PRIu32 ",\"size\":%" PRIu32
 	       ",\"cookie\":%" PRIu64 ",\"timeout_ms\":%" PRIu32
-	       ",\"op_seq\":%" PRIu32 ",\"bound\":%s",
+	       ",\"op_seq\":%" PRIu32 ",\"bound\":%s"
+	       ",\"sched_phases\":%" PRIu32 ",\"sched_syncs\":%" PRIu32,
 	       c->ifindex, c->rank, c->size, c->cookie, c->timeout_ms,
-	       c->op_seq, c->bound ? "true" : "false");
+	       c->op_seq, c->bound ? "true" : "false", c->sched_phases,
+	       c->sched_syncs);
 	if (c->members) {
 		fputs(",\"members\":[", stdout);
 		for (r = 0; r < c->size; r++) {

@@ -17,11 +17,12 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: nctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       nctl help\n"
-		"OBJECT := { dev | comm | stats | monitor }\n"
+		"OBJECT := { dev | comm | sched | stats | monitor }\n"
 		"OPTIONS := { -j[son] | -h[elp] | -V[ersion] }\n"
 		"\n"
 		"  dev      attach and detach network devices, list them\n"
 		"  comm     create, delete and show communicators\n"
+		"  sched    compute, verify and install alltoall schedules\n"
 		"  stats    show the counters of this network namespace\n"
 		"  monitor  print netcoll events as they happen\n"
 		"\n"
@@ -42,6 +43,7 @@ static const struct {
 	{ "comm",	do_comm },
 	{ "stats",	do_stats },
 	{ "monitor",	do_monitor },
+	{ "sched",	do_sched },
 	{ "help",	do_help },
 };
 

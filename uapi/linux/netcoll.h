@@ -43,6 +43,12 @@ enum netcoll_cmd {
 	NETCOLL_CMD_STATS_GET,		/* doit: NETCOLL_A_STATS of this netns */
 	NETCOLL_CMD_EVENT_OP_FAILED,	/* COMM_ID, OP_SEQ, ERRNO, [PEER_RANK] */
 	NETCOLL_CMD_EVENT_DEV_DETACHED,	/* IFINDEX, IFNAME, ERRNO (reason) */
+	NETCOLL_CMD_SCHED_SET,		/* COMM_ID, one SCHED_PHASE per phase in
+					 * which this rank sends or receives:
+					 * the rank's slice of an alltoall
+					 * schedule, replacing any earlier one
+					 */
+	NETCOLL_CMD_SCHED_DEL,		/* COMM_ID: back to the linear order */
 
 	__NETCOLL_CMD_MAX,
 	NETCOLL_CMD_MAX = __NETCOLL_CMD_MAX - 1
@@ -68,6 +74,13 @@ enum netcoll_attr {
 	NETCOLL_A_ERRNO,		/* s32 (events): positive errno */
 	NETCOLL_A_OP_SEQ,		/* u32 (events) */
 	NETCOLL_A_PEER_RANK,		/* u32 (events): the peer that failed */
+	NETCOLL_A_SCHED_PHASE,		/* nest of enum netcoll_phase_attr;
+					 * repeated, in phase order
+					 */
+	NETCOLL_A_SCHED_PHASES,		/* u32 (out): phases of the installed
+					 * slice, 0 = none (linear order)
+					 */
+	NETCOLL_A_SCHED_SYNCS,		/* u32 (out): tokens this rank sends */
 
 	__NETCOLL_A_MAX,
 	NETCOLL_A_MAX = __NETCOLL_A_MAX - 1
@@ -90,6 +103,36 @@ enum netcoll_member_attr {
 	__NETCOLL_A_MEMBER_MAX,
 	NETCOLL_A_MEMBER_MAX = __NETCOLL_A_MEMBER_MAX - 1
 };
+
+/*
+ * One phase of a rank's alltoall slice.  A phase may only wait for tokens
+ * (SYNC_IN) and send tokens (SYNC_OUT) if the rank sends in it: its send
+ * starts once every SYNC_IN token arrived, and its tokens go out once the
+ * send is acknowledged.  Across the slice every other rank is sent to
+ * exactly once and received from exactly once.
+ */
+enum netcoll_phase_attr {
+	NETCOLL_A_PHASE_UNSPEC,
+	NETCOLL_A_PHASE_INDEX,		/* u32: phase number in the global plan,
+					 * strictly increasing
+					 */
+	NETCOLL_A_PHASE_SEND_TO,	/* u32 rank (absent: no send) */
+	NETCOLL_A_PHASE_RECV_FROM,	/* u32 rank (absent: no receive) */
+	NETCOLL_A_PHASE_SYNC_IN,	/* binary: __u32 ranks to wait for */
+	NETCOLL_A_PHASE_SYNC_OUT,	/* binary: struct netcoll_sync_out[] */
+
+	__NETCOLL_A_PHASE_MAX,
+	NETCOLL_A_PHASE_MAX = __NETCOLL_A_PHASE_MAX - 1
+};
+
+/* A token for rank's phase `phase`. */
+struct netcoll_sync_out {
+	__u32	rank;
+	__u32	phase;
+};
+
+#define NETCOLL_SCHED_PHASE_MAX		0x400000U
+#define NETCOLL_SCHED_SYNC_MAX		64	/* tokens in or out of one phase */
 
 #define NETCOLL_COMM_ID_MAX		0x7fffffffU
 #define NETCOLL_COMM_SIZE_MAX		2048	/* members fit one 16-bit nest */
@@ -140,6 +183,7 @@ enum netcoll_stat {
 /* Feature bits in netcoll_info.features. */
 #define NETCOLL_FEAT_BARRIER		_BITULL(0)
 #define NETCOLL_FEAT_ALLTOALL		_BITULL(1)
+#define NETCOLL_FEAT_A2A_SCHED		_BITULL(2)	/* installed schedules */
 
 struct netcoll_info {
 	__u32	abi_version;		/* NETCOLL_ABI_VERSION */
@@ -171,8 +215,13 @@ struct netcoll_barrier_args {
 
 /* Order in which an alltoall sends its messages. */
 enum netcoll_a2a_algo {
-	NETCOLL_A2A_DEFAULT,		/* the communicator's schedule */
+	NETCOLL_A2A_DEFAULT,		/* the installed schedule, else linear */
 	NETCOLL_A2A_LINEAR,		/* LAM: every rank sends to 0, 1, ..., P-1 */
+	NETCOLL_A2A_PAIRWISE,		/* MPICH: partner r^i (P a power of two),
+					 * else (r+i) mod P
+					 */
+	NETCOLL_A2A_RING,		/* step i: send to (r+i) mod P */
+	NETCOLL_A2A_SCHED,		/* the installed schedule; ENOENT if none */
 
 	__NETCOLL_A2A_MAX,
 	NETCOLL_A2A_MAX = __NETCOLL_A2A_MAX - 1
@@ -202,6 +251,7 @@ struct netcoll_alltoall_args {
 
 /*
  * Errors an operation returns (negated, as ioctl errno):
+ *   ENOENT    NETCOLL_A2A_SCHED without an installed schedule
  *   EINVAL    bad arguments (unknown flag, reserved field set, sizes)
  *   ENOTCONN  endpoint not bound
  *   ETIMEDOUT a peer did not answer within the time budget

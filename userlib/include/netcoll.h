@@ -43,8 +43,11 @@ const char *nc_strerror(int err);
 typedef struct nc_endpoint nc_endpoint;
 
 enum nc_a2a_algo {
-	NC_A2A_DEFAULT = 0,	/* the communicator's installed schedule */
+	NC_A2A_DEFAULT = 0,	/* the installed schedule, else linear */
 	NC_A2A_LINEAR = 1,	/* LAM order: 0, 1, ..., P-1 */
+	NC_A2A_PAIRWISE = 2,	/* MPICH pairwise: r^i (P power of 2), else r+i */
+	NC_A2A_RING = 3,	/* step i: send to (r + i) mod P */
+	NC_A2A_SCHED = 4,	/* the installed schedule; -ENOENT if none */
 };
 
 struct nc_info {
@@ -131,6 +134,8 @@ struct nc_comm_info {
 	uint32_t op_seq;
 	uint64_t cookie;
 	int bound;
+	uint32_t sched_phases;		/* installed alltoall slice; 0: none */
+	uint32_t sched_syncs;		/* tokens this rank sends per alltoall */
 	struct nc_member *members;	/* size entries, or NULL in lists */
 };
 
@@ -141,6 +146,26 @@ int nc_comm_get(nc_ctl *ctl, uint32_t id, struct nc_comm_info *info);
 void nc_comm_info_free(struct nc_comm_info *info);
 /* All communicators, without members.  *comms is malloc'ed; free() it. */
 int nc_comm_list(nc_ctl *ctl, struct nc_comm_info **comms, size_t *ncomms);
+
+/* Alltoall schedules computed from the network's topology. */
+enum nc_sched_kind {
+	NC_SCHED_AAPC,		/* Faraj & Yuan phases + pairwise sync (trees) */
+	NC_SCHED_FT_OPT,	/* Prisacari et al., bandwidth-optimal (fat trees) */
+	NC_SCHED_FT_XOR,	/* d = s XOR p (fat trees, baseline) */
+	NC_SCHED_FT_LIN,	/* d = s + p (fat trees, baseline) */
+};
+
+/*
+ * Compute the schedule for a topology (a file in the cluster format, or a
+ * generator spec such as "ft:3:4,4,2"; rank r = its r-th host) and install
+ * this host's slice on communicator comm_id.  Every member does the same
+ * and computes the same plan.  Returns 0 or a negative error;
+ * nc_ctl_last_error() explains a topology or verification failure.
+ */
+int nc_sched_install(nc_ctl *ctl, uint32_t comm_id, const char *topology,
+		     enum nc_sched_kind kind);
+/* Back to the linear order. */
+int nc_sched_remove(nc_ctl *ctl, uint32_t comm_id);
 
 /* Statistics of this network namespace. */
 #define NC_STAT_MAX	64
@@ -180,6 +205,10 @@ int nc_event_wait(nc_ctl *ctl, struct nc_event *ev, int timeout_ms);
 int nc_parse_addr(const char *text, uint8_t *addr, size_t max);
 /* Writes "02:00:..." into buf; returns buf. */
 char *nc_format_addr(const uint8_t *addr, size_t len, char *buf, size_t size);
+/* "default", "linear", "pairwise", "ring", "sched" <-> enum nc_a2a_algo. */
+int nc_a2a_algo_parse(const char *name);	/* the algo, or -NC_EPARSE */
+const char *nc_a2a_algo_name(enum nc_a2a_algo algo);
+
 /*
  * A member list: addresses in rank order separated by commas, blanks or
  * newlines; '#' starts a comment.  *members is malloc'ed; free() it.

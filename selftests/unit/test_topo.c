@@ -1,0 +1,900 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The topology model: the text format (every file of
+ * selftests/net/topologies/, every error with its line), validation, tree
+ * paths, the generators and the writer (parse(write(t)) == t).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../userlib/topo.h"
+#include "harness.h"
+
+/* The topology files, seen from the repository root (where tests run). */
+static const char *topo_dir(void)
+{
+	static char dir[512];
+	DIR *d = opendir("selftests/net/topologies");
+	const char *slash;
+
+	if (d) {
+		closedir(d);
+		return "selftests/net/topologies";
+	}
+	slash = strrchr(__FILE__, '/');
+	snprintf(dir, sizeof(dir), "%.*s/../net/topologies",
+		 slash ? (int)(slash - __FILE__) : 1, slash ? __FILE__ : ".");
+	return dir;
+}
+
+static int load(struct nc_topo *t, const char *name)
+{
+	char path[600];
+	struct nc_topo_err e;
+
+	snprintf(path, sizeof(path), "%s/%s", topo_dir(), name);
+	return nc_topo_load(t, path, &e);
+}
+
+static uint32_t edge_from(const struct nc_topo *t, uint32_t e)
+{
+	const struct nc_topo_link *l = &t->links[NC_EDGE_LINK(e)];
+
+	return e % 2 ? l->b : l->a;
+}
+
+static uint32_t edge_to(const struct nc_topo *t, uint32_t e)
+{
+	const struct nc_topo_link *l = &t->links[NC_EDGE_LINK(e)];
+
+	return e % 2 ? l->a : l->b;
+}
+
+static uint32_t node(const struct nc_topo *t, const char *name)
+{
+	int n = nc_topo_find(t, name);
+
+	return n < 0 ? NC_TOPO_NONE : (uint32_t)n;
+}
+
+static uint32_t degree(const struct nc_topo *t, uint32_t n)
+{
+	return t->adj_off[n + 1] - t->adj_off[n];
+}
+
+/* --- the files --------------------------------------------------------------- */
+
+TEST(every_topology_file_parses)
+{
+	DIR *d = opendir(topo_dir());
+	struct dirent *de;
+	int files = 0;
+
+	CHECK(d != NULL);
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		struct nc_topo t;
+		int ret;
+
+		if (n < 5 || strcmp(de->d_name + n - 5, ".topo") != 0)
+			continue;
+		ret = load(&t, de->d_name);
+		if (ret)
+			printf("# %s: %d\n", de->d_name, ret);
+		CHECK_EQ(ret, 0);
+		CHECK(t.is_tree);
+		CHECK(t.nhosts > 0);
+		nc_topo_free(&t);
+		files++;
+	}
+	if (d)
+		closedir(d);
+	CHECK(files >= 6);
+}
+
+TEST(known_files_have_their_shapes)
+{
+	struct nc_topo t;
+
+	CHECK_EQ(load(&t, "star8.topo"), 0);
+	CHECK_EQ(t.nhosts, 8);
+	CHECK_EQ(t.nnodes, 9);
+	CHECK(t.links[0].rate_mbit == 100);
+	CHECK_EQ(t.ft_levels, 1);		/* a star is FT(1; 8) */
+	CHECK_EQ(t.ft_m[0], 8);
+	nc_topo_free(&t);
+
+	CHECK_EQ(load(&t, "two-switch-8x2.topo"), 0);
+	CHECK_EQ(t.nhosts, 16);
+	CHECK_EQ(t.nlinks, 17);
+	CHECK_EQ(t.ft_levels, 0);		/* hosts at two depths */
+	CHECK_EQ(t.nodes[t.host_node[8]].line, 13);
+	nc_topo_free(&t);
+
+	CHECK_EQ(load(&t, "two-switch.topo"), 0);
+	CHECK_EQ(t.nhosts, 8);
+	nc_topo_free(&t);
+
+	CHECK_EQ(load(&t, "chain3x4.topo"), 0);
+	CHECK_EQ(t.nhosts, 12);
+	CHECK_EQ(t.nnodes, 15);
+	CHECK_EQ(t.ft_levels, 0);
+	nc_topo_free(&t);
+
+	CHECK_EQ(load(&t, "two-level-ft.topo"), 0);
+	CHECK_EQ(t.nhosts, 16);
+	CHECK_EQ(t.ft_levels, 2);
+	CHECK_EQ(t.ft_m[0], 8);
+	CHECK_EQ(t.ft_m[1], 2);
+	CHECK_EQ(t.ft_w[1], 1);
+	CHECK_EQ(t.nodes[node(&t, "core")].level, 2);
+	CHECK_EQ(t.nodes[node(&t, "leaf1")].level, 1);
+	CHECK_EQ(t.nodes[node(&t, "h16")].level, 0);
+	/* the trunks carry half of what their leaf's hosts inject */
+	CHECK(t.links[t.nlinks - 1].rate_mbit == 400);
+	nc_topo_free(&t);
+}
+
+/* --- errors, each with its line ------------------------------------------------ */
+
+struct bad {
+	const char *text;
+	uint32_t line;
+	const char *msg;	/* a substring of the message */
+};
+
+static const struct bad bad_files[] = {
+	{ "router r0\nswitch s0\nhost h1 s0", 1, "unknown statement 'router'" },
+	{ "switch\n", 1, "want 'switch NAME'" },
+	{ "switch s0 s1\n", 1, "want 'switch NAME'" },
+	{ "switch s0\nhost h1\n", 2, "want 'host NAME SWITCH [OPTS]'" },
+	{ "switch s0\nhost h1 s0\nlink s0\n", 3, "want 'link SWITCH SWITCH [OPTS]'" },
+	{ "switch 0s\n", 1, "bad name '0s'" },
+	{ "switch s:0\n", 1, "bad name 's:0'" },
+	{ "switch s0\r\nhost h1 s0\r\n", 1, "bad name 's0\r'" },
+	{ "switch s2345678901234567890123456789012x\n", 1, "bad name" },
+	{ "switch s0\nhost h2345678901234567890123456789012 s0\n", 2, "(at most 31 characters)" },
+	{ "switch s0\nhost fabric s0\n", 2, "name 'fabric' is reserved" },
+	{ "switch s0\nhost h1 s0\nhost h1 s0\n", 3, "duplicate name 'h1' (already a host)" },
+	{ "switch s0\nhost s0 s0\n", 2, "duplicate name 's0' (already a switch)" },
+	{ "switch s0\nhost h1 s9\n", 2, "unknown switch 's9'" },
+	{ "host h1 s0\nswitch s0\n", 1, "unknown switch 's0'" },
+	{ "switch s0\nhost h1 s0\nhost h2 h1\n", 3, "'h1' is a host, not a switch" },
+	{ "switch s0\nhost h1 s0\nlink s0 s1\n", 3, "unknown switch 's1'" },
+	{ "switch s0\nhost h1 s0\nlink h1 s0\n", 3, "'h1' is a host" },
+	{ "switch s0\nswitch s1\nhost h1 s0\nlink s1 h1\n", 4, "'h1' is a host" },
+	{ "switch s0\nhost h1 s0\nlink s0 s0\n", 3, "link from 's0' to itself" },
+	{ "# c\nswitch s0\nhost h1 s0 rate fast\n", 3, "bad rate 'fast'" },
+	{ "switch s0\nhost h1 s0 rate 0mbit\n", 2, "bad rate" },
+	{ "switch s0\nhost h1 s0 rate 100mbps\n", 2, "bad rate" },
+	{ "switch s0\nhost h1 s0 rate 9223372036854775808bit\n", 2, "bad rate" },
+	{ "switch s0\nhost h1 s0 speed 1\n", 2, "unknown option 'speed'" },
+	{ "switch s0\nhost h1 s0 Rate 1mbit\n", 2, "unknown option 'Rate'" },
+	{ "switch s0\nhost h1 s0 rate\n", 2, "option 'rate' needs a value" },
+	{ "switch s0\nhost h1 s0 loss 101%\n", 2, "bad loss '101%'" },
+	{ "switch s0\nhost h1 s0 loss 100.01%\n", 2, "bad loss" },
+	{ "switch s0\nhost h1 s0 corrupt 5\n", 2, "bad corrupt" },
+	{ "switch s0\nhost h1 s0 duplicate .5%\n", 2, "bad duplicate" },
+	{ "switch s0\nhost h1 s0 delay 1\n", 2, "bad delay '1'" },
+	{ "switch s0\nhost h1 s0 delay 1.ms\n", 2, "bad delay" },
+	{ "switch s0\nhost h1 s0 delay 1ms jitter 1m\n", 2, "bad jitter" },
+	{ "switch s0\nhost h1 s0 rate 1mbit queue -1ms\n", 2, "bad queue" },
+	{ "switch s0\nhost h1 s0 limit 0\n", 2, "bad limit '0'" },
+	{ "switch s0\nhost h1 s0 rate 1mbit burst 1599\n", 2, "bad burst" },
+	{ "switch s0\nhost h1 s0 rate 1mbit burst 01k\n", 2, "bad burst" },
+	{ "switch s0\nhost h1 s0 rate 1mbit burst 08k\n", 2, "bad burst" },
+	{ "switch s0\nhost h1 s0 jitter 1ms\n", 2, "jitter needs delay" },
+	{ "switch s0\nhost h1 s0 reorder 5%\n", 2, "reorder needs delay" },
+	{ "switch s0\nhost h1 s0 burst 100k\n", 2, "burst/queue need rate" },
+	{ "switch s0\nhost h1 s0 rate 1mbit queue 1ms rate off\n", 2, "burst/queue need rate" },
+	{ "switch s0\nswitch s1\nhost h1 s0\nlink s0 s1\nlink s1 s0\n", 5,
+	  "duplicate link s1 s0 (already on line 4)" },
+	{ "switch s0\nswitch s1\nswitch s2\nhost h1 s0\nlink s0 s1\nlink s1 s2\nlink s2 s0\n",
+	  7, "link s2 s0 closes a cycle" },
+	{ "switch s0\nswitch s1\nswitch s2\nswitch s3\nhost h1 s0\nlink s0 s1\nlink s2 s3\n",
+	  3, "switch s2 is not connected to s0" },
+	{ "switch s0\nswitch s1\nhost h1 s0\nhost h2 s1\n", 2, "switch s1 is not connected to s0" },
+	{ "switch s0\n", 0, "no hosts" },
+	{ "", 0, "no hosts" },
+	{ "# nothing\n\n", 0, "no hosts" },
+};
+
+TEST(every_error_names_its_line)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
+		struct nc_topo_err e;
+		struct nc_topo t;
+		int ret = nc_topo_parse(&t, bad_files[i].text, &e);
+
+		if (ret != -EINVAL || e.line != bad_files[i].line ||
+		    !strstr(e.msg, bad_files[i].msg))
+			printf("# case %zu: %d, line %u: %s\n", i, ret, e.line, e.msg);
+		CHECK_EQ(ret, -EINVAL);
+		CHECK_EQ(e.line, bad_files[i].line);
+		CHECK(strstr(e.msg, bad_files[i].msg) != NULL);
+		CHECK_EQ(t.nnodes, 0);		/* left empty */
+		nc_topo_free(&t);
+	}
+}
+
+TEST(too_many_hosts)
+{
+	size_t cap = 40 + 16 * (size_t)(NC_TOPO_HOSTS_MAX + 1), len;
+	char *text = malloc(cap);
+	struct nc_topo_err e;
+	struct nc_topo t;
+	uint32_t i;
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	len = (size_t)sprintf(text, "switch s0\n");
+	for (i = 1; i <= NC_TOPO_HOSTS_MAX; i++)
+		len += (size_t)sprintf(text + len, "host h%u s0\n", i);
+	CHECK_EQ(nc_topo_parse(&t, text, &e), 0);
+	CHECK_EQ(t.nhosts, NC_TOPO_HOSTS_MAX);
+	nc_topo_free(&t);
+	sprintf(text + len, "host h%u s0\n", i);
+	CHECK_EQ(nc_topo_parse(&t, text, &e), -EINVAL);
+	CHECK_EQ(e.line, 0);
+	CHECK(strstr(e.msg, "too many hosts") != NULL);
+	free(text);
+}
+
+TEST(options_are_read_like_cluster_sh)
+{
+	static const char text[] =
+		"  # blanks, tabs, comments and a missing last newline\n"
+		"\n"
+		"switch\ts0 # the core\n"
+		"switch s1\n"
+		"host h1 s0 rate 100MBIT delay 0.5ms jitter 100us loss 0.5% duplicate 1% "
+		"reorder 2% corrupt 100.0% limit 10 burst 100k queue 20ms\n"
+		"host h2 s0 rate 1500kbit delay 2s\n"
+		"host h3 s1 rate 1gbit rate off delay 1ms clear\n"
+		"host h4 s1 rate 1mbit burst 0100k queue 0ms delay 0.001us loss OFF\n"
+		"link s0 s1 rate 7bit";
+	struct nc_topo_err e;
+	struct nc_topo t;
+
+	CHECK_EQ(nc_topo_parse(&t, text, &e), 0);
+	CHECK_EQ(t.nhosts, 4);
+	CHECK(t.links[0].rate_mbit == 100);
+	CHECK(t.links[0].delay_us == 500);
+	CHECK(t.links[1].rate_mbit == 1.5);
+	CHECK(t.links[1].delay_us == 2e6);
+	CHECK(t.links[2].rate_mbit == 0);	/* "rate off", then "clear" */
+	CHECK(t.links[2].delay_us == 0);
+	CHECK(t.links[3].delay_us == 0.001);
+	CHECK(t.links[4].rate_mbit == 7e-6);
+	CHECK_EQ(t.links[4].line, 9);
+	CHECK_EQ(t.nodes[node(&t, "s1")].line, 4);
+	/* hosts: link a = the host, b = its switch */
+	CHECK_EQ(t.links[0].a, node(&t, "h1"));
+	CHECK_EQ(t.links[0].b, node(&t, "s0"));
+	nc_topo_free(&t);
+}
+
+TEST(load_reads_files_and_reports_io_errors)
+{
+	char path[] = "/tmp/test_topo_XXXXXX";
+	struct nc_topo_err e;
+	struct nc_topo t;
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	/* bash's read drops NUL bytes, so the parser must too */
+	fwrite("switch s0\n\0host h1 s0\nho\0st h2 s0", 1, 34, f);
+	fclose(f);
+	CHECK_EQ(nc_topo_load(&t, path, &e), 0);
+	CHECK_EQ(t.nhosts, 2);
+	nc_topo_free(&t);
+	unlink(path);
+	CHECK_EQ(nc_topo_load(&t, path, &e), -ENOENT);
+	CHECK_EQ(e.line, 0);
+	CHECK(strstr(e.msg, "cannot read topology") != NULL);
+}
+
+/* --- builders and nc_topo_finish ------------------------------------------------ */
+
+TEST(builders_check_names)
+{
+	struct nc_topo t;
+
+	nc_topo_init(&t);
+	CHECK_EQ(nc_topo_add_switch(&t, "s0"), 0);
+	CHECK_EQ(nc_topo_add_host(&t, "h1"), 1);
+	CHECK_EQ(nc_topo_add_host(&t, "s0"), -EEXIST);
+	CHECK_EQ(nc_topo_add_host(&t, "1h"), -EINVAL);
+	CHECK_EQ(nc_topo_add_host(&t, ""), -EINVAL);
+	CHECK_EQ(nc_topo_add_host(&t, "a b"), -EINVAL);
+	CHECK_EQ(nc_topo_add_switch(&t, "fabric"), -EPERM);
+	CHECK_EQ(nc_topo_add_switch(&t, "s234567890123456789012345678901"), 2);
+	CHECK_EQ(nc_topo_add_switch(&t, "s2345678901234567890123456789012"),
+		 -ENAMETOOLONG);
+	CHECK_EQ(nc_topo_add_link(&t, 0, 9, 0, 0), -EINVAL);
+	CHECK_EQ(nc_topo_add_link(&t, 0, 1, -1, 0), -EINVAL);
+	CHECK_EQ(nc_topo_add_link(&t, 1, 0, 10, 5), 0);
+	CHECK_EQ(nc_topo_find(&t, "h1"), 1);
+	CHECK_EQ(nc_topo_find(&t, "h2"), -ENOENT);
+	CHECK_EQ(t.nodes[1].host, 0);
+	CHECK_EQ(t.host_node[0], 1);
+	CHECK_EQ(t.nodes[0].host, NC_TOPO_NONE);
+	nc_topo_free(&t);
+	nc_topo_free(&t);			/* twice is fine */
+}
+
+/* Builds switches s0..s(ns-1), hosts h1..h(nh) and the given links. */
+static int build(struct nc_topo *t, uint32_t ns, uint32_t nh,
+		 const uint32_t (*links)[2], size_t nlinks, struct nc_topo_err *e)
+{
+	char name[16];
+	uint32_t i;
+
+	nc_topo_init(t);
+	for (i = 0; i < ns; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		nc_topo_add_switch(t, name);
+	}
+	for (i = 0; i < nh; i++) {
+		snprintf(name, sizeof(name), "h%u", i + 1);
+		nc_topo_add_host(t, name);
+	}
+	for (i = 0; i < nlinks; i++)
+		nc_topo_add_link(t, links[i][0], links[i][1], 0, 0);
+	return nc_topo_finish(t, e);
+}
+
+TEST(finish_validates_graphs)
+{
+	/* nodes: s0 = 0, s1 = 1, s2 = 2, h1 = 3, h2 = 4 */
+	static const uint32_t ok[][2] = { { 3, 0 }, { 4, 1 }, { 0, 1 }, { 1, 2 } };
+	static const uint32_t cycle[][2] = { { 3, 0 }, { 4, 1 }, { 0, 1 }, { 1, 2 }, { 2, 0 } };
+	static const uint32_t self[][2] = { { 3, 0 }, { 4, 1 }, { 0, 1 }, { 2, 2 } };
+	static const uint32_t two[][2] = { { 3, 0 }, { 3, 1 }, { 4, 1 }, { 0, 1 } };
+	static const uint32_t hh[][2] = { { 3, 4 }, { 0, 1 }, { 1, 2 } };
+	static const uint32_t dup[][2] = { { 3, 0 }, { 4, 1 }, { 0, 1 }, { 1, 2 }, { 1, 0 } };
+	static const uint32_t apart[][2] = { { 3, 0 }, { 4, 1 }, { 0, 1 } };
+	struct nc_topo_err e;
+	struct nc_topo t;
+
+	CHECK_EQ(build(&t, 3, 2, ok, 4, &e), 0);
+	CHECK(t.is_tree);
+	CHECK_EQ(t.adj_off[t.nnodes], 2 * t.nlinks);
+	CHECK_EQ(degree(&t, 1), 3);
+	nc_topo_free(&t);
+	/* cycles are allowed (fat trees); they only clear is_tree */
+	CHECK_EQ(build(&t, 3, 2, cycle, 5, &e), 0);
+	CHECK(!t.is_tree);
+	CHECK_EQ(nc_topo_path(&t, 3, 4, NULL, 0), -EOPNOTSUPP);
+	CHECK_EQ(nc_topo_write(&t, stdout), -EINVAL);
+	nc_topo_free(&t);
+	CHECK_EQ(build(&t, 3, 2, self, 4, &e), -EINVAL);
+	CHECK(strstr(e.msg, "to itself") != NULL);
+	nc_topo_free(&t);
+	CHECK_EQ(build(&t, 3, 2, two, 4, &e), -EINVAL);
+	CHECK(strstr(e.msg, "host h1 has 2 links") != NULL);
+	nc_topo_free(&t);
+	CHECK_EQ(build(&t, 3, 2, hh, 3, &e), -EINVAL);
+	CHECK(strstr(e.msg, "joins two hosts") != NULL);
+	nc_topo_free(&t);
+	CHECK_EQ(build(&t, 3, 2, dup, 5, &e), -EINVAL);
+	CHECK(strstr(e.msg, "duplicate link") != NULL);
+	nc_topo_free(&t);
+	CHECK_EQ(build(&t, 3, 2, apart, 3, &e), -EINVAL);
+	CHECK(strstr(e.msg, "switch s2 is not connected to s0") != NULL);
+	nc_topo_free(&t);
+	CHECK_EQ(build(&t, 3, 0, ok + 2, 2, &e), -EINVAL);
+	CHECK(strstr(e.msg, "no hosts") != NULL);
+	nc_topo_free(&t);
+	/* names changed behind the builders' back */
+	CHECK_EQ(build(&t, 3, 2, ok, 4, &e), 0);
+	strcpy(t.nodes[2].name, "s1");
+	CHECK_EQ(nc_topo_finish(&t, &e), -EINVAL);
+	CHECK(strstr(e.msg, "duplicate name 's1'") != NULL);
+	nc_topo_free(&t);
+}
+
+/* --- paths --------------------------------------------------------------------- */
+
+static int path_is(const struct nc_topo *t, const char *const *names, uint32_t n)
+{
+	uint32_t edges[16], i;
+	int len = nc_topo_path(t, node(t, names[0]), node(t, names[n - 1]),
+			       edges, 16);
+
+	if (len != (int)n - 1)
+		return 0;
+	for (i = 0; i + 1 < n; i++)
+		if (edge_from(t, edges[i]) != node(t, names[i]) ||
+		    edge_to(t, edges[i]) != node(t, names[i + 1]))
+			return 0;
+	return 1;
+}
+
+TEST(figure1_paths)
+{
+	static const char *const n0n3[] = { "n0", "s0", "s1", "s3", "n3" };
+	static const char *const n3n0[] = { "n3", "s3", "s1", "s0", "n0" };
+	static const char *const n2n5[] = { "n2", "s2", "s0", "s1", "n5" };
+	static const char *const n5n2[] = { "n5", "s1", "s0", "s2", "n2" };
+	static const char *const n3n4[] = { "n3", "s3", "n4" };
+	static const char *const n1n2[] = { "n1", "s0", "s2", "n2" };
+	static const char *const s2s3[] = { "s2", "s0", "s1", "s3" };
+	struct nc_topo t;
+	uint32_t edges[8];
+
+	CHECK_EQ(load(&t, "figure1.topo"), 0);
+	CHECK_EQ(t.nhosts, 6);
+	CHECK_EQ(t.nnodes, 10);
+	CHECK(path_is(&t, n0n3, 5));
+	CHECK(path_is(&t, n3n0, 5));
+	CHECK(path_is(&t, n2n5, 5));
+	CHECK(path_is(&t, n5n2, 5));
+	CHECK(path_is(&t, n3n4, 3));
+	CHECK(path_is(&t, n1n2, 4));
+	CHECK(path_is(&t, s2s3, 4));
+	CHECK_EQ(nc_topo_path(&t, 3, 3, edges, 8), 0);
+	/* too small a buffer: the length, and the first edges in order */
+	memset(edges, 0xff, sizeof(edges));
+	CHECK_EQ(nc_topo_path(&t, node(&t, "n0"), node(&t, "n3"), edges, 2), 4);
+	CHECK_EQ(edge_to(&t, edges[1]), node(&t, "s1"));
+	CHECK_EQ(edges[2], 0xffffffffu);
+	CHECK_EQ(nc_topo_path(&t, 0, t.nnodes, edges, 8), -EINVAL);
+	CHECK_EQ(nc_topo_path(&t, 0, 1, NULL, 8), -EINVAL);
+	CHECK_EQ(nc_topo_path(&t, 0, 1, NULL, 0), 1);
+	nc_topo_free(&t);
+}
+
+TEST(figure1_bottleneck_is_s0_s1_with_load_9)
+{
+	struct nc_topo t;
+	uint32_t loads[32] = { 0 }, edges[16], a, b, e, best = 0;
+	int len, i;
+
+	CHECK_EQ(load(&t, "figure1.topo"), 0);
+	for (a = 0; a < t.nhosts; a++) {
+		for (b = 0; b < t.nhosts; b++) {
+			if (a == b)
+				continue;
+			len = nc_topo_path(&t, t.host_node[a], t.host_node[b], edges, 16);
+			for (i = 0; i < len; i++)
+				loads[edges[i]]++;
+		}
+	}
+	for (e = 0; e < 2 * t.nlinks; e++)
+		if (loads[e] > loads[best])
+			best = e;
+	CHECK_EQ(loads[best], 9);		/* |M0| x (|M| - |M0|) = 3 x 3 */
+	CHECK_EQ(loads[best ^ 1], 9);
+	CHECK((edge_from(&t, best) == node(&t, "s0") && edge_to(&t, best) == node(&t, "s1")) ||
+	      (edge_from(&t, best) == node(&t, "s1") && edge_to(&t, best) == node(&t, "s0")));
+	nc_topo_free(&t);
+}
+
+/* --- generators ---------------------------------------------------------------- */
+
+TEST(star_and_chain)
+{
+	struct nc_topo t;
+	uint32_t r;
+
+	CHECK_EQ(nc_topo_gen_star(&t, 16, 100), 0);
+	CHECK_EQ(t.nhosts, 16);
+	CHECK_EQ(t.nlinks, 16);
+	CHECK(t.is_tree);
+	CHECK(t.links[5].rate_mbit == 100);
+	CHECK_EQ(nc_topo_find(&t, "h16"), (int)t.host_node[15]);
+	nc_topo_free(&t);
+	CHECK_EQ(nc_topo_gen_star(&t, 0, 100), -EINVAL);
+
+	CHECK_EQ(nc_topo_gen_chain(&t, 4, 8, 100), 0);	/* Figure 5(c) */
+	CHECK_EQ(t.nhosts, 32);
+	CHECK_EQ(t.nnodes, 36);
+	CHECK_EQ(t.nlinks, 35);
+	CHECK(t.is_tree);
+	for (r = 0; r < 32; r++) {
+		uint32_t hn = t.host_node[r];
+		const struct nc_topo_link *l = &t.links[t.adj[t.adj_off[hn]]];
+
+		CHECK_EQ(l->a == hn ? l->b : l->a, r / 8);	/* switch r / 8 */
+	}
+	/* the ends of the chain have one trunk, the middle ones two */
+	CHECK_EQ(degree(&t, 0), 9);
+	CHECK_EQ(degree(&t, 1), 10);
+	nc_topo_free(&t);
+	CHECK_EQ(nc_topo_gen_chain(&t, 3, 0, 0), -EINVAL);
+}
+
+TEST(ft_3_4_4_2)
+{
+	static const uint32_t M[] = { 4, 4, 2 };
+	struct nc_topo t;
+	uint32_t per_level[4] = { 0 }, i, r;
+
+	CHECK_EQ(nc_topo_gen_ft(&t, 3, M, 100), 0);
+	CHECK_EQ(t.nhosts, 32);
+	CHECK_EQ(t.nnodes, 32 + 8 + 2 + 1);
+	CHECK_EQ(t.nlinks, t.nnodes - 1);
+	CHECK(t.is_tree);
+	CHECK_EQ(t.ft_levels, 3);
+	CHECK_EQ(t.ft_m[0], 4);
+	CHECK_EQ(t.ft_m[2], 2);
+	CHECK_EQ(t.ft_w[1], 1);
+	for (i = 0; i < t.nnodes; i++) {
+		per_level[t.nodes[i].level]++;
+		if (t.nodes[i].level)	/* switches have M_l children */
+			CHECK_EQ(degree(&t, i) - (t.nodes[i].level < 3),
+				 M[t.nodes[i].level - 1]);
+	}
+	CHECK_EQ(per_level[0], 32);
+	CHECK_EQ(per_level[1], 8);
+	CHECK_EQ(per_level[2], 2);
+	CHECK_EQ(per_level[3], 1);
+	/* mixed radix, M1 least significant: ranks 4k..4k+3 share a switch,
+	 * ranks 16k..16k+15 a level-2 switch */
+	for (r = 1; r < 32; r++) {
+		uint32_t e[8];
+		int len = nc_topo_path(&t, t.host_node[r - 1], t.host_node[r], e, 8);
+
+		CHECK_EQ(len, r % 16 == 0 ? 6 : r % 4 == 0 ? 4 : 2);
+	}
+	/* ideal fat tree: an uplink carries its whole subtree */
+	for (i = 0; i < t.nlinks; i++) {
+		uint32_t lo = t.nodes[t.links[i].a].level;
+
+		CHECK_EQ(t.nodes[t.links[i].b].level, lo + 1);
+		CHECK(t.links[i].rate_mbit == 100.0 * (lo == 0 ? 1 : lo == 1 ? 4 : 16));
+	}
+	nc_topo_free(&t);
+}
+
+/* Table 1 of Prisacari et al.: XGFT[h : m : w], 16 to 1024 nodes. */
+static const struct {
+	uint32_t nodes, h, m[4], w[4];
+} table1[] = {
+	{ 16, 3, { 4, 2, 2 }, { 1, 4, 1 } },
+	{ 32, 3, { 4, 4, 2 }, { 1, 4, 2 } },
+	{ 64, 3, { 8, 4, 2 }, { 1, 8, 2 } },
+	{ 128, 3, { 8, 8, 2 }, { 1, 8, 4 } },
+	{ 256, 4, { 8, 4, 4, 2 }, { 1, 8, 4, 2 } },
+	{ 512, 4, { 8, 8, 4, 2 }, { 1, 8, 8, 2 } },
+	{ 1024, 4, { 8, 8, 8, 2 }, { 1, 8, 8, 4 } },
+};
+
+TEST(every_table1_xgft_builds)
+{
+	size_t c;
+
+	for (c = 0; c < sizeof(table1) / sizeof(table1[0]); c++) {
+		uint32_t H = table1[c].h, count[5] = { 0 }, l, i, r;
+		uint64_t nodes = 0, links = 0;
+		const uint32_t *m = table1[c].m, *w = table1[c].w;
+		struct nc_topo t;
+
+		CHECK_EQ(nc_topo_gen_xgft(&t, H, m, w, 100), 0);
+		CHECK_EQ(t.nhosts, table1[c].nodes);
+		CHECK(!t.is_tree);
+		CHECK_EQ(t.ft_levels, H);
+		for (l = 0; l <= H; l++) {
+			/* S(l) = w1..wl * m(l+1)..mh; E(l) = S(l) * ml */
+			uint64_t s = 1;
+
+			for (i = 0; i < H; i++)
+				s *= i < l ? w[i] : m[i];
+			nodes += s;
+			if (l)
+				links += s * m[l - 1];
+		}
+		CHECK_EQ(t.nnodes, nodes);
+		CHECK_EQ(t.nlinks, links);
+		for (i = 0; i < t.nnodes; i++) {
+			l = t.nodes[i].level;
+			count[l]++;
+			/* m_l children below, w_(l+1) parents above */
+			CHECK_EQ(degree(&t, i), (l ? m[l - 1] : 0) + (l < H ? w[l] : 0));
+		}
+		for (i = 0; i < t.nlinks; i++)
+			CHECK_EQ(t.nodes[t.links[i].b].level,
+				 t.nodes[t.links[i].a].level + 1);
+		/* hosts under one level-1 switch are consecutive ranks */
+		for (r = 0; r < t.nhosts; r++) {
+			uint32_t hn = t.host_node[r], h0 = t.host_node[r - r % m[0]];
+
+			CHECK_EQ(t.links[t.adj[t.adj_off[hn]]].b,
+				 t.links[t.adj[t.adj_off[h0]]].b);
+		}
+		if (table1[c].nodes == 1024) {
+			CHECK_EQ(count[1], 128);
+			CHECK_EQ(count[4], 256);
+		}
+		nc_topo_free(&t);
+	}
+}
+
+TEST(xgft_parameters)
+{
+	static const uint32_t m[] = { 4, 4 }, w_bad[] = { 2, 4 }, w_ones[] = { 1, 1 };
+	struct nc_topo t;
+
+	CHECK_EQ(nc_topo_gen_xgft(&t, 2, m, w_bad, 0), -EINVAL);	/* w1 != 1 */
+	CHECK_EQ(nc_topo_gen_xgft(&t, 0, m, w_ones, 0), -EINVAL);
+	CHECK_EQ(nc_topo_gen_xgft(&t, 9, m, w_ones, 0), -EINVAL);
+	/* all w = 1 is a tree: FT(2; 4, 4) with flat rates */
+	CHECK_EQ(nc_topo_gen_xgft(&t, 2, m, w_ones, 10), 0);
+	CHECK(t.is_tree);
+	CHECK_EQ(t.nhosts, 16);
+	CHECK(t.links[t.nlinks - 1].rate_mbit == 10);
+	nc_topo_free(&t);
+}
+
+TEST(random_trees_of_1024_hosts)
+{
+	static const uint32_t switches[] = { 1, 7, 64, 300, 2000 };
+	size_t i;
+
+	for (i = 0; i < sizeof(switches) / sizeof(switches[0]); i++) {
+		struct nc_topo t, u, v;
+		uint32_t l, same = 1;
+
+		CHECK_EQ(nc_topo_gen_random_tree(&t, switches[i], 1024, 42 + i), 0);
+		CHECK_EQ(t.nhosts, 1024);
+		CHECK_EQ(t.nnodes, switches[i] + 1024);
+		CHECK(t.is_tree);			/* finish: connected, acyclic */
+		CHECK_EQ(t.nlinks, t.nnodes - 1);
+		/* the same seed, the same tree; another seed, another tree */
+		CHECK_EQ(nc_topo_gen_random_tree(&u, switches[i], 1024, 42 + i), 0);
+		CHECK_EQ(nc_topo_gen_random_tree(&v, switches[i], 1024, 4242 + i), 0);
+		for (l = 0; l < t.nlinks; l++) {
+			CHECK_EQ(t.links[l].a, u.links[l].a);
+			CHECK_EQ(t.links[l].b, u.links[l].b);
+			same &= t.links[l].b == v.links[l].b;
+		}
+		CHECK(switches[i] == 1 || !same);
+		nc_topo_free(&t);
+		nc_topo_free(&u);
+		nc_topo_free(&v);
+	}
+}
+
+TEST(specs)
+{
+	static const struct {
+		const char *spec;
+		uint32_t hosts, levels;
+		double rate;
+	} ok[] = {
+		{ "star:16", 16, 1, 0 },
+		{ "star:16@100", 16, 1, 100 },
+		{ "star:4@2.5", 4, 1, 2.5 },
+		{ "star:4@1gbit", 4, 1, 1000 },
+		{ "star:4@500kbit", 4, 1, 0.5 },
+		{ "chain:3x4", 12, 0, 0 },
+		{ "ft:3:4,4,2", 32, 3, 0 },
+		{ "ft:2:8,2@100", 16, 2, 100 },
+		{ "xgft:2:8,4:1,4", 32, 2, 0 },
+		{ "xgft:4:8,8,8,2:1,8,8,4@100", 1024, 4, 100 },
+		{ "random:5:20:7", 20, 0, 0 },
+		{ "random:1:3:18446744073709551615@10", 3, 1, 10 },
+	};
+	static const char *const bad[] = {
+		"", "star", "star:", "star:0", "star:x", "star:16:", "star:-1",
+		"star:65535", "star:16@", "star:16@0", "star:16@fast", "star:16@1.",
+		"chain:3", "chain:3x", "chain:0x4", "chain:3x4x5",
+		"ft:3:4,4", "ft:2:4,4,2", "ft:0:", "ft:9:1,1,1,1,1,1,1,1,1",
+		"ft:2:4,,4", "ft:2:4,0", "ft:3:64,64,64",
+		"xgft:2:8,4:2,4", "xgft:2:8,4:1", "xgft:2:8,4", "xgft:2:8,4:1,4:",
+		"random:5:20", "random:5:20:", "random:0:20:1", "random:5:0:1",
+		"torus:4", "STAR:4",
+	};
+	struct nc_topo_err e;
+	struct nc_topo t;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		int ret = nc_topo_gen_spec(&t, ok[i].spec, &e);
+
+		if (ret)
+			printf("# %s: %s\n", ok[i].spec, e.msg);
+		CHECK_EQ(ret, 0);
+		CHECK_EQ(t.nhosts, ok[i].hosts);
+		CHECK_EQ(t.ft_levels, ok[i].levels);
+		CHECK(t.nlinks && t.links[t.adj[t.adj_off[t.host_node[0]]]].rate_mbit ==
+		      ok[i].rate);
+		nc_topo_free(&t);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int ret = nc_topo_gen_spec(&t, bad[i], &e);
+
+		if (ret >= 0)
+			printf("# accepted: '%s'\n", bad[i]);
+		CHECK(ret < 0);
+		CHECK(e.msg[0] != '\0');
+		CHECK_EQ(t.nnodes, 0);
+	}
+}
+
+/* --- the writer ------------------------------------------------------------------ */
+
+/* Same nodes, ranks, links (ends as names, either order), rates, delays. */
+static int same(const struct nc_topo *x, const struct nc_topo *y)
+{
+	uint32_t i;
+
+	if (x->nnodes != y->nnodes || x->nhosts != y->nhosts ||
+	    x->nlinks != y->nlinks || x->ft_levels != y->ft_levels)
+		return 0;
+	for (i = 0; i < x->nnodes; i++) {
+		int j = nc_topo_find(y, x->nodes[i].name);
+
+		if (j < 0 || y->nodes[j].kind != x->nodes[i].kind ||
+		    y->nodes[j].host != x->nodes[i].host ||
+		    y->nodes[j].level != x->nodes[i].level)
+			return 0;
+	}
+	for (i = 0; i < x->nlinks; i++) {
+		const struct nc_topo_link *l = &x->links[i];
+		uint32_t a = node(y, x->nodes[l->a].name);
+		uint32_t b = node(y, x->nodes[l->b].name), k;
+		int found = 0;
+
+		for (k = y->adj_off[a]; k < y->adj_off[a + 1]; k++) {
+			const struct nc_topo_link *m = &y->links[y->adj[k]];
+
+			if ((m->a == b || m->b == b) && m->rate_mbit == l->rate_mbit &&
+			    m->delay_us == l->delay_us)
+				found = 1;
+		}
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+static int round_trip(const struct nc_topo *t)
+{
+	struct nc_topo_err e;
+	struct nc_topo u;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int ok;
+
+	if (!f)
+		return 0;
+	ok = nc_topo_write(t, f) == 0;
+	fclose(f);
+	ok = ok && nc_topo_parse(&u, text, &e) == 0;
+	if (!ok)
+		printf("# %s\n%s", e.msg, text);
+	ok = ok && same(t, &u);
+	if (ok)
+		nc_topo_free(&u);
+	free(text);
+	return ok;
+}
+
+TEST(parse_write_round_trip)
+{
+	static const char *const files[] = {
+		"star8.topo", "two-switch.topo", "two-switch-8x2.topo",
+		"figure1.topo", "chain3x4.topo", "two-level-ft.topo",
+	};
+	static const uint32_t M[] = { 4, 4, 2 };
+	static const char text[] =
+		"switch a\nswitch b\nhost x b rate 7bit delay 0.001us\n"
+		"host y a rate 123456789bit delay 1.234567ms\n"
+		"host z a rate 999kbit delay 3s\nlink b a rate 1gbit delay 0.1ms\n";
+	struct nc_topo t;
+	uint64_t seed = 1;
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		CHECK_EQ(load(&t, files[i]), 0);
+		CHECK(round_trip(&t));
+		nc_topo_free(&t);
+	}
+	CHECK_EQ(nc_topo_parse(&t, text, NULL), 0);
+	CHECK(round_trip(&t));
+	nc_topo_free(&t);
+	CHECK_EQ(nc_topo_gen_ft(&t, 3, M, 100), 0);
+	CHECK(round_trip(&t));
+	nc_topo_free(&t);
+	CHECK_EQ(nc_topo_gen_chain(&t, 4, 8, 1000), 0);
+	CHECK(round_trip(&t));
+	nc_topo_free(&t);
+	/* odd rates and delays, as a caller might set them */
+	CHECK_EQ(nc_topo_gen_random_tree(&t, 50, 200, 9), 0);
+	for (i = 0; i < t.nlinks; i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		t.links[i].rate_mbit = (double)(seed >> 40) / 1e3;
+		t.links[i].delay_us = (double)(seed >> 50) / 8;
+	}
+	CHECK(round_trip(&t));
+	nc_topo_free(&t);
+}
+
+/* --- speed ------------------------------------------------------------------------ */
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+TEST(hosts_1024_in_well_under_10_ms)
+{
+	static const uint32_t m[] = { 8, 8, 8, 2 }, w[] = { 1, 8, 8, 4 };
+	const char *pre = getenv("LD_PRELOAD");
+	int slow = pre && strstr(pre, "vgpreload");	/* under valgrind */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct timespec t0;
+	struct nc_topo t;
+	double parse_ms, xgft_ms, random_ms;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_EQ(nc_topo_gen_random_tree(&t, 100, 1024, 5), 0);
+	CHECK_EQ(nc_topo_write(&t, f), 0);
+	fclose(f);
+	nc_topo_free(&t);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_EQ(nc_topo_parse(&t, text, NULL), 0);
+	parse_ms = ms_since(&t0);
+	nc_topo_free(&t);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_EQ(nc_topo_gen_xgft(&t, 4, m, w, 100), 0);
+	xgft_ms = ms_since(&t0);
+	nc_topo_free(&t);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_EQ(nc_topo_gen_random_tree(&t, 1024, 1024, 5), 0);
+	random_ms = ms_since(&t0);
+	nc_topo_free(&t);
+	free(text);
+	printf("# 1024 hosts: parse %.2f ms, XGFT %.2f ms, random %.2f ms\n",
+	       parse_ms, xgft_ms, random_ms);
+	if (!slow) {
+		CHECK(parse_ms < 10);
+		CHECK(xgft_ms < 10);
+		CHECK(random_ms < 10);
+	}
+}
+
+int main(void)
+{
+	RUN(every_topology_file_parses);
+	RUN(known_files_have_their_shapes);
+	RUN(every_error_names_its_line);
+	RUN(too_many_hosts);
+	RUN(options_are_read_like_cluster_sh);
+	RUN(load_reads_files_and_reports_io_errors);
+	RUN(builders_check_names);
+	RUN(finish_validates_graphs);
+	RUN(figure1_paths);
+	RUN(figure1_bottleneck_is_s0_s1_with_load_9);
+	RUN(star_and_chain);
+	RUN(ft_3_4_4_2);
+	RUN(every_table1_xgft_builds);
+	RUN(xgft_parameters);
+	RUN(random_trees_of_1024_hosts);
+	RUN(specs);
+	RUN(parse_write_round_trip);
+	RUN(hosts_1024_in_well_under_10_ms);
+	return DONE();
+}

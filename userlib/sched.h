@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Alltoall schedules.  A plan is the global view every rank computes the
+ * same way from (topology, member count): in phase p, rank r sends its
+ * block to dst[p * nranks + r] (NC_TOPO_NONE: idle in that phase).  The
+ * pairwise synchronisations say which sender must hear from which earlier
+ * sender before it starts.  Each rank installs only its slice.
+ */
+#ifndef NC_SCHED_H
+#define NC_SCHED_H
+
+#include <stdint.h>
+
+#include "topo.h"
+
+/*
+ * Rank `from` sends a token to rank `to` once its message of phase
+ * from_phase is acknowledged; `to` starts its message of phase to_phase
+ * only after the token arrived (from_phase < to_phase).
+ */
+struct nc_sync {
+	uint32_t from, from_phase;
+	uint32_t to, to_phase;
+};
+
+struct nc_a2a_plan {
+	uint32_t nranks, nphases;
+	uint32_t *dst;			/* nphases * nranks */
+	uint32_t nsyncs;
+	struct nc_sync *syncs;
+	uint32_t nsyncs_unpruned;	/* before redundant syncs were removed
+					 * (saturates at UINT32_MAX) */
+};
+
+void nc_a2a_plan_free(struct nc_a2a_plan *p);
+/* Sizes p (no syncs) with every rank idle in every phase (sched_verify.c). */
+int nc_a2a_plan_alloc(struct nc_a2a_plan *p, uint32_t nranks, uint32_t nphases);
+static inline uint32_t nc_plan_dst(const struct nc_a2a_plan *p, uint32_t phase,
+				   uint32_t rank)
+{
+	return p->dst[(uint64_t)phase * p->nranks + rank];
+}
+
+/* Faraj & Yuan, any tree (sched_aapc.c).  Ranks are the tree's hosts. */
+int nc_sched_aapc(const struct nc_topo *t, struct nc_a2a_plan *p);
+
+/*
+ * Pairwise synchronisation (sched_sync.c): for every two messages of
+ * different phases that share a directed edge, a sync from the earlier
+ * sender to the later one; then the redundant ones (implied transitively,
+ * including by each rank's own phase order) are removed.
+ */
+int nc_sched_sync(const struct nc_topo *t, struct nc_a2a_plan *p);
+
+/* Fat-tree exchanges (sched_fattree.c), ranks = hosts of an FT/XGFT. */
+enum nc_ft_pattern {
+	NC_FT_XOR,			/* d = s XOR p (power-of-two sizes) */
+	NC_FT_LIN,			/* d = (s + p) mod N (shift 0) */
+	NC_FT_OPT,			/* Prisacari eq. 4, sigma = (L..1) */
+};
+int nc_sched_fattree(const struct nc_topo *t, enum nc_ft_pattern pat,
+		     struct nc_a2a_plan *p);
+/* B_min(l), equation 1, for levels l = 1..L-1 (index l). */
+uint32_t nc_ft_bmin(const struct nc_topo *t, uint32_t level);
+
+/* Orders without topology, for comparison (same as the kernel's). */
+int nc_sched_linear(uint32_t nranks, struct nc_a2a_plan *p);
+int nc_sched_ring(uint32_t nranks, struct nc_a2a_plan *p);
+int nc_sched_pairwise(uint32_t nranks, struct nc_a2a_plan *p);
+
+/* Verifier (sched_verify.c). */
+struct nc_sched_report {
+	int ok;				/* every check below passed */
+	char why[256];			/* first failed check */
+	uint32_t nphases;
+	uint32_t pairs_missing, pairs_repeated;
+	uint32_t max_sends_per_phase, max_recvs_per_phase;
+	uint32_t bottleneck_load;	/* AAPC load of the busiest edge (trees) */
+	uint32_t max_edge_load;		/* most messages on one edge in a phase */
+	uint32_t contended_phases;	/* phases with an edge over capacity
+					 * (twice; fat links: rate / host rate) */
+	/* Fat trees: the most messages leaving/entering one level-l subtree
+	 * in one phase, next to B_min(l). */
+	uint32_t ft_levels;
+	uint32_t level_max[8];
+	uint32_t level_bmin[8];
+	uint32_t nsyncs, nsyncs_unpruned;
+};
+
+/*
+ * Checks: every (src, dst != src) pair exactly once; each rank sends and
+ * receives at most once per phase; on trees, per-phase edge loads (a
+ * contention-free plan has max_edge_load 1, or on an ideal fat tree's fat
+ * links up to rate / host rate) and nphases == bottleneck load (reported);
+ * on fat trees, level_max against B_min.  A tree recognised or generated
+ * as a fat tree gets both.  Syncs must go forward in phase order.
+ * strict: contention (trees) or level_max > B_min (fat trees) makes ok
+ * false.
+ */
+int nc_sched_verify(const struct nc_topo *t, const struct nc_a2a_plan *p,
+		    int strict, struct nc_sched_report *r);
+
+/* One rank's share, as the kernel takes it. */
+struct nc_slice_phase {
+	uint32_t send_to, recv_from;	/* NC_TOPO_NONE: none */
+	uint32_t sync_in_first, nsync_in;	/* into sync_in[] */
+	uint32_t sync_out_first, nsync_out;	/* into sync_out[] */
+};
+
+struct nc_slice_sync_out {
+	uint32_t rank, phase;		/* the receiver's phase */
+};
+
+struct nc_a2a_slice {
+	uint32_t rank, nphases;
+	struct nc_slice_phase *phase;
+	uint32_t *sync_in;		/* ranks */
+	struct nc_slice_sync_out *sync_out;
+	uint32_t nsync_in, nsync_out;
+};
+
+int nc_a2a_slice(const struct nc_a2a_plan *p, uint32_t rank,
+		 struct nc_a2a_slice *s);
+void nc_a2a_slice_free(struct nc_a2a_slice *s);
+
+#endif /* NC_SCHED_H */

@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Pairwise synchronisation, Faraj & Yuan section 5: when messages a -> b
+ * (phase p) and c -> d (phase q > p) share a directed edge, a token from a
+ * (sent once a -> b is acknowledged) lets c start c -> d.  Redundant
+ * tokens, whose ordering already follows from other tokens and from each
+ * rank's own phase order, are removed.
+ *
+ * The events are the messages (sender, phase), numbered in phase order.
+ * The dependence DAG links each event to its sender's next event (a rank's
+ * sends are sequential) and has a sync edge for each pair of messages of
+ * different phases and senders on one directed edge.  Its transitive
+ * reduction is found without the quadratic number of pairs:
+ *
+ *  - on one edge, with messages in phase order m1, m2, m3 ..., m1 -> m3
+ *    follows from m1 -> m2 -> m3 (a sync, or the rank's own order when m1
+ *    and m2 have the same sender): only consecutive phase groups of each
+ *    edge give candidates;
+ *  - a candidate u -> w is redundant iff u reaches another predecessor of
+ *    w: the previous event of w's sender, or another candidate source of
+ *    w.  A candidate into the very next phase has no event in between and
+ *    stays.  The others are decided 64 sources at a time: one pass over
+ *    the events up to the farthest target carries, per event, the bit set
+ *    of the sources that reach it.
+ *
+ * nsyncs_unpruned counts the pairs the paper's dependence graph starts
+ * with, without listing them: in a tree the directed edges two paths share
+ * form one contiguous run, so each pair is counted on the first edge it
+ * shares, where the two messages arrive by different edges.  It saturates
+ * at UINT32_MAX.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched.h"
+
+/* Sources whose farthest target lies further than this many events go to
+ * batches of their own, which may span the whole plan. */
+#define SHORT_REACH	8192
+#define SHORT_SPAN	(2 * SHORT_REACH)
+
+/* A message; path[ev[v].path .. ev[v + 1].path) are its directed edges. */
+struct sync_event {
+	uint32_t phase, rank;
+	uint32_t prev, next;		/* the sender's neighbouring events */
+	uint32_t path;
+};
+
+struct sync_graph {
+	const struct nc_topo *t;
+	const struct nc_a2a_plan *p;
+	uint32_t nev;			/* events, in phase order */
+	struct sync_event *ev;		/* nev + 1: the last ends the paths */
+	uint32_t *path;
+	/* per directed edge, its events in phase order and the edge each
+	 * arrived by (E: the path starts there) */
+	uint32_t E, *e_off, *e_ev, *e_from;
+	/* candidates: the sources of w are in[in_off[w] .. in_off[w + 1]),
+	 * keep[] is parallel to in[]; out[] lists them by source */
+	uint32_t ncand, *in_off, *in, *out_off, *out;
+	uint8_t *keep;
+	uint64_t unpruned;
+};
+
+static void graph_free(struct sync_graph *g)
+{
+	free(g->ev);
+	free(g->path);
+	free(g->e_off);
+	free(g->e_ev);
+	free(g->e_from);
+	free(g->in_off);
+	free(g->in);
+	free(g->out_off);
+	free(g->out);
+	free(g->keep);
+}
+
+/* a, grown to hold need elements of size bytes (capacity *cap); NULL if
+ * that fails or need does not fit the uint32_t indices. */
+static void *reserve(void *a, size_t *cap, size_t size, size_t need)
+{
+	size_t c = *cap ? *cap : 1024;
+	void *x;
+
+	if (need <= *cap)
+		return a;
+	if (need > UINT32_MAX)
+		return NULL;
+	while (c < need)
+		c *= 2;
+	if (c > UINT32_MAX)
+		c = UINT32_MAX;
+	x = realloc(a, c * size);
+	if (x)
+		*cap = c;
+	return x;
+}
+
+/* One pass over the plan: the events, their senders' order, their paths. */
+static int events(struct sync_graph *g)
+{
+	const struct nc_a2a_plan *p = g->p;
+	const struct nc_topo *t = g->t;
+	size_t cap_ev = 0, cap_path = 0, npath = 0;
+	uint32_t ph, s, *last;
+	int n, err = 0;
+
+	last = malloc(((size_t)p->nranks + 1) * sizeof(*last));
+	g->ev = reserve(NULL, &cap_ev, sizeof(*g->ev), 1);
+	if (!last || !g->ev) {
+		free(last);
+		return -ENOMEM;
+	}
+	for (s = 0; s < p->nranks; s++)
+		last[s] = NC_TOPO_NONE;
+	for (ph = 0; ph < p->nphases && !err; ph++) {
+		const uint32_t *row = p->dst + (size_t)ph * p->nranks;
+
+		for (s = 0; s < p->nranks && !err; s++) {
+			uint32_t d = row[s], v = g->nev, *path;
+			struct sync_event *ev;
+
+			/* big plans are mostly idle: skip idle pairs fast */
+			if ((s & 1) == 0 && s + 1 < p->nranks &&
+			    (d & row[s + 1]) == NC_TOPO_NONE) {
+				s++;
+				continue;
+			}
+			if (d >= p->nranks || d == s)
+				continue;
+			ev = reserve(g->ev, &cap_ev, sizeof(*ev), (size_t)v + 2);
+			if (ev)
+				g->ev = ev;
+			path = reserve(g->path, &cap_path, sizeof(*path),
+				       npath + t->nnodes);
+			if (path)
+				g->path = path;
+			if (!ev || !path) {
+				err = -ENOMEM;
+				break;
+			}
+			n = nc_topo_path(t, t->host_node[s], t->host_node[d],
+					 g->path + npath, t->nnodes);
+			if (n < 0) {
+				err = n;
+				break;
+			}
+			g->ev[v] = (struct sync_event){
+				.phase = ph, .rank = s, .prev = last[s],
+				.next = NC_TOPO_NONE, .path = (uint32_t)npath,
+			};
+			if (last[s] != NC_TOPO_NONE)
+				g->ev[last[s]].next = v;
+			last[s] = v;
+			npath += (uint32_t)n;
+			g->nev++;
+		}
+	}
+	free(last);
+	if (!err)
+		g->ev[g->nev].path = (uint32_t)npath;
+	return err;
+}
+
+/* Per directed edge, the events that cross it, in phase order. */
+static int edge_lists(struct sync_graph *g)
+{
+	uint32_t v, e, k, npath = g->ev[g->nev].path;
+
+	g->E = 2 * g->t->nlinks;
+	g->e_off = calloc((size_t)g->E + 1, sizeof(*g->e_off));
+	g->e_ev = malloc(((size_t)npath + 1) * sizeof(*g->e_ev));
+	g->e_from = malloc(((size_t)npath + 1) * sizeof(*g->e_from));
+	if (!g->e_off || !g->e_ev || !g->e_from)
+		return -ENOMEM;
+	for (k = 0; k < npath; k++)
+		g->e_off[g->path[k] + 1]++;
+	for (e = 0; e < g->E; e++)
+		g->e_off[e + 1] += g->e_off[e];
+	for (v = 0; v < g->nev; v++) {
+		for (k = g->ev[v].path; k < g->ev[v + 1].path; k++) {
+			uint32_t at = g->e_off[g->path[k]]++;
+
+			g->e_ev[at] = v;
+			g->e_from[at] = k > g->ev[v].path ? g->path[k - 1] : g->E;
+		}
+	}
+	for (e = g->E; e > 0; e--)
+		g->e_off[e] = g->e_off[e - 1];
+	g->e_off[0] = 0;
+	return 0;
+}
+
+/*
+ * The unpruned count: on each edge, the pairs that arrived by different
+ * edges (so their senders differ too) in different phases.  cnt[] counts
+ * per arrival edge over the list, run[] over the current phase.
+ */
+static int count_unpruned(struct sync_graph *g)
+{
+	uint32_t *cnt, *run, *cnt_at, *run_at, e, i;
+	size_t n = (size_t)g->E + 1;
+
+	cnt = malloc(n * sizeof(*cnt));
+	run = malloc(n * sizeof(*run));
+	cnt_at = malloc(n * sizeof(*cnt_at));
+	run_at = malloc(n * sizeof(*run_at));
+	if (!cnt || !run || !cnt_at || !run_at) {
+		free(cnt);
+		free(run);
+		free(cnt_at);
+		free(run_at);
+		return -ENOMEM;
+	}
+	for (i = 0; i <= g->E; i++)
+		cnt_at[i] = run_at[i] = NC_TOPO_NONE;
+	g->unpruned = 0;
+	for (e = 0; e < g->E; e++) {
+		uint64_t seen = 0, in_run = 0, diff = 0, same_phase = 0;
+		uint32_t ph = NC_TOPO_NONE, run_start = 0;
+
+		for (i = g->e_off[e]; i < g->e_off[e + 1]; i++) {
+			uint32_t k = g->e_from[i], v = g->e_ev[i];
+
+			if (g->ev[v].phase != ph) {
+				ph = g->ev[v].phase;
+				run_start = i;
+				in_run = 0;
+			}
+			if (cnt_at[k] != e) {
+				cnt_at[k] = e;
+				cnt[k] = 0;
+			}
+			if (run_at[k] != run_start) {
+				run_at[k] = run_start;
+				run[k] = 0;
+			}
+			diff += seen++ - cnt[k]++;
+			same_phase += in_run++ - run[k]++;
+		}
+		g->unpruned += diff - same_phase;
+	}
+	free(cnt);
+	free(run);
+	free(cnt_at);
+	free(run_at);
+	return 0;
+}
+
+/*
+ * Candidates, by target in event order: on each edge of w's path, the
+ * events of the last phase before w's, other senders only, each source
+ * once (mark[]).  cur[e] and prv[e]: where the current (phase cur_ph[e])
+ * and the previous phase groups of edge e start in its list; fill[e]:
+ * where w sits in it.
+ */
+static int candidates(struct sync_graph *g)
+{
+	uint32_t *cur, *prv, *fill, *cur_ph, *mark, *in, v, e, j, k;
+	size_t cap = 0;
+	int err = -ENOMEM;
+
+	cur = malloc(((size_t)g->E + 1) * sizeof(*cur));
+	prv = malloc(((size_t)g->E + 1) * sizeof(*prv));
+	fill = malloc(((size_t)g->E + 1) * sizeof(*fill));
+	cur_ph = malloc(((size_t)g->E + 1) * sizeof(*cur_ph));
+	mark = malloc(((size_t)g->nev + 1) * sizeof(*mark));
+	g->in_off = malloc(((size_t)g->nev + 1) * sizeof(*g->in_off));
+	if (!cur || !prv || !fill || !cur_ph || !mark || !g->in_off)
+		goto out;
+	for (e = 0; e < g->E; e++) {
+		cur[e] = prv[e] = fill[e] = g->e_off[e];
+		cur_ph[e] = NC_TOPO_NONE;
+	}
+	for (v = 0; v < g->nev; v++)
+		mark[v] = NC_TOPO_NONE;
+	g->ncand = 0;
+	for (v = 0; v < g->nev; v++) {
+		uint32_t ph = g->ev[v].phase;
+
+		g->in_off[v] = g->ncand;
+		for (k = g->ev[v].path; k < g->ev[v + 1].path; k++) {
+			uint32_t at;
+
+			e = g->path[k];
+			at = fill[e]++;
+			if (cur_ph[e] != ph) {
+				prv[e] = cur[e];
+				cur[e] = at;
+				cur_ph[e] = ph;
+			}
+			for (j = prv[e]; j < cur[e]; j++) {
+				uint32_t u = g->e_ev[j];
+
+				if (g->ev[u].rank == g->ev[v].rank || mark[u] == v)
+					continue;
+				mark[u] = v;
+				in = reserve(g->in, &cap, sizeof(*in),
+					     (size_t)g->ncand + 1);
+				if (!in)
+					goto out;
+				g->in = in;
+				g->in[g->ncand++] = u;
+			}
+		}
+	}
+	g->in_off[g->nev] = g->ncand;
+	err = 0;
+out:
+	free(cur);
+	free(prv);
+	free(fill);
+	free(cur_ph);
+	free(mark);
+	return err;
+}
+
+/* The candidates by source; all kept until shown redundant. */
+static int by_source(struct sync_graph *g)
+{
+	uint32_t v, i;
+
+	g->out_off = calloc((size_t)g->nev + 1, sizeof(*g->out_off));
+	g->out = malloc(((size_t)g->ncand + 1) * sizeof(*g->out));
+	g->keep = malloc((size_t)g->ncand + 1);
+	if (!g->out_off || !g->out || !g->keep)
+		return -ENOMEM;
+	memset(g->keep, 1, (size_t)g->ncand + 1);
+	for (i = 0; i < g->ncand; i++)
+		g->out_off[g->in[i] + 1]++;
+	for (v = 0; v < g->nev; v++)
+		g->out_off[v + 1] += g->out_off[v];
+	for (v = 0; v < g->nev; v++)
+		for (i = g->in_off[v]; i < g->in_off[v + 1]; i++)
+			g->out[g->out_off[g->in[i]]++] = v;
+	for (v = g->nev; v > 0; v--)
+		g->out_off[v] = g->out_off[v - 1];
+	g->out_off[0] = 0;
+	return 0;
+}
+
+/* u's farthest target beyond the next phase, or NC_TOPO_NONE if none. */
+static uint32_t farthest(const struct sync_graph *g, uint32_t u)
+{
+	uint32_t i, far = NC_TOPO_NONE;
+
+	for (i = g->out_off[u]; i < g->out_off[u + 1]; i++) {
+		uint32_t w = g->out[i];
+
+		if (g->ev[w].phase > g->ev[u].phase + 1 &&
+		    (far == NC_TOPO_NONE || w > far))
+			far = w;
+	}
+	return far;
+}
+
+/*
+ * Decides the candidates of the n <= 64 sources src[] (increasing), bit i
+ * standing for src[i]: reach[v - base] collects the sources that reach
+ * event v, passed on along candidates and each rank's own order.  Then
+ * src[i] -> w is redundant iff bit i reached the previous event of w's
+ * sender or another source of w.
+ */
+static void sweep(struct sync_graph *g, const uint32_t *src, uint32_t n,
+		  uint32_t end, uint64_t *reach)
+{
+	uint32_t base = src[0], i, j, k, v;
+
+	memset(reach, 0, (size_t)(end - base) * sizeof(*reach));
+	for (i = 0; i < n; i++)
+		reach[src[i] - base] |= UINT64_C(1) << i;
+	for (v = base; v < end; v++) {
+		uint64_t m = reach[v - base];
+
+		if (!m)
+			continue;
+		if (g->ev[v].next < end)
+			reach[g->ev[v].next - base] |= m;
+		for (k = g->out_off[v]; k < g->out_off[v + 1]; k++)
+			if (g->out[k] < end)
+				reach[g->out[k] - base] |= m;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t u = src[i];
+
+		for (j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
+			uint32_t w = g->out[j], x = g->ev[w].prev, at = 0;
+			uint64_t m = 0;
+
+			if (g->ev[w].phase == g->ev[u].phase + 1)
+				continue;
+			if (x != NC_TOPO_NONE && x >= base)
+				m |= reach[x - base];
+			for (k = g->in_off[w]; k < g->in_off[w + 1]; k++) {
+				x = g->in[k];
+				if (x == u)
+					at = k;
+				else if (x >= base)
+					m |= reach[x - base];
+			}
+			if (m >> i & 1)
+				g->keep[at] = 0;
+		}
+	}
+}
+
+/*
+ * Sources that need deciding, in event order, in batches of 64: near ones
+ * (target within SHORT_REACH events) while the batch spans at most
+ * SHORT_SPAN events, far ones apart.
+ */
+static int prune(struct sync_graph *g)
+{
+	uint32_t near[64], far[64], nn = 0, nf = 0, near_end = 0, far_end = 0;
+	uint32_t u;
+	uint64_t *reach;
+
+	reach = malloc(((size_t)g->nev + 1) * sizeof(*reach));
+	if (!reach)
+		return -ENOMEM;
+	for (u = 0; u < g->nev; u++) {
+		uint32_t to = farthest(g, u);
+
+		if (to == NC_TOPO_NONE)
+			continue;
+		if (to - u > SHORT_REACH) {
+			far[nf++] = u;
+			if (to + 1 > far_end)
+				far_end = to + 1;
+			if (nf == 64) {
+				sweep(g, far, nf, far_end, reach);
+				nf = far_end = 0;
+			}
+			continue;
+		}
+		if (nn && (nn == 64 || to + 1 - near[0] > SHORT_SPAN)) {
+			sweep(g, near, nn, near_end, reach);
+			nn = near_end = 0;
+		}
+		near[nn++] = u;
+		if (to + 1 > near_end)
+			near_end = to + 1;
+	}
+	if (nn)
+		sweep(g, near, nn, near_end, reach);
+	if (nf)
+		sweep(g, far, nf, far_end, reach);
+	free(reach);
+	return 0;
+}
+
+static int emit(struct sync_graph *g, struct nc_a2a_plan *p)
+{
+	uint32_t w, i, n = 0;
+
+	for (i = 0; i < g->ncand; i++)
+		n += g->keep[i];
+	p->syncs = malloc(((size_t)n + 1) * sizeof(*p->syncs));
+	if (!p->syncs)
+		return -ENOMEM;
+	for (w = 0; w < g->nev; w++) {
+		for (i = g->in_off[w]; i < g->in_off[w + 1]; i++) {
+			uint32_t u = g->in[i];
+
+			if (!g->keep[i])
+				continue;
+			p->syncs[p->nsyncs++] = (struct nc_sync){
+				.from = g->ev[u].rank, .from_phase = g->ev[u].phase,
+				.to = g->ev[w].rank, .to_phase = g->ev[w].phase,
+			};
+		}
+	}
+	p->nsyncs_unpruned = g->unpruned > UINT32_MAX ? UINT32_MAX :
+			     (uint32_t)g->unpruned;
+	return 0;
+}
+
+int nc_sched_sync(const struct nc_topo *t, struct nc_a2a_plan *p)
+{
+	struct sync_graph g = { .t = t, .p = p };
+	int err;
+
+	if (!t || !p || p->nranks != t->nhosts || (p->nphases && p->nranks && !p->dst))
+		return -EINVAL;
+	if (!t->is_tree)
+		return -EOPNOTSUPP;
+	free(p->syncs);
+	p->syncs = NULL;
+	p->nsyncs = p->nsyncs_unpruned = 0;
+	err = events(&g);
+	if (!err)
+		err = edge_lists(&g);
+	if (!err)
+		err = count_unpruned(&g);
+	if (!err)
+		err = candidates(&g);
+	if (!err)
+		err = by_source(&g);
+	if (!err)
+		err = prune(&g);
+	if (!err)
+		err = emit(&g, p);
+	graph_free(&g);
+	return err;
+}

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The network as the schedulers see it: switches and hosts (leaves) joined
+ * by links with a rate and an optional latency.  Host i is rank i: hosts
+ * are numbered in the order they are declared (or generated).
+ *
+ * Sources: the text format of selftests/net/cluster.sh (the same file
+ * describes the schedule's view and the emulated network), and generators
+ * for a single switch, arbitrary and random trees, FT(L; M1..ML) and
+ * XGFT(h; m1..mh; w1..wh).
+ */
+#ifndef NC_TOPO_H
+#define NC_TOPO_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define NC_TOPO_NAME_MAX	32
+#define NC_TOPO_NONE		UINT32_MAX
+
+enum nc_node_kind {
+	NC_NODE_SWITCH,
+	NC_NODE_HOST,
+};
+
+struct nc_topo_node {
+	char name[NC_TOPO_NAME_MAX];
+	enum nc_node_kind kind;
+	uint32_t host;			/* hosts: rank; switches: NC_TOPO_NONE */
+	uint32_t level;			/* XGFT/FT level (hosts 0); else 0 */
+	uint32_t line;			/* source line, 0 if generated */
+};
+
+/*
+ * A link joins nodes a and b; it carries two directed edges.  Parsed host
+ * cables and generated links have a = the host or lower node, b = the
+ * switch above; don't rely on it: the edge from node n over link l is
+ * NC_EDGE(l, links[l].a == n).
+ */
+struct nc_topo_link {
+	uint32_t a, b;
+	double rate_mbit;		/* 0: unknown */
+	double delay_us;		/* 0: unknown */
+	uint32_t line;
+};
+
+/* Directed edge e of link l: e = 2 * l (a -> b) or 2 * l + 1 (b -> a). */
+#define NC_EDGE(link, from_a)	(2 * (link) + ((from_a) ? 0 : 1))
+#define NC_EDGE_LINK(e)		((e) / 2)
+
+struct nc_topo {
+	uint32_t nnodes, nlinks, nhosts;
+	struct nc_topo_node *nodes;
+	struct nc_topo_link *links;
+	uint32_t *host_node;		/* rank -> node index */
+	/* Built by nc_topo_finish(): links of node i are
+	 * adj[adj_off[i] .. adj_off[i + 1]) (link indices). */
+	uint32_t *adj_off, *adj;
+	int is_tree;			/* set by nc_topo_finish() */
+	/* For fat trees made by the generators (else ft_levels == 0). */
+	/* Also set by nc_topo_finish() for a tree shaped as FT(L; M) whose
+	 * hosts are ranked in mixed radix, M1 least significant. */
+	uint32_t ft_levels;		/* L or h */
+	uint32_t ft_m[8];		/* M1..ML / m1..mh, index 0 = level 1 */
+	uint32_t ft_w[8];		/* w1..wh (all 1 for FT) */
+	/* Private to topo.c, appended: builder capacities, the name index
+	 * (open addressing, node + 1, 0 empty) and, for trees, the rooted
+	 * index nc_topo_path() walks (built by nc_topo_finish()). */
+	uint32_t cap_nodes, cap_links;
+	uint32_t *name_ix, name_cap;
+	uint32_t root;			/* trees: the first switch */
+	uint32_t *parent_link;		/* trees: link towards the root */
+	uint32_t *depth;		/* trees: hops from the root */
+	int ft_found;			/* ft_* recognized by nc_topo_finish() */
+};
+
+/* Hosts a text topology may have (cluster.sh: 16-bit MAC/IPv4 suffix). */
+#define NC_TOPO_HOSTS_MAX	65534
+
+/* Where a text source went wrong. */
+struct nc_topo_err {
+	uint32_t line;			/* 0: not tied to a line */
+	char msg[160];
+};
+
+void nc_topo_init(struct nc_topo *t);
+void nc_topo_free(struct nc_topo *t);		/* leaves t initialized */
+
+/*
+ * Builders; return the new node/link index, or -errno: names as cluster.sh
+ * takes them (-EINVAL; -ENAMETOOLONG past NC_TOPO_NAME_MAX - 1; -EPERM for
+ * "fabric"), -EEXIST for a name in use, -EINVAL for a bad node index or a
+ * negative/non-finite rate or delay.  Adding invalidates nc_topo_finish().
+ */
+int nc_topo_add_switch(struct nc_topo *t, const char *name);
+int nc_topo_add_host(struct nc_topo *t, const char *name);
+int nc_topo_add_link(struct nc_topo *t, uint32_t a, uint32_t b,
+		     double rate_mbit, double delay_us);
+/*
+ * Check and index: names unique, hosts are leaves with exactly one link,
+ * no self links, every node connected.  Sets is_tree (no cycle).
+ * Returns 0 or -EINVAL with err filled in.
+ */
+int nc_topo_finish(struct nc_topo *t, struct nc_topo_err *err);
+
+int nc_topo_find(const struct nc_topo *t, const char *name);	/* index or -ENOENT */
+
+/*
+ * Trees only: the directed edges from node a to node b, in order; returns
+ * their number (<= max written), or -errno.  Like snprintf, the return is
+ * the whole length even when only max edges fit; -EOPNOTSUPP on a graph
+ * with cycles (XGFT), -EINVAL on a bad node.  O(path length).
+ */
+int nc_topo_path(const struct nc_topo *t, uint32_t a, uint32_t b,
+		 uint32_t *edges, uint32_t max);
+
+/*
+ * Text format (see selftests/net/cluster.sh); 0 or -errno with err.  t is
+ * initialized here, and left empty on error.  Accepts what cluster.sh
+ * accepts, and only trees: a cycle, a second link between two switches or
+ * a switch apart from the first one is an error at its line.
+ */
+int nc_topo_parse(struct nc_topo *t, const char *text, struct nc_topo_err *err);
+int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err);
+/*
+ * Writes the topology back in the text format (generators -> cluster.sh):
+ * switches, then hosts in rank order, then switch links; rate and delay
+ * only.  Finished trees only (-EINVAL otherwise).
+ */
+int nc_topo_write(const struct nc_topo *t, FILE *out);
+
+/*
+ * Generators (call nc_topo_finish() themselves; t is initialized here and
+ * left empty on error).  Hosts are h1..hN (rank + 1), switches s0, s1, ...
+ * or, in fat trees, s<level>_<index>.
+ */
+int nc_topo_gen_star(struct nc_topo *t, uint32_t nhosts, double rate_mbit);
+/* A chain of nswitches switches, hosts_per_switch hosts on each
+ * (consecutive ranks), like Faraj & Yuan's Figure 5(c). */
+int nc_topo_gen_chain(struct nc_topo *t, uint32_t nswitches,
+		      uint32_t hosts_per_switch, double rate_mbit);
+/* A random tree of nswitches switches and nhosts hosts (deterministic:
+ * splitmix64 from seed; switch i hangs off a random earlier switch, hosts
+ * off random switches, some switches may have none).  Rates 0. */
+int nc_topo_gen_random_tree(struct nc_topo *t, uint32_t nswitches,
+			    uint32_t nhosts, uint64_t seed);
+/* FT(L; M1..ML): M[0] = M1 ... (ideal fat tree: one switch per subtree).
+ * The uplink of a level-l node carries its subtree: rate * M1..Ml. */
+int nc_topo_gen_ft(struct nc_topo *t, uint32_t L, const uint32_t *M,
+		   double rate_mbit);
+/* XGFT(h; m1..mh; w1..wh), Ohring et al.; every link at rate.  w1 must be
+ * 1 (a host has one link); is_tree is false once some w > 1. */
+int nc_topo_gen_xgft(struct nc_topo *t, uint32_t h, const uint32_t *m,
+		     const uint32_t *w, double rate_mbit);
+/*
+ * "star:16", "chain:3x4", "ft:3:4,4,2", "xgft:2:8,4:1,4", "random:5:20:SEED"
+ * (ft: L then M1..ML; xgft: h, m1..mh, w1..wh), each with an optional
+ * "@RATE" for every link: Mbit/s ("@100", "@2.5") or a rate as in the
+ * text format ("@1gbit", "@500kbit").  Without it, rates are 0 (unknown).
+ */
+int nc_topo_gen_spec(struct nc_topo *t, const char *spec,
+		     struct nc_topo_err *err);
+
+#endif /* NC_TOPO_H */
