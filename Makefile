@@ -24,7 +24,8 @@ NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 USER_TARGETS :=
 UNIT_TESTS :=
 
-.PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run clean checkpatch sparse
+.PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
+	bench-alltoall clean checkpatch sparse
 
 all: module user
 
@@ -66,6 +67,12 @@ unit: $(UNIT_TESTS)
 
 dkms-check:
 	scripts/dkms-check.sh $(VM_KVER)
+
+# Alltoall orders on shaped emulated clusters; the report lands in docs/.
+bench-alltoall: all
+	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench -- selftests/net/bench_a2a.sh
+	@mkdir -p docs
+	cp $(B)/vm/bench/alltoall-bench.md docs/alltoall-bench.md
 
 vm-check: all
 	$(VM_RUN) --timeout 2400 -- selftests/net/run-all.sh

@@ -669,3 +669,41 @@ int nc_topo_write(const struct nc_topo *t, FILE *out)
 	}
 	return ferror(out) ? -EIO : 0;
 }
+
+double nc_topo_a2a_bound_ns(const struct nc_topo *t)
+{
+	uint32_t *load, *edges, s, d, i;
+	double worst = 0;
+	int n;
+
+	if (!t->is_tree || t->nhosts < 2)
+		return 0;
+	for (i = 0; i < t->nlinks; i++)
+		if (t->links[i].rate_mbit <= 0)
+			return 0;
+	load = calloc(2 * (size_t)t->nlinks, sizeof(*load));
+	edges = calloc(t->nnodes, sizeof(*edges));
+	if (!load || !edges)
+		goto out;
+	for (s = 0; s < t->nhosts; s++) {
+		for (d = 0; d < t->nhosts; d++) {
+			if (s == d)
+				continue;
+			n = nc_topo_path(t, t->host_node[s], t->host_node[d], edges,
+					 t->nnodes);
+			for (i = 0; n > 0 && i < (uint32_t)n; i++)
+				load[edges[i]]++;
+		}
+	}
+	/* 8 bits per byte over rate Mbit/s is ns per byte times 1000. */
+	for (i = 0; i < 2 * t->nlinks; i++) {
+		double ns = load[i] * 8e3 / t->links[NC_EDGE_LINK(i)].rate_mbit;
+
+		if (ns > worst)
+			worst = ns;
+	}
+out:
+	free(load);
+	free(edges);
+	return worst;
+}

@@ -115,6 +115,14 @@ int nc_topo_path(const struct nc_topo *t, uint32_t a, uint32_t b,
 		 uint32_t *edges, uint32_t max);
 
 /*
+ * Trees with known link rates: the least time any alltoall of 1 byte per
+ * pair can take, in ns -- the busiest directed edge's load (messages that
+ * must cross it) over its rate.  Multiply by the message size for the
+ * physical bound.  0 when a rate is unknown or the topology is no tree.
+ */
+double nc_topo_a2a_bound_ns(const struct nc_topo *t);
+
+/*
  * Text format (see selftests/net/cluster.sh); 0 or -errno with err.  t is
  * initialized here, and left empty on error.  Accepts what cluster.sh
  * accepts, and only trees: a cycle, a second link between two switches or

@@ -89,6 +89,7 @@ static int compute(const struct nc_topo *t, enum nc_sched_kind kind,
 static void print_report(const struct nc_topo *t, const struct nc_sched_report *r,
 			 double ms)
 {
+	double bound = nc_topo_a2a_bound_ns(t);
 	uint32_t l;
 
 	if (nctl_json) {
@@ -99,10 +100,10 @@ static void print_report(const struct nc_topo *t, const struct nc_sched_report *
 		printf(",\"pairs_missing\":%u,\"pairs_repeated\":%u,"
 		       "\"bottleneck_load\":%u,\"max_edge_load\":%u,"
 		       "\"contended_phases\":%u,\"syncs\":%u,\"syncs_unpruned\":%u,"
-		       "\"compute_ms\":%.3f,\"levels\":[",
+		       "\"compute_ms\":%.3f,\"bound_ns_per_byte\":%.3f,\"levels\":[",
 		       r->pairs_missing, r->pairs_repeated, r->bottleneck_load,
 		       r->max_edge_load, r->contended_phases, r->nsyncs,
-		       r->nsyncs_unpruned, ms);
+		       r->nsyncs_unpruned, ms, bound);
 		for (l = 1; l < r->ft_levels; l++)
 			printf("%s{\"level\":%u,\"max\":%u,\"bmin\":%u}", l > 1 ? "," : "",
 			       l, r->level_max[l], r->level_bmin[l]);
@@ -122,6 +123,9 @@ static void print_report(const struct nc_topo *t, const struct nc_sched_report *
 		       r->level_max[l] > r->level_bmin[l] ? "  (above the bound)" : "");
 	printf("  syncs %u (%u before removing redundant ones)\n", r->nsyncs,
 	       r->nsyncs_unpruned);
+	if (bound > 0)
+		printf("  physical bound: %.1f us per KiB of message size\n",
+		       bound * 1024 / 1e3);
 }
 
 static void print_phases(const struct nc_a2a_plan *p)

@@ -1,0 +1,96 @@
+#!/bin/bash
+# Alltoall orders side by side on shaped emulated clusters (run in the VM by
+# `make bench-alltoall`).  For each topology and message size: p50
+# completion time of sched / linear / pairwise / ring in one run, the
+# aggregate throughput, and the ratio to the physical bound (busiest link's
+# load x message size / its rate).  Guest CPU idle time is recorded to show
+# the emulator is not the bottleneck.  Writes $NC_OUT/alltoall-bench.md.
+T_NAME=bench
+source "$(dirname "$0")/lib.sh"
+set -u
+TOPO=$NC_TOP/selftests/net/topologies
+REPORT=$NC_OUT/alltoall-bench.md
+MIN=${NC_BENCH_MIN:-8192}
+MAX=${NC_BENCH_MAX:-262144}
+ITERS=${NC_BENCH_ITERS:-5}
+ALGOS=${NC_BENCH_ALGOS:-"sched linear pairwise ring"}
+
+cluster_gen_star 16 rate 50mbit >"$NC_OUT/star16.topo"
+TOPOS=${NC_BENCH_TOPOS:-"$NC_OUT/star16.topo $TOPO/two-switch-8x2.topo $TOPO/chain3x4.topo $TOPO/two-level-ft.topo"}
+
+cpu_idle() { awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
+
+# bench ALGO : ncbench on every rank; rank 0's JSON on stdout.
+bench() {
+	local h r=0 pids=() out=$T_LOG/$1.json
+	for h in $(cluster_hosts); do
+		if [ $r -eq 0 ]; then
+			on "$h" "$NCBENCH" --comm 1 --rank 0 --op alltoall --algo "$1" -j \
+				--min "$MIN" --max "$MAX" --iters "$ITERS" --warmup 1 \
+				--timeout 60000 >"$out" &
+		else
+			on "$h" "$NCBENCH" --comm 1 --rank $r --op alltoall --algo "$1" \
+				--min "$MIN" --max "$MAX" --iters "$ITERS" --warmup 1 \
+				--timeout 60000 >/dev/null &
+		fi
+		pids+=($!)
+		r=$((r + 1))
+	done
+	for h in "${pids[@]}"; do wait "$h" || return 1; done
+	cat "$out"
+}
+
+nc_load
+{
+	echo "# Alltoall orders on emulated switch trees"
+	echo
+	echo "Made by \`make bench-alltoall\` (selftests/net/bench_a2a.sh) in a QEMU/TCG guest,"
+	echo "$(nproc) vCPUs, kernel $(uname -r), $(date -u +%Y-%m-%d)."
+	echo "p50 of $ITERS iterations after 1 warm-up; bound = busiest link's load x size / rate"
+	echo "(Faraj & Yuan's phase count at link rate); ratio = p50 / bound (1.00 is ideal)."
+	echo "Throughput counts P(P-1) blocks. idle = guest CPU idle during that order's run."
+} >"$REPORT"
+
+for topo in $TOPOS; do
+	name=$(basename "$topo" .topo)
+	cluster_up "$topo" >/dev/null
+	nc_comm_up 1 >/dev/null
+	for h in $(cluster_hosts); do
+		on "$h" "$NCTL" sched install id 1 topo "$topo" >/dev/null
+	done
+	first=$(cluster_hosts | head -n 1)
+	show=$("$NCTL" -j sched show topo "$topo")
+	bound=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["bound_ns_per_byte"])' "$show")
+	{
+		echo
+		echo "## $name: $(cluster_count) hosts"
+		echo
+		echo '```'
+		grep -vE '^\s*(#|$)' "$topo" | head -n 40
+		echo '```'
+		echo
+		python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("Schedule: %d phases (bottleneck load %d), %d syncs (%d before pruning); verifier %s." % (d["phases"], d["bottleneck_load"], d["syncs"], d["syncs_unpruned"], "ok" if d["ok"] else "FAILED: "+d["why"]))' "$show"
+		echo
+		echo "| size/peer | order | p50 ms | Mbit/s | bound ms | ratio | idle |"
+		echo "|---:|---|---:|---:|---:|---:|---:|"
+	} >>"$REPORT"
+	for algo in $ALGOS; do
+		read -r i0 t0 < <(cpu_idle)
+		json=$(bench "$algo") || { echo "| | $algo | failed | | | | |" >>"$REPORT"; continue; }
+		read -r i1 t1 < <(cpu_idle)
+		idle=$(( (i1 - i0) * 100 / (t1 - t0 + 1) ))
+		python3 - "$json" "$bound" "$algo" "$idle" >>"$REPORT" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1]); bound = float(sys.argv[2]); algo = sys.argv[3]; idle = sys.argv[4]
+for r in d["results"]:
+    b_ms = bound * r["size"] / 1e6
+    print("| %d KiB | %s | %.1f | %.0f | %.1f | %.2f | %s%% |" % (
+        r["size"] // 1024, algo, r["p50_us"] / 1e3, r["mbit_s"], b_ms,
+        r["p50_us"] / 1e3 / b_ms if b_ms else 0, idle))
+PY
+	done
+	echo "$name done" >&2
+	cluster_down
+done
+nc_unload
+cat "$REPORT"
