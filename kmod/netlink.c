@@ -416,21 +416,32 @@ static int nc_nl_fill_comm(struct sk_buff *skb, const struct nc_comm *c,
 	return 0;
 }
 
+/* The communicator a request names by COMM_ID, with a reference. */
+static struct nc_comm *nc_nl_comm(struct genl_info *info)
+{
+	struct nc_comm *c;
+
+	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
+		return ERR_PTR(-EINVAL);
+	c = nc_comm_get(nc_net(genl_info_net(info)),
+			nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]));
+	if (!c) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
+				    "no such communicator");
+		return ERR_PTR(-ENOENT);
+	}
+	return c;
+}
+
 static int nc_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nc_comm *c;
 	struct sk_buff *msg;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
-		return -EINVAL;
-	c = nc_comm_get(nc_net(genl_info_net(info)),
-			nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]));
-	if (!c) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
-				    "no such communicator");
-		return -ENOENT;
-	}
+	c = nc_nl_comm(info);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
 	/* 32 bytes covers one member's nest, rank and address. */
 	msg = genlmsg_new(NLMSG_GOODSIZE + (size_t)c->size * 32, GFP_KERNEL);
 	if (!msg) {
@@ -650,15 +661,9 @@ static int nc_nl_sched_set(struct sk_buff *skb, struct genl_info *info)
 	struct nc_comm *c;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
-		return -EINVAL;
-	c = nc_comm_get(nc_net(genl_info_net(info)),
-			nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]));
-	if (!c) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
-				    "no such communicator");
-		return -ENOENT;
-	}
+	c = nc_nl_comm(info);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
 	err = c->size < 2 ? -EINVAL : nc_slice_parse(c, info, &sl);
 	if (!err) {
 		s = nc_sched_from_slice(sl.ph, sl.nph, sl.in, sl.in_phase, sl.nin,
@@ -677,15 +682,9 @@ static int nc_nl_sched_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nc_comm *c;
 
-	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
-		return -EINVAL;
-	c = nc_comm_get(nc_net(genl_info_net(info)),
-			nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]));
-	if (!c) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
-				    "no such communicator");
-		return -ENOENT;
-	}
+	c = nc_nl_comm(info);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
 	nc_comm_set_sched(c, NULL);
 	nc_comm_put(c);
 	return 0;

@@ -35,16 +35,28 @@
 /* Future operations whose frames we hold before they start. */
 #define NC_EARLY_OPS		4
 
+/*
+ * Delayed acks: a receiver acks every NC_ACK_EVERY new fragments of a
+ * message, when the message completes, and at once for retransmissions,
+ * duplicates and fragments past a hole.  No sender can stall on this: its
+ * window spans at most the tail of one message, which completes, and the
+ * head of the next; NC_ACK_EVERY is well below nc_tx_window.
+ */
+#define NC_ACK_EVERY		8
+
 struct nc_msg {
 	struct nc_msg_desc d;
 	u32 nfrags;
 	u32 frag_size;
 	u32 done_cnt;		/* fragments received (rx) / acknowledged (tx) */
 	unsigned long *done;	/* bitmap of those fragments */
-	u32 next;		/* tx: first fragment never sent */
+	u32 next;		/* tx: first fragment never sent;
+				 * rx: one past the highest fragment seen
+				 */
 	u32 cum;		/* fragments below cum are all done */
 	u32 resent_below;	/* tx: holes below this were resent already */
-	bool ack_owed;		/* rx: got frames since our last ack */
+	bool ack_owed;		/* rx: on op->owed for the next ack round */
+	u32 since_ack;		/* rx: new fragments since our last ack */
 };
 
 struct nc_key {
@@ -406,6 +418,15 @@ static int nc_input_ack(struct nc_op *op, const struct nc_frame *f)
 	return sacked ? nc_fast_retransmit(op, m, sacked) : 0;
 }
 
+/* Put m on the list of messages acked at the end of this input round. */
+static void nc_ack_owed(struct nc_op *op, struct nc_msg *m)
+{
+	if (m->ack_owed)
+		return;
+	m->ack_owed = true;
+	op->owed[op->nowed++] = m - op->rx;
+}
+
 static int nc_input_data(struct nc_op *op, struct sk_buff *skb,
 			 const struct nc_frame *f)
 {
@@ -433,12 +454,9 @@ static int nc_input_data(struct nc_op *op, struct sk_buff *skb,
 		if (!m->done)
 			return -ENOMEM;
 	}
-	if (!m->ack_owed) {
-		m->ack_owed = true;
-		op->owed[op->nowed++] = m - op->rx;
-	}
 	if (test_bit(f->seq, m->done)) {
 		nc_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
+		nc_ack_owed(op, m);
 		return 0;
 	}
 	if (f->len) {
@@ -453,10 +471,15 @@ static int nc_input_data(struct nc_op *op, struct sk_buff *skb,
 	m->done_cnt++;
 	if (m->done_cnt == m->nfrags)
 		op->rx_open--;
+	/* rx: m->next is one past the highest fragment seen; other = a hole */
+	if (m->done_cnt == m->nfrags || ++m->since_ack >= NC_ACK_EVERY ||
+	    (f->flags & NETCOLL_F_ACK_NOW) || f->seq != m->next)
+		nc_ack_owed(op, m);
+	m->next = max(m->next, f->seq + 1);
 	return 0;
 }
 
-/* One ack per message that received frames since the last round. */
+/* One ack per message that owes one, after each round of input. */
 static int nc_send_owed_acks(struct nc_op *op)
 {
 	u32 i;
@@ -468,6 +491,7 @@ static int nc_send_owed_acks(struct nc_op *op)
 		int err;
 
 		m->ack_owed = false;
+		m->since_ack = 0;
 		m->cum = find_next_zero_bit(m->done, m->nfrags, m->cum);
 		if (m->cum == m->nfrags)
 			flags = NETCOLL_F_ACK_ALL;
