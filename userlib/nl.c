@@ -487,13 +487,13 @@ too_big:
 	return -EMSGSIZE;
 }
 
-int nc_comm_delete(nc_ctl *ctl, uint32_t id)
+int nc_request_comm(nc_ctl *ctl, uint8_t cmd, uint32_t id)
 {
 	struct nl_msg *msg;
 
 	if (!ctl || nc_check_comm_id(id))
 		return -EINVAL;
-	msg = nc_msg(ctl, NETCOLL_CMD_COMM_DEL, 0, 0);
+	msg = nc_msg(ctl, cmd, 0, 0);
 	if (!msg)
 		return -ENOMEM;
 	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, id) < 0) {
@@ -501,6 +501,11 @@ int nc_comm_delete(nc_ctl *ctl, uint32_t id)
 		return -EMSGSIZE;
 	}
 	return nc_request(ctl, msg, NULL, NULL);
+}
+
+int nc_comm_delete(nc_ctl *ctl, uint32_t id)
+{
+	return nc_request_comm(ctl, NETCOLL_CMD_COMM_DEL, id);
 }
 
 /* Members arrive as one nest per rank, in any order; each rank once. */

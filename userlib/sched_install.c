@@ -170,16 +170,5 @@ out:
 
 int nc_sched_remove(nc_ctl *ctl, uint32_t comm_id)
 {
-	struct nl_msg *msg;
-
-	if (!ctl)
-		return -EINVAL;
-	msg = nc_msg(ctl, NETCOLL_CMD_SCHED_DEL, 0, 0);
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, comm_id) < 0) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	return nc_request(ctl, msg, NULL, NULL);
+	return nc_request_comm(ctl, NETCOLL_CMD_SCHED_DEL, comm_id);
 }

@@ -31,6 +31,9 @@ t_expect_fail "rank whose address is not the device's" "not the device" \
 t_expect_fail "comm add on a device not attached" "not attached" \
 	on h2 "$NCTL" comm add id 9 dev eth0 rank 1 members "$members"
 t_expect_fail "nctl: unknown object, one line" "^nctl: " on h1 "$NCTL" frobnicate
+t_check "sched del on a linear communicator" on h1 "$NCTL" sched del id 9
+t_expect_fail "sched del of an unknown communicator" "no such communicator" \
+	on h1 "$NCTL" sched del id 4711
 t_check "comm del" on h1 "$NCTL" comm del id 9
 t_expect_fail "comm del again is ENOENT" "no such communicator" on h1 "$NCTL" comm del id 9
 t_check "stats lists every counter" nc_json h1 '"drop_cookie" in d and "tx_frames" in d' stats
