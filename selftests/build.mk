@@ -2,18 +2,20 @@
 # programs run inside the test VM (selftests/net/lib.sh finds them here).
 # A new test is one more name in a list.
 
-UNIT_TEST_NAMES := test_text test_api_args test_wire test_topo test_sched
+UNIT_TEST_NAMES := test_text test_api_args test_wire test_topo test_sched \
+		   test_tree
 UNIT_TEST_BINS := $(UNIT_TEST_NAMES:%=$(B)/selftests/unit/%)
 
+# -lm: tests compare against closed forms (the tree model's logarithms).
 $(UNIT_TEST_BINS): $(B)/selftests/unit/%: $(B)/selftests/unit/%.o $(LIBNC_A)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(NL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(NL_LIBS) -lm
 
 UNIT_TESTS += $(UNIT_TEST_BINS)
 
-NET_TEST_NAMES := nc_check nl_reject ep_errors nc_inject
+NET_TEST_NAMES := nc_check nl_reject ep_errors nc_inject nc_red_check
 NET_TEST_BINS := $(NET_TEST_NAMES:%=$(B)/selftests/net/%)
 
 $(NET_TEST_BINS): $(B)/selftests/net/%: $(B)/selftests/net/%.o $(LIBNC_A)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(NL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(NL_LIBS) -lm
 
 USER_TARGETS += $(NET_TEST_BINS)

@@ -3,16 +3,22 @@
 
 NCTL_SRCS := tools/nctl/nctl.c tools/nctl/util.c tools/nctl/dev.c \
 	     tools/nctl/comm.c tools/nctl/stats.c tools/nctl/monitor.c \
-	     tools/nctl/sched.c
+	     tools/nctl/sched.c tools/nctl/tree.c
 NCTL_OBJS := $(NCTL_SRCS:%.c=$(B)/%.o)
 
 # sched.c computes schedules itself: it uses the library's internal headers.
-$(B)/tools/nctl/sched.o: CFLAGS += -Iuserlib
+$(B)/tools/nctl/sched.o $(B)/tools/nctl/tree.o: CFLAGS += -Iuserlib
 
 $(B)/nctl: $(NCTL_OBJS) $(LIBNC_A)
 	$(CC) $(LDFLAGS) -o $@ $(NCTL_OBJS) $(LIBNC_A) $(NL_LIBS)
 
-$(B)/ncbench: $(B)/tools/ncbench/ncbench.o $(LIBNC_A)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(NL_LIBS)
+NCBENCH_SRCS := tools/ncbench/ncbench.c tools/ncbench/red.c \
+		tools/ncbench/calib.c tools/ncbench/udp_tree.c \
+		tools/ncbench/noise.c tools/ncbench/stats.c
+NCBENCH_OBJS := $(NCBENCH_SRCS:%.c=$(B)/%.o)
+
+# -lm: the latency model (libnetcoll) and the reference data (ldexp).
+$(B)/ncbench: $(NCBENCH_OBJS) $(LIBNC_A)
+	$(CC) $(LDFLAGS) -o $@ $(NCBENCH_OBJS) $(LIBNC_A) $(NL_LIBS) -lm
 
 USER_TARGETS += $(B)/nctl $(B)/ncbench

@@ -47,6 +47,42 @@ int nc_check_comm_spec(const struct nc_comm_spec *spec)
 	for (r = 1; r < spec->size; r++)
 		if (spec->members[r].addr_len != len)
 			return -EINVAL;
+	if (spec->oso > NETCOLL_OSO_MAX)
+		return -EINVAL;
+	if (spec->tree_degree &&
+	    (spec->tree_degree < 2 || spec->tree_degree > NETCOLL_TREE_DEGREE_MAX))
+		return -EINVAL;
+	/* The result group lives on the members' bearer. */
+	if (spec->mcast_addr && spec->mcast_addr_len != len)
+		return -EINVAL;
+	return 0;
+}
+
+int nc_check_tree(const uint32_t *parents, uint32_t size)
+{
+	/* 0: not yet seen, 1: on the current walk, 2: reaches the root */
+	uint8_t state[NETCOLL_COMM_SIZE_MAX];
+	uint32_t r, v, roots = 0;
+
+	if (!parents || size == 0 || size > NETCOLL_COMM_SIZE_MAX)
+		return -EINVAL;
+	for (r = 0; r < size; r++) {
+		if (parents[r] >= size)
+			return -EINVAL;
+		roots += parents[r] == r;
+	}
+	if (roots != 1)
+		return -EINVAL;
+	memset(state, 0, size);
+	/* Walk up from each rank; meeting the walk itself again is a cycle. */
+	for (r = 0; r < size; r++) {
+		for (v = r; state[v] == 0 && parents[v] != v; v = parents[v])
+			state[v] = 1;
+		if (state[v] == 1)
+			return -EINVAL;
+		for (v = r; state[v] != 2; v = parents[v])
+			state[v] = 2;
+	}
 	return 0;
 }
 

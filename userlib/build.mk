@@ -6,7 +6,8 @@ LIBNC_SRCS := userlib/nl.c userlib/endpoint.c userlib/text.c \
 	      userlib/errors.c userlib/args.c \
 	      userlib/topo.c userlib/topo_parse.c userlib/topo_gen.c \
 	      userlib/sched_aapc.c userlib/sched_sync.c userlib/sched_fattree.c \
-	      userlib/sched_order.c userlib/sched_verify.c userlib/sched_install.c
+	      userlib/sched_order.c userlib/sched_verify.c userlib/sched_install.c \
+	      userlib/tree.c userlib/model.c userlib/red_names.c
 LIBNC_OBJS := $(LIBNC_SRCS:%.c=$(B)/%.o)
 # The library version lives in its public header only.
 NC_LIB_MAJOR := $(shell awk '$$2 == "NC_LIB_VERSION_MAJOR" { print $$3 }' userlib/include/netcoll.h)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The data path: one open /dev/netcoll is one endpoint; collectives are
- * blocking ioctls.  Nothing here retries: an interrupted operation is
- * cancelled in the kernel (the peers time out), so EINTR goes back to the
- * caller like any other error.
+ * ioctls.  Nothing here retries: EINTR goes back to the caller like any
+ * other error.  An interrupted alltoall is cancelled (the peers time out);
+ * an interrupted reduction keeps running in the kernel, since the other
+ * ranks need this rank's contribution.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,8 +25,17 @@ _Static_assert((int)NC_A2A_DEFAULT == (int)NETCOLL_A2A_DEFAULT &&
 	       (int)NC_A2A_SCHED == (int)NETCOLL_A2A_SCHED,
 	       "enum nc_a2a_algo must mirror enum netcoll_a2a_algo");
 
+_Static_assert((int)NC_OP_COUNT == (int)NETCOLL_OP_COUNT &&
+	       (int)NC_OP_MAXLOC == (int)NETCOLL_OP_MAXLOC &&
+	       (int)NC_OP_BXOR == (int)NETCOLL_OP_BXOR &&
+	       (int)NC_DT_COUNT == (int)NETCOLL_DT_COUNT &&
+	       (int)NC_DT_DOUBLE == (int)NETCOLL_DT_DOUBLE &&
+	       (int)NC_DT_UINT32 == (int)NETCOLL_DT_UINT32,
+	       "enum nc_op/nc_dtype must mirror the uapi enums");
+
 struct nc_endpoint {
 	int fd;
+	enum nc_dist dist;		/* default result distribution */
 	uint32_t timeout_ms;		/* 0: the communicator's default */
 	uint32_t size;			/* members of the bound communicator */
 	struct nc_info info;
@@ -117,12 +127,110 @@ int nc_set_timeout(nc_endpoint *ep, uint32_t timeout_ms)
 	return 0;
 }
 
-int nc_barrier(nc_endpoint *ep)
+int nc_set_dist(nc_endpoint *ep, enum nc_dist dist)
 {
-	struct netcoll_barrier_args a = { 0 };
+	if (!ep || (dist != NC_DIST_TREE && dist != NC_DIST_MCAST))
+		return -EINVAL;
+	ep->dist = dist;
+	return 0;
+}
+
+static int nc_red_fill(const nc_endpoint *ep, const struct nc_red_args *a,
+		       struct netcoll_reduce *r)
+{
+	size_t esize;
+
+	if (!ep || !a)
+		return -EINVAL;
+	esize = a->count ? nc_elem_size(a->op, a->dtype) : 1;
+	if (!esize || a->count > NETCOLL_REDUCE_MAX / esize ||
+	    (a->count && (!a->sendbuf || !a->recvbuf)) ||
+	    a->split > NETCOLL_TREES_MAX ||
+	    (a->dist != NC_DIST_TREE && a->dist != NC_DIST_MCAST))
+		return -EINVAL;
+	*r = (struct netcoll_reduce){
+		.sendbuf = (uintptr_t)a->sendbuf,
+		.recvbuf = (uintptr_t)a->recvbuf,
+		.count = a->count,
+		.op = a->op,
+		.dtype = a->dtype,
+		.root = a->all ? 0 : a->root,
+		.flags = (a->all ? NETCOLL_RED_ALL : 0) |
+			 (a->dist == NC_DIST_MCAST ? NETCOLL_RED_MCAST : 0),
+		.timeout_ms = ep->timeout_ms,
+		.split = a->split ? a->split :
+			 nc_split_for(a->count * esize, ep->size),
+	};
+	return 0;
+}
+
+int nc_reduce_ex(nc_endpoint *ep, const struct nc_red_args *a)
+{
+	struct netcoll_reduce r;
+	int err = nc_red_fill(ep, a, &r);
+
+	if (err)
+		return err;
+	return ioctl(ep->fd, NETCOLL_IOC_REDUCE, &r) < 0 ? -errno : 0;
+}
+
+int nc_ireduce_ex(nc_endpoint *ep, const struct nc_red_args *a,
+		  nc_request *req)
+{
+	struct netcoll_reduce r;
+	int err = nc_red_fill(ep, a, &r);
+
+	if (err || !req)
+		return err ? err : -EINVAL;
+	if (ioctl(ep->fd, NETCOLL_IOC_REDUCE_START, &r) < 0)
+		return -errno;
+	*req = r.handle;
+	return 0;
+}
+
+int nc_wait(nc_endpoint *ep, nc_request req)
+{
+	struct netcoll_wait w = { .handle = req };
 
 	if (!ep)
 		return -EINVAL;
+	return ioctl(ep->fd, NETCOLL_IOC_WAIT, &w) < 0 ? -errno : 0;
+}
+
+int nc_reduce(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
+	      size_t count, enum nc_dtype dtype, enum nc_op op, uint32_t root)
+{
+	struct nc_red_args a = {
+		.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+		.dtype = dtype, .op = op, .root = root,
+		.dist = ep ? ep->dist : NC_DIST_TREE,
+	};
+
+	return nc_reduce_ex(ep, &a);
+}
+
+int nc_allreduce(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
+		 size_t count, enum nc_dtype dtype, enum nc_op op)
+{
+	struct nc_red_args a = {
+		.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+		.dtype = dtype, .op = op, .all = 1,
+		.dist = ep ? ep->dist : NC_DIST_TREE,
+	};
+
+	return nc_reduce_ex(ep, &a);
+}
+
+/* The tree barrier; with multicast distribution, its release is one frame. */
+int nc_barrier(nc_endpoint *ep)
+{
+	struct netcoll_barrier_args a = { 0 };
+	struct nc_red_args r = { .all = 1, .dist = NC_DIST_MCAST, .split = 1 };
+
+	if (!ep)
+		return -EINVAL;
+	if (ep->dist == NC_DIST_MCAST)
+		return nc_reduce_ex(ep, &r);
 	a.timeout_ms = ep->timeout_ms;
 	return ioctl(ep->fd, NETCOLL_IOC_BARRIER, &a) < 0 ? -errno : 0;
 }

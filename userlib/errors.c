@@ -58,6 +58,13 @@ static const char *const nc_stat_names[__NETCOLL_STAT_MAX] = {
 	[NETCOLL_STAT_DROP_STATE]	= "drop_state",
 	[NETCOLL_STAT_DROP_MEMORY]	= "drop_memory",
 	[NETCOLL_STAT_DROP_TX]		= "drop_tx",
+	[NETCOLL_STAT_DROP_OPCODE]	= "drop_opcode",
+	[NETCOLL_STAT_AGG_OPS]		= "agg_ops",
+	[NETCOLL_STAT_AGG_REDUCED]	= "agg_reduced",
+	[NETCOLL_STAT_AGG_MCAST_TX]	= "agg_mcast_tx",
+	[NETCOLL_STAT_AGG_REPAIRS]	= "agg_repairs",
+	[NETCOLL_STAT_AGG_QUEUED]	= "agg_queued",
+	[NETCOLL_STAT_AGG_FPU_DEFERRED]	= "agg_fpu_deferred",
 };
 
 const char *nc_stat_name(unsigned int id)

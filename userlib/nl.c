@@ -69,6 +69,7 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_COMM_MEMBERS]	= { .type = NLA_NESTED },
 	[NETCOLL_A_COMM_TIMEOUT_MS]	= { .type = NLA_U32 },
 	[NETCOLL_A_COMM_OP_SEQ]		= { .type = NLA_U32 },
+	[NETCOLL_A_COMM_AGG_SEQ]	= { .type = NLA_U32 },
 	[NETCOLL_A_COMM_BOUND]		= { .type = NLA_U8 },
 	[NETCOLL_A_STATS]		= { .type = NLA_NESTED },
 	[NETCOLL_A_ERRNO]		= { .type = NLA_S32, .minlen = sizeof(int32_t) },
@@ -76,6 +77,15 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_PEER_RANK]		= { .type = NLA_U32 },
 	[NETCOLL_A_SCHED_PHASES]	= { .type = NLA_U32 },
 	[NETCOLL_A_SCHED_SYNCS]		= { .type = NLA_U32 },
+	[NETCOLL_A_COMM_OSO]		= { .type = NLA_U32 },
+	[NETCOLL_A_COMM_MCAST_ADDR]	= { .type = NLA_UNSPEC, .minlen = 1,
+					    .maxlen = NC_ADDR_MAX },
+	[NETCOLL_A_COMM_TREE_DEGREE]	= { .type = NLA_U32 },
+	[NETCOLL_A_TREE_INDEX]		= { .type = NLA_U32 },
+	[NETCOLL_A_TREE_ROOT]		= { .type = NLA_U32 },
+	[NETCOLL_A_TREE_PARENT]		= { .type = NLA_U32 },
+	[NETCOLL_A_TREE_CHILDREN]	= { .type = NLA_UNSPEC },
+	[NETCOLL_A_TREE_INSTALLED]	= { .type = NLA_U8 },
 };
 
 static const struct nla_policy nc_member_policy[NETCOLL_A_MEMBER_MAX + 1] = {
@@ -247,7 +257,7 @@ struct nl_msg *nc_msg(nc_ctl *ctl, uint8_t cmd, int flags, size_t size)
 }
 
 /* Send msg (consumed) and read its whole answer, each message through fn. */
-int nc_request(nc_ctl *ctl, struct nl_msg *msg, nc_reply_fn fn, void *arg)
+int nc_nl_request(nc_ctl *ctl, struct nl_msg *msg, nc_reply_fn fn, void *arg)
 {
 	int err;
 
@@ -370,7 +380,7 @@ static int nc_dev_cmd(nc_ctl *ctl, uint8_t cmd, const char *ifname)
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	return nc_request(ctl, msg, NULL, NULL);
+	return nc_nl_request(ctl, msg, NULL, NULL);
 }
 
 int nc_dev_attach(nc_ctl *ctl, const char *ifname)
@@ -423,7 +433,7 @@ int nc_dev_list(nc_ctl *ctl, const char *ifname, struct nc_dev_info **devs,
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	err = nc_request(ctl, msg, nc_parse_dev, &v);
+	err = nc_nl_request(ctl, msg, nc_parse_dev, &v);
 	if (!err && ifname && v.n != 1)
 		err = nc_proto(ctl, "%zu answers to a single device request", v.n);
 	if (err) {
@@ -479,9 +489,15 @@ int nc_comm_create(nc_ctl *ctl, const struct nc_comm_spec *s)
 	}
 	if ((s->cookie && nla_put_u64(msg, NETCOLL_A_COMM_COOKIE, s->cookie) < 0) ||
 	    (s->timeout_ms &&
-	     nla_put_u32(msg, NETCOLL_A_COMM_TIMEOUT_MS, s->timeout_ms) < 0))
+	     nla_put_u32(msg, NETCOLL_A_COMM_TIMEOUT_MS, s->timeout_ms) < 0) ||
+	    (s->oso && nla_put_u32(msg, NETCOLL_A_COMM_OSO, s->oso) < 0) ||
+	    (s->tree_degree &&
+	     nla_put_u32(msg, NETCOLL_A_COMM_TREE_DEGREE, s->tree_degree) < 0) ||
+	    (s->mcast_addr &&
+	     nla_put(msg, NETCOLL_A_COMM_MCAST_ADDR, s->mcast_addr_len,
+		     s->mcast_addr) < 0))
 		goto too_big;
-	return nc_request(ctl, msg, NULL, NULL);
+	return nc_nl_request(ctl, msg, NULL, NULL);
 too_big:
 	nlmsg_free(msg);
 	return -EMSGSIZE;
@@ -500,7 +516,7 @@ int nc_request_comm(nc_ctl *ctl, uint8_t cmd, uint32_t id)
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	return nc_request(ctl, msg, NULL, NULL);
+	return nc_nl_request(ctl, msg, NULL, NULL);
 }
 
 int nc_comm_delete(nc_ctl *ctl, uint32_t id)
@@ -577,6 +593,18 @@ static int nc_parse_comm(nc_ctl *ctl, struct nlattr **tb,
 		c->sched_phases = nla_get_u32(tb[NETCOLL_A_SCHED_PHASES]);
 	if (tb[NETCOLL_A_SCHED_SYNCS])
 		c->sched_syncs = nla_get_u32(tb[NETCOLL_A_SCHED_SYNCS]);
+	/* Absent from modules without aggregation trees: left 0. */
+	if (tb[NETCOLL_A_COMM_OSO])
+		c->oso = nla_get_u32(tb[NETCOLL_A_COMM_OSO]);
+	if (tb[NETCOLL_A_COMM_AGG_SEQ])
+		c->agg_seq = nla_get_u32(tb[NETCOLL_A_COMM_AGG_SEQ]);
+	if (tb[NETCOLL_A_COMM_TREE_DEGREE])
+		c->tree_degree = nla_get_u32(tb[NETCOLL_A_COMM_TREE_DEGREE]);
+	if (tb[NETCOLL_A_COMM_MCAST_ADDR]) {
+		c->mcast_addr_len = nla_len(tb[NETCOLL_A_COMM_MCAST_ADDR]);
+		memcpy(c->mcast_addr, nla_data(tb[NETCOLL_A_COMM_MCAST_ADDR]),
+		       c->mcast_addr_len);
+	}
 	if (c->size == 0 || c->size > NETCOLL_COMM_SIZE_MAX || c->rank >= c->size)
 		return nc_proto(ctl, "communicator %u: rank %u of size %u",
 				c->id, c->rank, c->size);
@@ -624,7 +652,7 @@ int nc_comm_get(nc_ctl *ctl, uint32_t id, struct nc_comm_info *info)
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	err = nc_request(ctl, msg, nc_parse_comm_one, &one);
+	err = nc_nl_request(ctl, msg, nc_parse_comm_one, &one);
 	if (!err && !one.got)
 		err = nc_proto(ctl, "no answer to a communicator request");
 	if (err)
@@ -653,7 +681,7 @@ int nc_comm_list(nc_ctl *ctl, struct nc_comm_info **comms, size_t *ncomms)
 	msg = nc_msg(ctl, NETCOLL_CMD_COMM_GET, NLM_F_DUMP, 0);
 	if (!msg)
 		return -ENOMEM;
-	err = nc_request(ctl, msg, nc_parse_comm_dump, &v);
+	err = nc_nl_request(ctl, msg, nc_parse_comm_dump, &v);
 	if (err) {
 		free(v.items);
 		return err;
@@ -661,6 +689,122 @@ int nc_comm_list(nc_ctl *ctl, struct nc_comm_info **comms, size_t *ncomms)
 	*comms = v.items;
 	*ncomms = v.n;
 	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Aggregation trees                                                 */
+/* ---------------------------------------------------------------- */
+
+/* COMM_ID and TREE_INDEX: the start of every tree request. */
+static struct nl_msg *nc_tree_msg(nc_ctl *ctl, uint8_t cmd, uint32_t comm_id,
+				  uint32_t index, size_t size)
+{
+	struct nl_msg *msg = nc_msg(ctl, cmd, 0, size);
+
+	if (!msg)
+		return NULL;
+	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, comm_id) < 0 ||
+	    nla_put_u32(msg, NETCOLL_A_TREE_INDEX, index) < 0) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+int nc_tree_install(nc_ctl *ctl, uint32_t comm_id, uint32_t index,
+		    const uint32_t *parents, uint32_t size)
+{
+	size_t bytes = (size_t)size * sizeof(*parents);
+	struct nl_msg *msg;
+
+	if (!ctl || nc_check_comm_id(comm_id) || index >= NC_TREES_MAX ||
+	    nc_check_tree(parents, size))
+		return -EINVAL;
+	msg = nc_tree_msg(ctl, NETCOLL_CMD_TREE_SET, comm_id, index,
+			  NLMSG_HDRLEN + GENL_HDRLEN + 64 + nla_total_size(bytes));
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put(msg, NETCOLL_A_TREE_PARENTS, (int)bytes, parents) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return nc_nl_request(ctl, msg, NULL, NULL);
+}
+
+int nc_tree_remove(nc_ctl *ctl, uint32_t comm_id, uint32_t index)
+{
+	struct nl_msg *msg;
+
+	if (!ctl || nc_check_comm_id(comm_id) || index >= NC_TREES_MAX)
+		return -EINVAL;
+	msg = nc_tree_msg(ctl, NETCOLL_CMD_TREE_DEL, comm_id, index, 0);
+	if (!msg)
+		return -ENOMEM;
+	return nc_nl_request(ctl, msg, NULL, NULL);
+}
+
+static int nc_parse_tree(nc_ctl *ctl, struct nlattr **tb, void *arg)
+{
+	struct nc_one *one = arg;
+	struct nc_tree_info *t = one->out;
+	struct nlattr *kids = tb[NETCOLL_A_TREE_CHILDREN];
+	int len = kids ? nla_len(kids) : 0;
+
+	if (one->got++)
+		return nc_proto(ctl, "more than one answer to a tree request");
+	if (MISSING(ctl, tb, NETCOLL_A_TREE_INDEX) ||
+	    MISSING(ctl, tb, NETCOLL_A_TREE_ROOT) ||
+	    MISSING(ctl, tb, NETCOLL_A_TREE_PARENT) ||
+	    MISSING(ctl, tb, NETCOLL_A_TREE_INSTALLED))
+		return -NC_EPROTO;
+	if (len % sizeof(uint32_t))
+		return nc_proto(ctl, "tree children: %d bytes, not a __u32 array", len);
+	t->index = nla_get_u32(tb[NETCOLL_A_TREE_INDEX]);
+	t->root = nla_get_u32(tb[NETCOLL_A_TREE_ROOT]);
+	t->parent = nla_get_u32(tb[NETCOLL_A_TREE_PARENT]);
+	t->installed = nla_get_u8(tb[NETCOLL_A_TREE_INSTALLED]) != 0;
+	/* A leaf may get an empty attribute or none. */
+	if (len) {
+		t->children = malloc(len);
+		if (!t->children)
+			return -ENOMEM;
+		memcpy(t->children, nla_data(kids), len);
+		t->nchildren = len / sizeof(uint32_t);
+	}
+	return 0;
+}
+
+int nc_tree_get(nc_ctl *ctl, uint32_t comm_id, uint32_t index,
+		struct nc_tree_info *info)
+{
+	struct nc_one one = { .out = info };
+	struct nl_msg *msg;
+	int err;
+
+	if (!ctl || !info || nc_check_comm_id(comm_id) || index >= NC_TREES_MAX)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	msg = nc_tree_msg(ctl, NETCOLL_CMD_TREE_GET, comm_id, index, 0);
+	if (!msg)
+		return -ENOMEM;
+	err = nc_nl_request(ctl, msg, nc_parse_tree, &one);
+	if (!err && !one.got)
+		err = nc_proto(ctl, "no answer to a tree request");
+	if (!err && info->index != index)
+		err = nc_proto(ctl, "asked for tree %u, got tree %u", index,
+			       info->index);
+	if (err)
+		nc_tree_info_free(info);
+	return err;
+}
+
+void nc_tree_info_free(struct nc_tree_info *info)
+{
+	if (!info)
+		return;
+	free(info->children);
+	info->children = NULL;
+	info->nchildren = 0;
 }
 
 /* ---------------------------------------------------------------- */
@@ -702,7 +846,7 @@ int nc_stats_get(nc_ctl *ctl, struct nc_stats *stats)
 	msg = nc_msg(ctl, NETCOLL_CMD_STATS_GET, 0, 0);
 	if (!msg)
 		return -ENOMEM;
-	err = nc_request(ctl, msg, nc_parse_stats, &one);
+	err = nc_nl_request(ctl, msg, nc_parse_stats, &one);
 	if (!err && !one.got)
 		err = nc_proto(ctl, "no answer to a statistics request");
 	return err;

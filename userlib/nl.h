@@ -17,7 +17,7 @@ typedef int (*nc_reply_fn)(nc_ctl *ctl, struct nlattr **tb, void *arg);
 /* A request for cmd, its genl header in place; size 0: default size. */
 struct nl_msg *nc_msg(nc_ctl *ctl, uint8_t cmd, int flags, size_t size);
 /* Send msg (consumed) and read its whole answer, each message through fn. */
-int nc_request(nc_ctl *ctl, struct nl_msg *msg, nc_reply_fn fn, void *arg);
+int nc_nl_request(nc_ctl *ctl, struct nl_msg *msg, nc_reply_fn fn, void *arg);
 /* A request whose only attribute is COMM_ID, answered by an ack. */
 int nc_request_comm(nc_ctl *ctl, uint8_t cmd, uint32_t id);
 /* Record why a call failed, for nc_ctl_last_error(). */

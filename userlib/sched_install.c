@@ -125,7 +125,7 @@ static int nc_slice_send(nc_ctl *ctl, uint32_t comm_id, const struct nc_a2a_slic
 			goto too_big;
 		nla_nest_end(msg, nest);
 	}
-	return nc_request(ctl, msg, NULL, NULL);
+	return nc_nl_request(ctl, msg, NULL, NULL);
 too_big:
 	nlmsg_free(msg);
 	return -EMSGSIZE;

@@ -52,6 +52,7 @@ struct nc_frame {
 	u32 frag_off;
 	u32 msg_len;
 	u16 frag_size;
+	u16 opcode;
 };
 
 static inline void nc_wire_encode(struct netcoll_hdr *h, const struct nc_frame *f)
@@ -70,7 +71,7 @@ static inline void nc_wire_encode(struct netcoll_hdr *h, const struct nc_frame *
 	h->frag_off = nc_tobe32(f->frag_off);
 	h->msg_len = nc_tobe32(f->msg_len);
 	h->frag_size = nc_tobe16(f->frag_size);
-	h->reserved = 0;
+	h->opcode = nc_tobe16(f->opcode);
 }
 
 static inline void nc_wire_decode(struct nc_frame *f, const struct netcoll_hdr *h)
@@ -88,6 +89,7 @@ static inline void nc_wire_decode(struct nc_frame *f, const struct netcoll_hdr *
 	f->frag_off = nc_be32(h->frag_off);
 	f->msg_len = nc_be32(h->msg_len);
 	f->frag_size = nc_be16(h->frag_size);
+	f->opcode = nc_be16(h->opcode);
 }
 
 /* Fragments of a message of msg_len bytes cut at frag_size (>= 1). */
@@ -96,6 +98,48 @@ static inline u32 nc_wire_nfrags(u32 msg_len, u32 frag_size)
 	if (!msg_len)
 		return 1;
 	return msg_len / frag_size + (msg_len % frag_size != 0);
+}
+
+static inline bool nc_wire_is_agg(u16 type)
+{
+	return type >= NETCOLL_T_AGG_UP && type <= NETCOLL_T_AGG_NACK;
+}
+
+/* Flags each frame type may carry. */
+static inline u16 nc_wire_flags_allowed(u16 type)
+{
+	switch (type) {
+	case NETCOLL_T_DATA:
+	case NETCOLL_T_AGG_UP:
+		return NETCOLL_F_ACK_NOW;
+	case NETCOLL_T_ACK:
+		return NETCOLL_F_ACK_ALL;
+	case NETCOLL_T_AGG_DOWN:
+		return NETCOLL_F_MCAST;
+	default:
+		return 0;
+	}
+}
+
+/* Fragment checks shared by DATA, AGG_UP and AGG_DOWN. */
+static inline int nc_wire_check_frag(const struct nc_frame *f)
+{
+	if (f->msg_len > NETCOLL_MSG_MAX)
+		return NETCOLL_STAT_DROP_LENGTH;
+	if (!f->msg_len) {
+		if (f->len || f->seq || f->frag_off)
+			return NETCOLL_STAT_DROP_LENGTH;
+		return 0;
+	}
+	if (!f->frag_size ||
+	    f->seq >= nc_wire_nfrags(f->msg_len, f->frag_size) ||
+	    f->frag_off != f->seq * f->frag_size)
+		return NETCOLL_STAT_DROP_LENGTH;
+	/* every fragment is full but the last, which carries the rest */
+	if (f->len != (f->msg_len - f->frag_off < f->frag_size ?
+		       f->msg_len - f->frag_off : f->frag_size))
+		return NETCOLL_STAT_DROP_LENGTH;
+	return 0;
 }
 
 /*
@@ -114,42 +158,34 @@ static inline int nc_wire_check(const void *frame, u32 frame_len,
 	if (h->version != NETCOLL_WIRE_VERSION)
 		return NETCOLL_STAT_DROP_VERSION;
 	nc_wire_decode(f, h);
-	if (f->flags & ~NETCOLL_F_KNOWN || h->reserved)
+	if (f->type < NETCOLL_T_DATA || f->type > NETCOLL_T_MAX ||
+	    f->flags & ~nc_wire_flags_allowed(f->type))
 		return NETCOLL_STAT_DROP_TYPE;
 	if (f->len > frame_len - NETCOLL_HDR_LEN)
 		return NETCOLL_STAT_DROP_LENGTH;
-	if (f->src_rank >= NETCOLL_COMM_SIZE_MAX ||
-	    f->dst_rank >= NETCOLL_COMM_SIZE_MAX || f->src_rank == f->dst_rank)
+	if (f->src_rank >= NETCOLL_COMM_SIZE_MAX || f->src_rank == f->dst_rank)
 		return NETCOLL_STAT_DROP_RANK;
+	/* only a multicast result goes to the whole group */
+	if (f->flags & NETCOLL_F_MCAST ? f->dst_rank != NETCOLL_RANK_GROUP :
+	    f->dst_rank >= NETCOLL_COMM_SIZE_MAX)
+		return NETCOLL_STAT_DROP_RANK;
+	if (nc_wire_is_agg(f->type)) {
+		if ((f->opcode >> 8) >= NETCOLL_OP_COUNT ||
+		    (f->opcode & 0xff) >= NETCOLL_DT_COUNT)
+			return NETCOLL_STAT_DROP_OPCODE;
+	} else if (f->opcode) {
+		return NETCOLL_STAT_DROP_TYPE;
+	}
 
 	switch (f->type) {
 	case NETCOLL_T_DATA:
-		if (f->flags & NETCOLL_F_ACK_ALL)
-			return NETCOLL_STAT_DROP_TYPE;
-		if (f->msg_len > NETCOLL_MSG_MAX)
-			return NETCOLL_STAT_DROP_LENGTH;
-		if (!f->msg_len) {
-			if (f->len || f->seq || f->frag_off)
-				return NETCOLL_STAT_DROP_LENGTH;
-			return 0;
-		}
-		if (!f->frag_size ||
-		    f->seq >= nc_wire_nfrags(f->msg_len, f->frag_size) ||
-		    f->frag_off != f->seq * f->frag_size)
-			return NETCOLL_STAT_DROP_LENGTH;
-		/* every fragment is full but the last, which carries the rest */
-		if (f->len != (f->msg_len - f->frag_off < f->frag_size ?
-			       f->msg_len - f->frag_off : f->frag_size))
-			return NETCOLL_STAT_DROP_LENGTH;
-		return 0;
-	case NETCOLL_T_ACK:
-		if (f->flags & NETCOLL_F_ACK_NOW)
-			return NETCOLL_STAT_DROP_TYPE;
+	case NETCOLL_T_AGG_UP:
+	case NETCOLL_T_AGG_DOWN:
+		return nc_wire_check_frag(f);
+	default:		/* ACK, AGG_ACK, AGG_NACK: no payload */
 		if (f->len || f->msg_len || f->frag_size)
 			return NETCOLL_STAT_DROP_LENGTH;
 		return 0;
-	default:
-		return NETCOLL_STAT_DROP_TYPE;
 	}
 }
 

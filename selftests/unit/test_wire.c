@@ -54,7 +54,7 @@ TEST(encode_decode_round_trip_in_network_order)
 	CHECK_EQ(frame[7], 7);
 	CHECK_EQ(frame[8], 0x11);
 	CHECK_EQ(frame[15], 0x88);
-	CHECK_EQ(hdr->reserved, 0);
+	CHECK_EQ(hdr->opcode, 0);
 	CHECK_EQ(nc_wire_check(frame, NETCOLL_HDR_LEN + 1452, &out), 0);
 	/* every field, padding excluded */
 	CHECK(memcmp(&in, &out, offsetof(struct nc_frame, frag_size) + 2) == 0);
@@ -126,7 +126,7 @@ TEST(type_flags_reserved)
 	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_TYPE);
 	f = data_frame();
 	nc_wire_encode((struct netcoll_hdr *)frame, &f);
-	((struct netcoll_hdr *)frame)->reserved = 1;
+	((struct netcoll_hdr *)frame)->opcode = nc_tobe16(1);
 	CHECK_EQ(nc_wire_check(frame, sizeof(frame), &out), NETCOLL_STAT_DROP_TYPE);
 }
 
@@ -192,6 +192,52 @@ TEST(fragment_counts)
 	CHECK_EQ(nc_wire_nfrags(NETCOLL_MSG_MAX, 20), (NETCOLL_MSG_MAX + 19) / 20);
 }
 
+TEST(aggregation_frames)
+{
+	struct nc_frame f = data_frame(), out;
+
+	f.type = NETCOLL_T_AGG_UP;
+	f.opcode = NETCOLL_OP_SUM << 8 | NETCOLL_DT_DOUBLE;
+	CHECK_EQ(check(&f, sizeof(frame)), 0);
+	CHECK_EQ(nc_wire_check(frame, sizeof(frame), &out), 0);
+	CHECK_EQ(out.opcode, f.opcode);
+	f.flags = NETCOLL_F_ACK_NOW;
+	CHECK_EQ(check(&f, sizeof(frame)), 0);
+	/* unknown op or dtype: its own counter */
+	f.opcode = NETCOLL_OP_COUNT << 8;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_OPCODE);
+	f.opcode = NETCOLL_DT_COUNT;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_OPCODE);
+	/* only a result may be multicast, and only to the group */
+	f.opcode = 0;
+	f.flags = NETCOLL_F_MCAST;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_TYPE);
+	f.type = NETCOLL_T_AGG_DOWN;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_RANK);
+	f.dst_rank = NETCOLL_RANK_GROUP;
+	CHECK_EQ(check(&f, sizeof(frame)), 0);
+	f.flags = 0;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_RANK);
+	/* a done marker carries nothing */
+	f = data_frame();
+	f.type = NETCOLL_T_AGG_DOWN;
+	f.msg_len = 0;
+	f.len = 0;
+	f.seq = 0;
+	f.frag_off = 0;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
+	/* acks and nacks carry no payload */
+	f.type = NETCOLL_T_AGG_NACK;
+	f.frag_size = 0;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
+	f.len = 4;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 4), NETCOLL_STAT_DROP_LENGTH);
+	/* p2p frames carry no opcode */
+	f = data_frame();
+	f.opcode = 1;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_TYPE);
+}
+
 int main(void)
 {
 	RUN(header_is_48_bytes_with_fixed_offsets);
@@ -203,5 +249,6 @@ int main(void)
 	RUN(lengths_must_agree);
 	RUN(ranks);
 	RUN(fragment_counts);
+	RUN(aggregation_frames);
 	return DONE();
 }

@@ -8,6 +8,11 @@
  * communicator size, never on timing, so the collectives always pair up.
  * Each size starts with a barrier; the first iteration of each size is
  * checked byte for byte.  Rank 0 prints the table.
+ *
+ * Reductions (red.c) run on the kernel's trees or, with --transport udp,
+ * on the same trees run by the processes themselves (udp_tree.c);
+ * --calibrate (calib.c) measures the tree latency model; --noise
+ * (noise.c) adds CPU hogs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,47 +22,62 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <linux/netcoll.h>
 
-#include "netcoll.h"
-
-struct opts {
-	uint32_t comm, rank;
-	int barrier, alltoall;
-	uint64_t min, max;
-	uint64_t iters, warmup;
-	uint64_t budget;		/* bytes one rank sends per size, at most */
-	enum nc_a2a_algo algo;
-	uint32_t timeout_ms;
-	int all_ranks, json;
-};
-
-struct result {
-	uint64_t iters;
-	double min, p50, p99, max;	/* microseconds */
-};
+#include "ncbench.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: ncbench --comm ID --rank R [--op barrier|alltoall|all]\n"
+		"Usage: ncbench --comm ID --rank R [--op OP[,OP...]]\n"
 		"               [--min BYTES] [--max BYTES] [--iters N] [--warmup N]\n"
 		"               [--budget BYTES] [--algo default|linear|pairwise|ring|sched] [--timeout MS]\n"
 		"               [--all-ranks] [-j]\n"
+		"  reductions:  [--root R] [--dtype TYPE] [--red-op OP] [--dist tree|mcast]\n"
+		"               [--split N] [--per-rank] [--no-sync] [--check-all] [--noise N]\n"
+		"  UDP baseline: --transport udp --rank R (--peers FILE | --peers-list IP,...)\n"
+		"               [--port P | --port-base B] [--degree F] [--udp-frag BYTES]\n"
+		"               [--udp-rto MS] [--busy-poll] [--udp-loss PERCENT]\n"
+		"  model:       --calibrate [--calib-size BYTES] [--calib-comms ID,...]\n"
 		"\n"
-		"Runs on every rank of communicator ID at once.  Sizes are bytes per\n"
-		"peer, powers of two from --min (8) to --max (1048576).  --iters\n"
-		"(1000) shrinks for large sizes so that a rank sends at most --budget\n"
-		"bytes (64 MiB) per size, but not below 10 (or --iters).  Latencies\n"
-		"are in microseconds; alltoall throughput is P*(P-1)*size*8 bits\n"
-		"over the median latency.\n");
+		"Runs on every rank of communicator ID at once.  OP: barrier, alltoall,\n"
+		"all (both: the default), reduce (to --root, 0), allreduce, tbarrier\n"
+		"(a reduction of nothing up and down the tree).  Alltoall sizes are\n"
+		"bytes per peer, powers of two from --min (8) to --max (1048576);\n"
+		"reduction sizes are vector bytes from --min (4) to --max (65536),\n"
+		"rounded down to whole elements (at least one).  --iters (1000)\n"
+		"shrinks for large sizes so that a rank sends at most --budget bytes\n"
+		"(64 MiB) per size, but not below 10 (or --iters).  Latencies are in\n"
+		"microseconds; alltoall throughput is P*(P-1)*size*8 bits over the\n"
+		"median latency.\n"
+		"\n"
+		"Reductions: TYPE int32|int64|uint32|uint64|float|double (double), OP\n"
+		"sum|prod|min|max|band|bor|bxor|minloc|maxloc (sum); --split pieces on\n"
+		"parallel trees (0: the library's choice); a barrier precedes every\n"
+		"iteration (OSU) unless --no-sync.  The first iteration of each size\n"
+		"is checked bit for bit (--check-all: every one, the check untimed).\n"
+		"--per-rank: every rank's mean latency, and their spread across\n"
+		"ranks.  --noise N: N processes spinning on this host for the whole\n"
+		"run.\n"
+		"\n"
+		"--transport udp: no module needed; the f-nomial tree of --degree (4)\n"
+		"run by the processes over UDP, rank r at the address of line \"r ip\"\n"
+		"of --peers (or the r-th of --peers-list), port --port (7700) or\n"
+		"--port-base + r; \"ip:port\" overrides.  Lost datagrams are resent\n"
+		"after --udp-rto ms (20, doubling); an operation fails after --timeout\n"
+		"ms (5000; the first one waits 6 times as long for late starters).\n"
+		"--udp-loss drops that share of the datagrams sent (a test of the\n"
+		"retransmissions; decimals allowed).\n"
+		"\n"
+		"--calibrate: L, r+c and C of the f-nomial latency model (Yu et al.,\n"
+		"SC'03), the model's T(P,f) for f = 2..8 and the measured reduce and\n"
+		"allreduce on each f-nomial tree.  Installs trees (CAP_NET_ADMIN).\n"
+		"--calib-comms: fit over flat trees on these communicators (of other\n"
+		"sizes, main rank 0 their rank 0) instead of in-communicator trees.\n");
 }
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int fail(const char *fmt, ...)
+int fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -83,8 +103,42 @@ static int parse_num(const char *text, const char *what, uint64_t max,
 	return 0;
 }
 
+static int parse_ops(const char *text, unsigned int *ops)
+{
+	static const struct { const char *name; unsigned int ops; } names[] = {
+		{ "barrier", OP_BARRIER }, { "alltoall", OP_ALLTOALL },
+		{ "all", OP_BARRIER | OP_ALLTOALL }, { "reduce", OP_REDUCE },
+		{ "allreduce", OP_ALLREDUCE }, { "tbarrier", OP_TBARRIER },
+	};
+	char *copy = strdup(text), *tok, *save = NULL;
+	size_t i;
+
+	if (!copy)
+		return fail("no memory");
+	*ops = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(tok, names[i].name))
+				break;
+		if (i == sizeof(names) / sizeof(names[0])) {
+			fail("unknown operation \"%s\"", tok);
+			free(copy);
+			return 1;
+		}
+		*ops |= names[i].ops;
+	}
+	free(copy);
+	return *ops ? 0 : fail("unknown operation \"%s\"", text);
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
+	enum {
+		O_ROOT = 256, O_DTYPE, O_REDOP, O_DIST, O_SPLIT, O_PERRANK,
+		O_NOSYNC, O_XPORT, O_PEERS, O_PEERLIST, O_PORT, O_PORTBASE,
+		O_DEGREE, O_FRAG, O_RTO, O_BUSY, O_NOISE, O_CALIB, O_CALSIZE,
+		O_CALCOMMS, O_LOSS, O_CHECKALL,
+	};
 	static const struct option longopts[] = {
 		{ "comm",	required_argument, NULL, 'c' },
 		{ "rank",	required_argument, NULL, 'r' },
@@ -99,16 +153,41 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "all-ranks",	no_argument,	   NULL, 'A' },
 		{ "json",	no_argument,	   NULL, 'j' },
 		{ "help",	no_argument,	   NULL, 'h' },
+		{ "root",	required_argument, NULL, O_ROOT },
+		{ "dtype",	required_argument, NULL, O_DTYPE },
+		{ "red-op",	required_argument, NULL, O_REDOP },
+		{ "dist",	required_argument, NULL, O_DIST },
+		{ "split",	required_argument, NULL, O_SPLIT },
+		{ "per-rank",	no_argument,	   NULL, O_PERRANK },
+		{ "no-sync",	no_argument,	   NULL, O_NOSYNC },
+		{ "check-all",	no_argument,	   NULL, O_CHECKALL },
+		{ "transport",	required_argument, NULL, O_XPORT },
+		{ "peers",	required_argument, NULL, O_PEERS },
+		{ "peers-list",	required_argument, NULL, O_PEERLIST },
+		{ "port",	required_argument, NULL, O_PORT },
+		{ "port-base",	required_argument, NULL, O_PORTBASE },
+		{ "degree",	required_argument, NULL, O_DEGREE },
+		{ "udp-frag",	required_argument, NULL, O_FRAG },
+		{ "udp-rto",	required_argument, NULL, O_RTO },
+		{ "busy-poll",	no_argument,	   NULL, O_BUSY },
+		{ "udp-loss",	required_argument, NULL, O_LOSS },
+		{ "noise",	required_argument, NULL, O_NOISE },
+		{ "calibrate",	no_argument,	   NULL, O_CALIB },
+		{ "calib-size",	required_argument, NULL, O_CALSIZE },
+		{ "calib-comms", required_argument, NULL, O_CALCOMMS },
 		{ NULL, 0, NULL, 0 }
 	};
-	int c, have_comm = 0, have_rank = 0;
+	int c, have_comm = 0, have_rank = 0, ops_set = 0, v_int;
 	uint64_t v;
 	int algo;
 
 	*o = (struct opts){
-		.barrier = 1, .alltoall = 1, .min = 8, .max = 1 << 20,
+		.ops = OP_BARRIER | OP_ALLTOALL, .min = 8, .max = 1 << 20,
 		.iters = 1000, .warmup = 10, .budget = 64 << 20,
 		.algo = NC_A2A_DEFAULT,
+		.dtype = NC_DT_DOUBLE, .red_op = NC_OP_SUM, .dist = NC_DIST_TREE,
+		.xp = XP_KERNEL, .port = 7700, .degree = NETCOLL_TREE_DEGREE_DEFAULT,
+		.udp_frag = 1400, .udp_rto_ms = 20, .calib_size = 8,
 	};
 	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -125,18 +204,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			have_rank = 1;
 			break;
 		case 'o':
-			o->barrier = !strcmp(optarg, "barrier") || !strcmp(optarg, "all");
-			o->alltoall = !strcmp(optarg, "alltoall") || !strcmp(optarg, "all");
-			if (!o->barrier && !o->alltoall)
-				return fail("unknown operation \"%s\"", optarg);
+			if (parse_ops(optarg, &o->ops))
+				return 1;
+			ops_set = 1;
 			break;
 		case 'm':
 			if (parse_num(optarg, "minimum size", NETCOLL_MSG_MAX, &o->min))
 				return 1;
+			o->min_set = 1;
 			break;
 		case 'M':
 			if (parse_num(optarg, "maximum size", NETCOLL_MSG_MAX, &o->max))
 				return 1;
+			o->max_set = 1;
 			break;
 		case 'i':
 			if (parse_num(optarg, "iteration count", UINT32_MAX, &o->iters))
@@ -170,6 +250,115 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case O_ROOT:
+			if (parse_num(optarg, "root", NETCOLL_COMM_SIZE_MAX - 1, &v))
+				return 1;
+			o->root = (uint32_t)v;
+			break;
+		case O_DTYPE:
+			v_int = nc_dtype_parse(optarg);
+			if (v_int < 0)
+				return fail("unknown type \"%s\"", optarg);
+			o->dtype = (enum nc_dtype)v_int;
+			break;
+		case O_REDOP:
+			v_int = nc_op_parse(optarg);
+			if (v_int < 0)
+				return fail("unknown reduction operator \"%s\"", optarg);
+			o->red_op = (enum nc_op)v_int;
+			break;
+		case O_DIST:
+			if (!strcmp(optarg, "tree"))
+				o->dist = NC_DIST_TREE;
+			else if (!strcmp(optarg, "mcast"))
+				o->dist = NC_DIST_MCAST;
+			else
+				return fail("unknown distribution \"%s\" (tree or mcast)", optarg);
+			break;
+		case O_SPLIT:
+			if (parse_num(optarg, "split", NC_TREES_MAX, &v))
+				return 1;
+			o->split = (uint32_t)v;
+			break;
+		case O_PERRANK:
+			o->per_rank = 1;
+			break;
+		case O_NOSYNC:
+			o->no_sync = 1;
+			break;
+		case O_CHECKALL:
+			o->check_all = 1;
+			break;
+		case O_XPORT:
+			if (!strcmp(optarg, "kernel"))
+				o->xp = XP_KERNEL;
+			else if (!strcmp(optarg, "udp"))
+				o->xp = XP_UDP;
+			else
+				return fail("unknown transport \"%s\" (kernel or udp)", optarg);
+			break;
+		case O_PEERS:
+			o->peers_file = optarg;
+			break;
+		case O_PEERLIST:
+			o->peers_list = optarg;
+			break;
+		case O_PORT:
+			if (parse_num(optarg, "port", 65535, &v) || !v)
+				return v ? 1 : fail("invalid port 0");
+			o->port = (uint32_t)v;
+			break;
+		case O_PORTBASE:
+			if (parse_num(optarg, "port base", 65535, &v) || !v)
+				return v ? 1 : fail("invalid port base 0");
+			o->port_base = (uint32_t)v;
+			o->port_base_set = 1;
+			break;
+		case O_DEGREE:
+			if (parse_num(optarg, "degree", NETCOLL_TREE_DEGREE_MAX, &v) || v < 2)
+				return v < 2 ? fail("--degree must be 2 .. %u",
+						    NETCOLL_TREE_DEGREE_MAX) : 1;
+			o->degree = (uint32_t)v;
+			break;
+		case O_FRAG:
+			if (parse_num(optarg, "fragment size", 65000, &v) || v < 64)
+				return v < 64 ? fail("--udp-frag must be 64 .. 65000") : 1;
+			o->udp_frag = (uint32_t)v;
+			break;
+		case O_RTO:
+			if (parse_num(optarg, "retransmission timeout", 10000, &v) || !v)
+				return v ? 1 : fail("--udp-rto must be at least 1 ms");
+			o->udp_rto_ms = (uint32_t)v;
+			break;
+		case O_BUSY:
+			o->busy_poll = 1;
+			break;
+		case O_LOSS: {
+			char *end;
+			double pct;
+
+			errno = 0;
+			pct = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(pct >= 0 && pct <= 50))
+				return fail("--udp-loss must be a percentage 0 .. 50");
+			o->udp_loss_ppm = (uint32_t)(pct * 1e4 + 0.5);
+			break;
+		}
+		case O_NOISE:
+			if (parse_num(optarg, "noise process count", 1024, &v))
+				return 1;
+			o->noise = (uint32_t)v;
+			break;
+		case O_CALIB:
+			o->calibrate = 1;
+			break;
+		case O_CALSIZE:
+			if (parse_num(optarg, "calibration size", NETCOLL_REDUCE_MAX, &o->calib_size))
+				return 1;
+			break;
+		case O_CALCOMMS:
+			o->calib_comms = optarg;
+			break;
 		default:
 			usage(stderr);
 			return 1;
@@ -177,51 +366,53 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc)
 		return fail("unexpected argument \"%s\"", argv[optind]);
-	if (!have_comm || !have_rank)
-		return fail("--comm and --rank are required");
-	if (o->comm == 0)
-		return fail("communicator id 0 is not valid");
-	if (o->min == 0 || o->min > o->max)
+	if (o->xp == XP_UDP) {
+		if (!ops_set)
+			o->ops = OP_ALLREDUCE;
+		if (o->ops & ~OP_RED_MASK)
+			return fail("--transport udp runs reduce, allreduce and tbarrier only");
+		if (!o->peers_file == !o->peers_list)
+			return fail("--transport udp needs --peers FILE or --peers-list LIST");
+		if (o->dist != NC_DIST_TREE)
+			return fail("--transport udp distributes down the tree only");
+		if (o->split > 1)
+			return fail("--transport udp runs one tree: --split 0 or 1");
+		if (o->calib_comms)
+			return fail("--calib-comms needs the kernel transport");
+		if (!have_rank)
+			return fail("--rank is required");
+	} else {
+		if (o->peers_file || o->peers_list)
+			return fail("--peers is for --transport udp");
+		if (!have_comm || !have_rank)
+			return fail("--comm and --rank are required");
+		if (o->comm == 0)
+			return fail("communicator id 0 is not valid");
+	}
+	if (o->calibrate) {
+		if (ops_set)
+			return fail("--calibrate runs on its own: no --op");
+		o->ops = 0;
+	} else if (o->calib_comms) {
+		return fail("--calib-comms goes with --calibrate");
+	}
+	if (((o->ops & OP_RED_MASK) || o->calibrate) &&
+	    !nc_elem_size(o->red_op, o->dtype))
+		return fail("%s is not defined on %s", nc_op_name(o->red_op),
+			    nc_dtype_name(o->dtype));
+	if (o->ops & (OP_BARRIER | OP_ALLTOALL)) {
+		if (o->min == 0 || o->min > o->max)
+			return fail("sizes must satisfy 1 <= --min <= --max");
+	} else if ((o->min_set && o->min == 0) ||
+		   (o->min_set && o->max_set && o->min > o->max)) {
 		return fail("sizes must satisfy 1 <= --min <= --max");
+	}
 	if (o->iters == 0)
 		return fail("--iters must be at least 1");
 	if (o->timeout_ms && o->timeout_ms < NETCOLL_TIMEOUT_MS_MIN)
 		return fail("--timeout must be 0 (default) or at least %u ms",
 			    NETCOLL_TIMEOUT_MS_MIN);
 	return 0;
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of sorted samples. */
-static double percentile(const double *v, uint64_t n, double p)
-{
-	uint64_t k = (uint64_t)(p * (double)n + 0.999999);
-
-	return v[k ? k - 1 : 0];
-}
-
-static void summarize(double *lat, uint64_t n, struct result *r)
-{
-	qsort(lat, n, sizeof(*lat), cmp_double);
-	r->iters = n;
-	r->min = lat[0];
-	r->p50 = percentile(lat, n, 0.50);
-	r->p99 = percentile(lat, n, 0.99);
-	r->max = lat[n - 1];
 }
 
 /* Byte k of the block src sends to dst at this size: misplacing blocks,
@@ -231,7 +422,7 @@ static uint8_t pattern(uint32_t src, uint32_t dst, uint64_t size, uint64_t k)
 	return (uint8_t)((src * 131u + dst * 31u + size * 7u + k) ^ (k >> 8));
 }
 
-static int verify(const uint8_t *recv, uint32_t me, uint32_t nranks,
+static int verify_a2a(const uint8_t *recv, uint32_t me, uint32_t nranks,
 		  uint64_t size)
 {
 	uint32_t src;
@@ -250,15 +441,6 @@ static int verify(const uint8_t *recv, uint32_t me, uint32_t nranks,
 		}
 	return 0;
 }
-
-struct bench {
-	struct opts o;
-	nc_endpoint *ep;
-	uint32_t nranks;
-	uint8_t *send, *recv;
-	double *lat;
-	int print, rows;		/* this rank prints; rows printed */
-};
 
 static int run_one(struct bench *b, int is_a2a, uint64_t size, uint64_t iters,
 		   uint64_t warmup, struct result *r)
@@ -295,7 +477,7 @@ static int run_one(struct bench *b, int is_a2a, uint64_t size, uint64_t iters,
 		if (err)
 			return fail("barrier, iteration %" PRIu64 ": %s", i,
 				    nc_strerror(err));
-		if (i == 0 && is_a2a && verify(b->recv, b->o.rank, b->nranks, size))
+		if (i == 0 && is_a2a && verify_a2a(b->recv, b->o.rank, b->nranks, size))
 			return 1;
 	}
 	summarize(b->lat, iters, r);
@@ -355,72 +537,162 @@ static int run(struct bench *b)
 	struct result r;
 	uint64_t size, iters, warmup;
 
-	if (o->barrier) {
+	if (o->ops & OP_BARRIER) {
 		print_header(b, "barrier");
 		if (run_one(b, 0, 0, o->iters, o->warmup, &r))
 			return 1;
 		print_row(b, "barrier", 0, &r);
 	}
-	if (!o->alltoall)
-		return 0;
-	print_header(b, "alltoall");
-	for (size = o->min; size <= o->max; size *= 2) {
-		uint64_t per_iter = (uint64_t)b->nranks * size;
+	if (o->ops & OP_ALLTOALL) {
+		print_header(b, "alltoall");
+		for (size = o->min; size <= o->max; size *= 2) {
+			uint64_t per_iter = (uint64_t)b->nranks * size;
 
-		/* At least 10 timed iterations, even past the budget. */
-		iters = o->budget / per_iter;
-		if (iters < 10)
-			iters = 10;
-		if (iters > o->iters)
-			iters = o->iters;
-		warmup = o->warmup < iters / 10 + 1 ? o->warmup : iters / 10 + 1;
-		if (run_one(b, 1, size, iters, warmup, &r))
-			return 1;
-		print_row(b, "alltoall", size, &r);
-		if (size > o->max / 2)
-			break;
+			/* At least 10 timed iterations, even past the budget. */
+			iters = o->budget / per_iter;
+			if (iters < 10)
+				iters = 10;
+			if (iters > o->iters)
+				iters = o->iters;
+			warmup = o->warmup < iters / 10 + 1 ? o->warmup : iters / 10 + 1;
+			if (run_one(b, 1, size, iters, warmup, &r))
+				return 1;
+			print_row(b, "alltoall", size, &r);
+			if (size > o->max / 2)
+				break;
+		}
 	}
-	return 0;
+	return red_run(b);
 }
 
-/* The communicator's size, and a check that --rank is this host's. */
-static int comm_size(const struct opts *o, uint32_t *nranks)
+/*
+ * The communicator's size and tree degree, and a check that --rank is
+ * this host's.  The netlink handle stays open for the tree requests.
+ */
+static int comm_size(struct bench *b)
 {
+	const struct opts *o = &b->o;
 	struct nc_comm_info ci;
-	nc_ctl *ctl;
 	int err;
 
-	err = nc_ctl_open(&ctl);
+	err = nc_ctl_open(&b->ctl);
 	if (err)
 		return fail("cannot talk to the netcoll module: %s", nc_strerror(err));
-	err = nc_comm_get(ctl, o->comm, &ci);
+	err = nc_comm_get(b->ctl, o->comm, &ci);
 	if (err) {
-		const char *why = nc_ctl_last_error(ctl);
+		const char *why = nc_ctl_last_error(b->ctl);
 
-		fail("communicator %" PRIu32 ": %s%s%s", o->comm, nc_strerror(err),
-		     why ? ": " : "", why ? why : "");
-		nc_ctl_close(ctl);
-		return 1;
+		return fail("communicator %" PRIu32 ": %s%s%s", o->comm, nc_strerror(err),
+			    why ? ": " : "", why ? why : "");
 	}
-	nc_ctl_close(ctl);
 	nc_comm_info_free(&ci);
-	*nranks = ci.size;
+	b->nranks = ci.size;
+	b->degree = ci.tree_degree ? ci.tree_degree : NETCOLL_TREE_DEGREE_DEFAULT;
 	if (ci.rank != o->rank)
 		return fail("communicator %" PRIu32 " has rank %" PRIu32
 			    " on this host, not %" PRIu32, o->comm, ci.rank, o->rank);
 	return 0;
 }
 
+static int udp_setup(struct bench *b)
+{
+	const struct opts *o = &b->o;
+	struct sockaddr_in *addrs;
+	struct udp_cfg cfg;
+	int ret;
+
+	if (udp_peers(o->peers_file, o->peers_list, o->port, o->port_base_set,
+		      o->port_base, &addrs, &b->nranks))
+		return 1;
+	b->degree = o->degree;
+	if (o->rank >= b->nranks) {
+		free(addrs);
+		return fail("rank %" PRIu32 " but only %" PRIu32 " peers", o->rank,
+			    b->nranks);
+	}
+	cfg = (struct udp_cfg){
+		.rank = o->rank, .size = b->nranks, .addrs = addrs,
+		.frag = o->udp_frag, .rto_ms = o->udp_rto_ms,
+		.timeout_ms = o->timeout_ms ? o->timeout_ms : 5000,
+		.busy_poll = o->busy_poll, .loss_ppm = o->udp_loss_ppm,
+	};
+	ret = udp_open(&b->udp, &cfg);
+	free(addrs);
+	return ret;
+}
+
+static int kernel_setup(struct bench *b)
+{
+	int err;
+
+	err = nc_open(&b->ep, NULL);
+	if (err)
+		return fail("cannot open /dev/netcoll: %s", nc_strerror(err));
+	err = nc_bind(b->ep, b->o.comm, b->o.rank);
+	if (!err)
+		err = nc_set_timeout(b->ep, b->o.timeout_ms);
+	if (err)
+		return fail("cannot bind to communicator %" PRIu32 " as rank %" PRIu32 ": %s",
+			    b->o.comm, b->o.rank, nc_strerror(err));
+	return 0;
+}
+
+static void json_head(struct bench *b)
+{
+	const struct opts *o = &b->o;
+
+	printf("{\"comm\":%" PRIu32 ",\"ranks\":%" PRIu32 ",\"rank\":%" PRIu32
+	       ",\"algo\":\"%s\",\"timeout_ms\":%" PRIu32, o->comm, b->nranks,
+	       o->rank, nc_a2a_algo_name(o->algo), o->timeout_ms);
+	/* only where there is something new: alltoall output stays as it was */
+	if ((o->ops & OP_RED_MASK) || o->calibrate || o->xp == XP_UDP)
+		printf(",\"transport\":\"%s\",\"dtype\":\"%s\",\"red_op\":\"%s\""
+		       ",\"dist\":\"%s\",\"split\":%" PRIu32 ",\"degree\":%" PRIu32
+		       ",\"root\":%" PRIu32 ",\"sync\":%s,\"noise\":%" PRIu32,
+		       o->xp == XP_UDP ? "udp" : "kernel", nc_dtype_name(o->dtype),
+		       nc_op_name(o->red_op), o->dist == NC_DIST_MCAST ? "mcast" : "tree",
+		       o->split, b->degree, o->root, o->no_sync ? "false" : "true",
+		       o->noise);
+	putchar(',');
+}
+
+static void udp_summary(struct bench *b)
+{
+	uint64_t sent, retx, dups, dropped;
+
+	if (!b->udp || !b->print)
+		return;
+	udp_counters(b->udp, &sent, &retx, &dups, &dropped);
+	if (b->o.json)
+		printf(",\"udp\":{\"datagrams\":%" PRIu64 ",\"retransmissions\":%" PRIu64
+		       ",\"duplicates\":%" PRIu64 ",\"dropped\":%" PRIu64 "}",
+		       sent, retx, dups, dropped);
+	else
+		printf("# udp rank %" PRIu32 ": %" PRIu64 " datagrams sent (%" PRIu64
+		       " dropped on purpose), %" PRIu64 " retransmission bursts, %"
+		       PRIu64 " duplicates received\n",
+		       b->o.rank, sent, dropped, retx, dups);
+}
+
 int main(int argc, char **argv)
 {
 	struct bench b = { 0 };
 	size_t bytes;
-	int err, ret = 1;
+	int ret = 1;
 
-	if (parse_opts(argc, argv, &b.o) || comm_size(&b.o, &b.nranks))
+	if (parse_opts(argc, argv, &b.o))
 		return 1;
+	/* before any socket or endpoint exists: the hogs inherit nothing */
+	if (noise_start(b.o.noise))
+		return 1;
+	if (b.o.xp == XP_UDP ? udp_setup(&b) : comm_size(&b))
+		goto out;
+	if ((b.o.ops & OP_REDUCE) && b.o.root >= b.nranks) {
+		fail("--root %" PRIu32 " but only %" PRIu32 " ranks", b.o.root, b.nranks);
+		goto out;
+	}
 	b.print = b.o.rank == 0 || b.o.all_ranks;
-	bytes = b.o.alltoall ? (size_t)b.nranks * b.o.max : 0;
+	bytes = (b.o.ops & OP_ALLTOALL) ? (size_t)b.nranks * b.o.max : 0;
 	b.lat = calloc(b.o.iters, sizeof(*b.lat));
 	if (!b.lat || (bytes && (posix_memalign((void **)&b.send, 4096, bytes) ||
 				 posix_memalign((void **)&b.recv, 4096, bytes)))) {
@@ -428,32 +700,33 @@ int main(int argc, char **argv)
 		     " bytes", b.nranks, b.o.max);
 		goto out;
 	}
-	err = nc_open(&b.ep, NULL);
-	if (err) {
-		fail("cannot open /dev/netcoll: %s", nc_strerror(err));
+	if (b.o.xp == XP_KERNEL && kernel_setup(&b))
 		goto out;
-	}
-	err = nc_bind(b.ep, b.o.comm, b.o.rank);
-	if (!err)
-		err = nc_set_timeout(b.ep, b.o.timeout_ms);
-	if (err) {
-		fail("cannot bind to communicator %" PRIu32 " as rank %" PRIu32 ": %s",
-		     b.o.comm, b.o.rank, nc_strerror(err));
+	if (((b.o.ops & OP_RED_MASK) || b.o.calibrate) && red_setup(&b))
 		goto out;
+	if (b.print && b.o.json)
+		json_head(&b);
+	if (b.o.calibrate) {
+		ret = calib_run(&b);
+	} else {
+		if (b.print && b.o.json)
+			printf("\"results\":[");
+		ret = run(&b);
+		if (b.print && b.o.json)
+			putchar(']');
 	}
+	if (!ret)
+		udp_summary(&b);
 	if (b.print && b.o.json)
-		printf("{\"comm\":%" PRIu32 ",\"ranks\":%" PRIu32 ",\"rank\":%" PRIu32
-		       ",\"algo\":\"%s\",\"timeout_ms\":%" PRIu32 ",\"results\":[",
-		       b.o.comm, b.nranks, b.o.rank,
-		       nc_a2a_algo_name(b.o.algo),
-		       b.o.timeout_ms);
-	ret = run(&b);
-	if (b.print && b.o.json)
-		puts("]}");
+		puts("}");
 out:
 	nc_close(b.ep);
+	nc_ctl_close(b.ctl);
+	udp_close(b.udp, ret == 0);
+	red_cleanup(&b);
 	free(b.send);
 	free(b.recv);
 	free(b.lat);
+	noise_stop();
 	return ret;
 }

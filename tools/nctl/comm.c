@@ -14,6 +14,7 @@ static int usage(void)
 {
 	printf("Usage: nctl comm add id ID dev IFNAME rank RANK MEMBERS\n"
 	       "                    [ cookie COOKIE ] [ timeout MS ]\n"
+	       "                    [ oso N ] [ degree F ] [ mcast ADDR ]\n"
 	       "       nctl comm del id ID\n"
 	       "       nctl comm show [ id ID ]\n"
 	       "MEMBERS := { members ADDR[,ADDR...] | members-file FILE }\n"
@@ -22,7 +23,13 @@ static int usage(void)
 	       "hosts in rank order, RANK is this host's.  A members file holds the\n"
 	       "same list, one address per line or comma separated; '#' starts a\n"
 	       "comment, \"-\" reads standard input.  COOKIE (0 = none) must be the\n"
-	       "same on every host; MS is the default time budget of an operation.\n");
+	       "same on every host; MS is the default time budget of an operation.\n"
+	       "N (1..%u, default %u) reductions may be outstanding per rank, equal\n"
+	       "on every host; F (2..%u, default %u) is the degree of the built-in\n"
+	       "reduction trees; ADDR is the group address results are multicast to\n"
+	       "(default 03:6e:63 and the low 24 bits of ID).\n",
+	       NETCOLL_OSO_MAX, NETCOLL_OSO_DEFAULT, NETCOLL_TREE_DEGREE_MAX,
+	       NETCOLL_TREE_DEGREE_DEFAULT);
 	return NCTL_OK;
 }
 
@@ -108,7 +115,8 @@ static int comm_add(int argc, char **argv)
 	struct nc_comm_spec spec = { 0 };
 	const char *list = NULL, *file = NULL;
 	struct nc_member *members = NULL;
-	int have_id = 0, have_rank = 0, ret = NCTL_USAGE, err;
+	uint8_t group[NC_ADDR_MAX];
+	int have_id = 0, have_rank = 0, ret = NCTL_USAGE, err, glen;
 	char *text = NULL;
 	size_t n;
 	nc_ctl *ctl;
@@ -146,6 +154,35 @@ static int comm_add(int argc, char **argv)
 			if (nctl_next(&argc, &argv, kw) ||
 			    nctl_u32(argv[0], "timeout", &spec.timeout_ms))
 				goto out;
+		} else if (strcmp(kw, "oso") == 0) {
+			if (nctl_next(&argc, &argv, kw) ||
+			    nctl_u32(argv[0], "oso", &spec.oso))
+				goto out;
+			if (spec.oso < 1 || spec.oso > NETCOLL_OSO_MAX) {
+				ret = nctl_usage("oso must be 1..%u", NETCOLL_OSO_MAX);
+				goto out;
+			}
+		} else if (strcmp(kw, "degree") == 0) {
+			if (nctl_next(&argc, &argv, kw) ||
+			    nctl_u32(argv[0], "degree", &spec.tree_degree))
+				goto out;
+			if (spec.tree_degree < 2 ||
+			    spec.tree_degree > NETCOLL_TREE_DEGREE_MAX) {
+				ret = nctl_usage("degree must be 2..%u",
+						 NETCOLL_TREE_DEGREE_MAX);
+				goto out;
+			}
+		} else if (strcmp(kw, "mcast") == 0) {
+			if (nctl_next(&argc, &argv, kw))
+				goto out;
+			glen = nc_parse_addr(argv[0], group, sizeof(group));
+			if (glen < 0) {
+				ret = nctl_usage("invalid multicast address \"%s\"",
+						 argv[0]);
+				goto out;
+			}
+			spec.mcast_addr = group;
+			spec.mcast_addr_len = (uint32_t)glen;
 		} else {
 			ret = nctl_usage("comm add: unexpected argument \"%s\"", kw);
 			goto out;
@@ -185,6 +222,11 @@ static int comm_add(int argc, char **argv)
 	if (spec.rank >= n) {
 		ret = nctl_fail("rank %" PRIu32 " is not below the member count %zu",
 				spec.rank, n);
+		goto out;
+	}
+	if (spec.mcast_addr && spec.mcast_addr_len != members[0].addr_len) {
+		ret = nctl_fail("multicast address has %" PRIu32 " bytes, members have %" PRIu32,
+				spec.mcast_addr_len, members[0].addr_len);
 		goto out;
 	}
 	spec.members = members;
@@ -247,6 +289,14 @@ static void print_comm_text(const struct nc_comm_info *c)
 		       " tokens sent per alltoall\n", c->sched_phases, c->sched_syncs);
 	else
 		printf("    alltoall schedule: linear\n");
+	/* a module without aggregation trees reports none of these */
+	if (c->oso || c->tree_degree || c->mcast_addr_len)
+		printf("    reductions: oso %" PRIu32 " degree %" PRIu32
+		       " agg_seq %" PRIu32 " mcast %s\n",
+		       c->oso, c->tree_degree, c->agg_seq,
+		       c->mcast_addr_len ? nc_format_addr(c->mcast_addr,
+							  c->mcast_addr_len, addr,
+							  sizeof(addr)) : "-");
 	for (r = 0; c->members && r < c->size; r++)
 		printf("    %5" PRIu32 " %s%s\n", r,
 		       nc_format_addr(c->members[r].addr, c->members[r].addr_len,
@@ -269,6 +319,14 @@ static void print_comm_json(const struct nc_comm_info *c)
 	       c->ifindex, c->rank, c->size, c->cookie, c->timeout_ms,
 	       c->op_seq, c->bound ? "true" : "false", c->sched_phases,
 	       c->sched_syncs);
+	printf(",\"oso\":%" PRIu32 ",\"tree_degree\":%" PRIu32
+	       ",\"agg_seq\":%" PRIu32, c->oso, c->tree_degree, c->agg_seq);
+	if (c->mcast_addr_len) {
+		putchar(',');
+		json_key("mcast");
+		json_string(nc_format_addr(c->mcast_addr, c->mcast_addr_len,
+					   addr, sizeof(addr)));
+	}
 	if (c->members) {
 		fputs(",\"members\":[", stdout);
 		for (r = 0; r < c->size; r++) {

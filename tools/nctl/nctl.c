@@ -17,12 +17,13 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: nctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       nctl help\n"
-		"OBJECT := { dev | comm | sched | stats | monitor }\n"
+		"OBJECT := { dev | comm | sched | tree | stats | monitor }\n"
 		"OPTIONS := { -j[son] | -h[elp] | -V[ersion] }\n"
 		"\n"
 		"  dev      attach and detach network devices, list them\n"
 		"  comm     create, delete and show communicators\n"
 		"  sched    compute, verify and install alltoall schedules\n"
+		"  tree     reduction trees: show, install, model, plan\n"
 		"  stats    show the counters of this network namespace\n"
 		"  monitor  print netcoll events as they happen\n"
 		"\n"
@@ -44,6 +45,7 @@ static const struct {
 	{ "stats",	do_stats },
 	{ "monitor",	do_monitor },
 	{ "sched",	do_sched },
+	{ "tree",	do_tree },
 	{ "help",	do_help },
 };
 

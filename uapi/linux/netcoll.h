@@ -49,6 +49,12 @@ enum netcoll_cmd {
 					 * schedule, replacing any earlier one
 					 */
 	NETCOLL_CMD_SCHED_DEL,		/* COMM_ID: back to the linear order */
+	NETCOLL_CMD_TREE_SET,		/* COMM_ID, [TREE_INDEX], TREE_PARENTS:
+					 * an aggregation tree over all members,
+					 * replacing the built-in one
+					 */
+	NETCOLL_CMD_TREE_DEL,		/* COMM_ID, [TREE_INDEX]: built-in again */
+	NETCOLL_CMD_TREE_GET,		/* COMM_ID, [TREE_INDEX] (out: TREE_*) */
 
 	__NETCOLL_CMD_MAX,
 	NETCOLL_CMD_MAX = __NETCOLL_CMD_MAX - 1
@@ -81,6 +87,33 @@ enum netcoll_attr {
 					 * slice, 0 = none (linear order)
 					 */
 	NETCOLL_A_SCHED_SYNCS,		/* u32 (out): tokens this rank sends */
+	NETCOLL_A_COMM_OSO,		/* u32: aggregation operations a rank may
+					 * have outstanding, 1 .. NETCOLL_OSO_MAX
+					 * (default NETCOLL_OSO_DEFAULT); must be
+					 * equal on all members
+					 */
+	NETCOLL_A_COMM_MCAST_ADDR,	/* binary: group address that results are
+					 * multicast to (Ethernet: a multicast
+					 * MAC; default 03:6e:63 + low 24 bits
+					 * of the communicator id)
+					 */
+	NETCOLL_A_COMM_TREE_DEGREE,	/* u32: degree f of the built-in f-nomial
+					 * trees, 2 .. NETCOLL_TREE_DEGREE_MAX
+					 */
+	NETCOLL_A_TREE_INDEX,		/* u32 < NETCOLL_TREES_MAX, default 0 */
+	NETCOLL_A_TREE_PARENTS,		/* binary: __u32[members], the parent of
+					 * each rank; the root is its own parent
+					 */
+	NETCOLL_A_TREE_ROOT,		/* u32 (out) */
+	NETCOLL_A_TREE_PARENT,		/* u32 (out): this rank's parent */
+	NETCOLL_A_TREE_CHILDREN,	/* binary (out): __u32[] children of this
+					 * rank, in reduction order
+					 */
+	NETCOLL_A_TREE_INSTALLED,	/* u8 (out): 0 = built-in f-nomial */
+	NETCOLL_A_COMM_AGG_SEQ,		/* u32 (out): sequence of the next
+					 * reduction (its own space; COMM_OP_SEQ
+					 * counts alltoalls)
+					 */
 
 	__NETCOLL_A_MAX,
 	NETCOLL_A_MAX = __NETCOLL_A_MAX - 1
@@ -140,6 +173,11 @@ struct netcoll_sync_out {
 #define NETCOLL_TIMEOUT_MS_MAX		3600000
 #define NETCOLL_TIMEOUT_MS_DEFAULT	5000
 #define NETCOLL_ADDR_MAX		32
+#define NETCOLL_OSO_MAX			32
+#define NETCOLL_OSO_DEFAULT		8
+#define NETCOLL_TREES_MAX		8	/* parallel trees (vector split) */
+#define NETCOLL_TREE_DEGREE_MAX		64
+#define NETCOLL_TREE_DEGREE_DEFAULT	4
 
 /* Per network namespace counters, in NETCOLL_A_STATS (all u64). */
 enum netcoll_stat {
@@ -168,6 +206,13 @@ enum netcoll_stat {
 	NETCOLL_STAT_DROP_STATE,	/* no matching operation or message */
 	NETCOLL_STAT_DROP_MEMORY,	/* receive memory bound reached */
 	NETCOLL_STAT_DROP_TX,		/* device refused a frame */
+	NETCOLL_STAT_DROP_OPCODE,	/* contribution of another op or dtype */
+	NETCOLL_STAT_AGG_OPS,		/* aggregation operations completed */
+	NETCOLL_STAT_AGG_REDUCED,	/* fragments reduced in the kernel */
+	NETCOLL_STAT_AGG_MCAST_TX,	/* result fragments multicast */
+	NETCOLL_STAT_AGG_REPAIRS,	/* result fragments resent by unicast */
+	NETCOLL_STAT_AGG_QUEUED,	/* starts that waited for a free OSO */
+	NETCOLL_STAT_AGG_FPU_DEFERRED,	/* float reductions moved out of softirq */
 
 	__NETCOLL_STAT_MAX,
 	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
@@ -184,6 +229,8 @@ enum netcoll_stat {
 #define NETCOLL_FEAT_BARRIER		_BITULL(0)
 #define NETCOLL_FEAT_ALLTOALL		_BITULL(1)
 #define NETCOLL_FEAT_A2A_SCHED		_BITULL(2)	/* installed schedules */
+#define NETCOLL_FEAT_REDUCE		_BITULL(3)	/* aggregation trees */
+#define NETCOLL_FEAT_REDUCE_FLOAT	_BITULL(4)	/* float and double */
 
 struct netcoll_info {
 	__u32	abi_version;		/* NETCOLL_ABI_VERSION */
@@ -243,11 +290,85 @@ struct netcoll_alltoall_args {
 
 #define NETCOLL_MSG_MAX			0x40000000U
 
+/* Reductions, applied in the tree's fixed order (see struct netcoll_reduce). */
+enum netcoll_red_op {
+	NETCOLL_OP_SUM,
+	NETCOLL_OP_PROD,
+	NETCOLL_OP_MIN,			/* b < a ? b : a, in reduction order */
+	NETCOLL_OP_MAX,			/* b > a ? b : a, in reduction order */
+	NETCOLL_OP_BAND,		/* integer types only */
+	NETCOLL_OP_BOR,
+	NETCOLL_OP_BXOR,
+	NETCOLL_OP_MINLOC,		/* struct {value; __s32 index}: smaller
+					 * value, on a tie the smaller index
+					 */
+	NETCOLL_OP_MAXLOC,
+
+	NETCOLL_OP_COUNT		/* number of ops, not an op */
+};
+
+enum netcoll_dtype {
+	NETCOLL_DT_INT32,
+	NETCOLL_DT_INT64,
+	NETCOLL_DT_UINT32,
+	NETCOLL_DT_UINT64,
+	NETCOLL_DT_FLOAT,
+	NETCOLL_DT_DOUBLE,
+
+	NETCOLL_DT_COUNT		/* number of types, not a type */
+};
+
+/* Flags of struct netcoll_reduce. */
+#define NETCOLL_RED_ALL		0x0001	/* allreduce: every rank gets the result */
+#define NETCOLL_RED_MCAST	0x0002	/* results go to the communicator's
+					 * multicast group (repaired by unicast)
+					 * instead of down the tree
+					 */
+#define NETCOLL_RED_KNOWN	(NETCOLL_RED_ALL | NETCOLL_RED_MCAST)
+
+/*
+ * Reduce count elements of sendbuf over all members into recvbuf of root
+ * (or of every rank with NETCOLL_RED_ALL).  The vector is cut into `split`
+ * contiguous pieces (0 = 1), piece j is reduced on tree j: every member
+ * first combines its own piece with those of its children, in ascending
+ * rank order, and sends the result to its parent; the tree's root
+ * distributes it.  The result is therefore bit-identical on every rank
+ * and on every run.  count == 0 is a barrier.
+ *
+ * REDUCE_START posts the contribution and returns at once with a handle
+ * (it sleeps while NETCOLL_A_COMM_OSO operations of this rank are
+ * unfinished); WAIT with that handle sleeps until the result is in recvbuf.
+ * REDUCE does both.
+ */
+struct netcoll_reduce {
+	__u64	sendbuf;		/* count elements */
+	__u64	recvbuf;		/* count elements; may equal sendbuf */
+	__u64	count;			/* elements, <= NETCOLL_REDUCE_MAX bytes */
+	__u32	op;			/* enum netcoll_red_op */
+	__u32	dtype;			/* enum netcoll_dtype */
+	__u32	root;			/* ignored with NETCOLL_RED_ALL */
+	__u32	flags;			/* NETCOLL_RED_* */
+	__u32	timeout_ms;		/* 0 = the communicator's default */
+	__u32	split;			/* 0 .. NETCOLL_TREES_MAX */
+	__u64	handle;			/* out (REDUCE_START) */
+	__u64	reserved;		/* must be 0 */
+};
+
+struct netcoll_wait {
+	__u64	handle;			/* from REDUCE_START */
+	__u64	reserved;		/* must be 0 */
+};
+
+#define NETCOLL_REDUCE_MAX		(16U << 20)
+
 #define NETCOLL_IOC_MAGIC		'N'
 #define NETCOLL_IOC_INFO	_IOR(NETCOLL_IOC_MAGIC, 0x80, struct netcoll_info)
 #define NETCOLL_IOC_BIND	_IOWR(NETCOLL_IOC_MAGIC, 0x81, struct netcoll_bind)
 #define NETCOLL_IOC_BARRIER	_IOW(NETCOLL_IOC_MAGIC, 0x90, struct netcoll_barrier_args)
 #define NETCOLL_IOC_ALLTOALL	_IOW(NETCOLL_IOC_MAGIC, 0x91, struct netcoll_alltoall_args)
+#define NETCOLL_IOC_REDUCE	_IOW(NETCOLL_IOC_MAGIC, 0x92, struct netcoll_reduce)
+#define NETCOLL_IOC_REDUCE_START _IOWR(NETCOLL_IOC_MAGIC, 0x93, struct netcoll_reduce)
+#define NETCOLL_IOC_WAIT	_IOW(NETCOLL_IOC_MAGIC, 0x94, struct netcoll_wait)
 
 /*
  * Errors an operation returns (negated, as ioctl errno):
@@ -259,6 +380,9 @@ struct netcoll_alltoall_args {
  *   ENETDOWN  the communicator's device went down or was detached
  *   ESHUTDOWN the communicator was deleted
  *   EFAULT    bad user buffer
+ *   EOPNOTSUPP float or double reduction on an architecture without
+ *             kernel FPU support, or a bitwise op on a float type
+ *   ESRCH     WAIT for an unknown or already waited-for handle
  */
 
 /* ------------------------------------------------------------------ */
@@ -271,6 +395,20 @@ struct netcoll_alltoall_args {
 enum netcoll_frame_type {
 	NETCOLL_T_DATA = 1,		/* a fragment of a message */
 	NETCOLL_T_ACK = 2,		/* acknowledges fragments of a message */
+	NETCOLL_T_AGG_UP = 3,		/* a fragment of a partial result, child
+					 * to parent
+					 */
+	NETCOLL_T_AGG_DOWN = 4,		/* a fragment of the result, toward the
+					 * leaves or multicast; msg_len 0: the
+					 * piece is done, no data for this rank
+					 */
+	NETCOLL_T_AGG_ACK = 5,		/* parent to child: fragments held, like
+					 * ACK (answers AGG_UP with ACK_NOW)
+					 */
+	NETCOLL_T_AGG_NACK = 6,		/* asks the result's sender again: seq and
+					 * frag_off as in ACK, of what this rank
+					 * has
+					 */
 
 	__NETCOLL_T_MAX,
 	NETCOLL_T_MAX = __NETCOLL_T_MAX - 1
@@ -279,7 +417,13 @@ enum netcoll_frame_type {
 /* Header flags. */
 #define NETCOLL_F_ACK_ALL		0x0001	/* ACK: whole message received */
 #define NETCOLL_F_ACK_NOW		0x0002	/* DATA: retransmission, ack at once */
-#define NETCOLL_F_KNOWN			(NETCOLL_F_ACK_ALL | NETCOLL_F_ACK_NOW)
+#define NETCOLL_F_MCAST			0x0004	/* AGG_DOWN to the group; dst_rank is
+						 * NETCOLL_RANK_GROUP
+						 */
+#define NETCOLL_F_KNOWN			(NETCOLL_F_ACK_ALL | NETCOLL_F_ACK_NOW | \
+					 NETCOLL_F_MCAST)
+
+#define NETCOLL_RANK_GROUP		0xffffffffU
 
 /*
  * Every frame starts with this header, in network byte order, right after
@@ -291,6 +435,12 @@ enum netcoll_frame_type {
  * ACK frames go from the receiver of a message back to its sender: seq is
  * cumulative (all fragments below seq arrived), frag_off is a bitmap of the
  * 32 fragments after it (bit i: fragment seq + 1 + i arrived).
+ *
+ * AGG_* frames belong to the aggregation engine, with its own op_seq
+ * space; tag is the piece (tree) number and `opcode` carries
+ * (enum netcoll_red_op << 8 | enum netcoll_dtype), so a contribution
+ * to another reduction is recognised and dropped.  For other types it
+ * is 0.
  */
 struct netcoll_hdr {
 	__u8	version;		/* NETCOLL_WIRE_VERSION */
@@ -307,7 +457,7 @@ struct netcoll_hdr {
 	__be32	frag_off;		/* DATA: offset in message; ACK: bitmap */
 	__be32	msg_len;		/* DATA: message length; ACK: 0 */
 	__be16	frag_size;		/* DATA: fragment size; ACK: 0 */
-	__be16	reserved;		/* 0 */
+	__be16	opcode;			/* AGG_*: op << 8 | dtype, else 0 */
 };
 
 #define NETCOLL_HDR_LEN			48

@@ -76,6 +76,67 @@ int nc_alltoall(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
 int nc_alltoall_algo(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
 		     size_t count, enum nc_a2a_algo algo);
 
+/*
+ * Reductions on the kernel's aggregation trees.  Values are the uapi's
+ * enum netcoll_red_op / netcoll_dtype.  minloc/maxloc elements are
+ * struct { T value; int32_t index; } (MPI_2INT, MPI_LONG_INT, ... layouts).
+ */
+enum nc_op {
+	NC_OP_SUM, NC_OP_PROD, NC_OP_MIN, NC_OP_MAX, NC_OP_BAND, NC_OP_BOR,
+	NC_OP_BXOR, NC_OP_MINLOC, NC_OP_MAXLOC,
+	NC_OP_COUNT
+};
+
+enum nc_dtype {
+	NC_DT_INT32, NC_DT_INT64, NC_DT_UINT32, NC_DT_UINT64, NC_DT_FLOAT,
+	NC_DT_DOUBLE,
+	NC_DT_COUNT
+};
+
+/* How the result travels from the tree's root. */
+enum nc_dist {
+	NC_DIST_TREE = 0,	/* down the tree, hop by hop */
+	NC_DIST_MCAST = 1,	/* one multicast, lost frames repaired by unicast */
+};
+
+struct nc_red_args {
+	const void *sendbuf;
+	void *recvbuf;		/* may equal sendbuf */
+	size_t count;		/* elements; 0 = barrier */
+	enum nc_dtype dtype;
+	enum nc_op op;
+	uint32_t root;		/* reduce only */
+	int all;		/* 1: allreduce */
+	enum nc_dist dist;
+	uint32_t split;		/* pieces on parallel trees; 0: the library's
+				 * choice for the size (nc_split_for)
+				 */
+};
+
+typedef uint64_t nc_request;
+
+int nc_reduce(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
+	      size_t count, enum nc_dtype dtype, enum nc_op op, uint32_t root);
+int nc_allreduce(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
+		 size_t count, enum nc_dtype dtype, enum nc_op op);
+int nc_reduce_ex(nc_endpoint *ep, const struct nc_red_args *a);
+/* Post a reduction and return at once; nc_wait() completes it. */
+int nc_ireduce_ex(nc_endpoint *ep, const struct nc_red_args *a,
+		  nc_request *req);
+int nc_wait(nc_endpoint *ep, nc_request req);
+/* Default distribution for nc_reduce/nc_allreduce/nc_barrier. */
+int nc_set_dist(nc_endpoint *ep, enum nc_dist dist);
+
+/* Bytes of one element of (op, dtype); 0 for an invalid pair. */
+size_t nc_elem_size(enum nc_op op, enum nc_dtype dtype);
+/* "sum", "minloc", ... / "int32", "double", ... ; -NC_EPARSE if unknown */
+int nc_op_parse(const char *name);
+const char *nc_op_name(enum nc_op op);
+int nc_dtype_parse(const char *name);
+const char *nc_dtype_name(enum nc_dtype dtype);
+/* Pieces the library splits a vector of `bytes` into (1 .. 8). */
+uint32_t nc_split_for(size_t bytes, uint32_t size);
+
 /* ---------------------------------------------------------------- */
 /* Configuration (generic netlink)                                   */
 /* ---------------------------------------------------------------- */
@@ -123,6 +184,10 @@ struct nc_comm_spec {
 	const struct nc_member *members;	/* members[r] = rank r */
 	uint64_t cookie;		/* 0: none */
 	uint32_t timeout_ms;		/* 0: module default */
+	uint32_t oso;			/* 0: NETCOLL_OSO_DEFAULT; equal on all */
+	uint32_t tree_degree;		/* 0: NETCOLL_TREE_DEGREE_DEFAULT */
+	const uint8_t *mcast_addr;	/* NULL: derived from the id */
+	uint32_t mcast_addr_len;
 };
 
 struct nc_comm_info {
@@ -136,6 +201,11 @@ struct nc_comm_info {
 	int bound;
 	uint32_t sched_phases;		/* installed alltoall slice; 0: none */
 	uint32_t sched_syncs;		/* tokens this rank sends per alltoall */
+	uint32_t oso;			/* outstanding aggregation ops per rank */
+	uint32_t agg_seq;		/* next reduction (barrier, ...) */
+	uint32_t tree_degree;		/* of the built-in trees */
+	uint8_t mcast_addr[NC_ADDR_MAX];	/* result group */
+	uint32_t mcast_addr_len;
 	struct nc_member *members;	/* size entries, or NULL in lists */
 };
 
@@ -166,6 +236,85 @@ int nc_sched_install(nc_ctl *ctl, uint32_t comm_id, const char *topology,
 		     enum nc_sched_kind kind);
 /* Back to the linear order. */
 int nc_sched_remove(nc_ctl *ctl, uint32_t comm_id);
+
+/*
+ * Aggregation trees.  A tree is parents[rank] for every rank, the root
+ * being its own parent; each rank reduces its own data first, then its
+ * children's in ascending rank order.  Index 0 .. 7: piece j of a split
+ * vector runs on tree j.  Without an installed tree the kernel uses an
+ * f-nomial tree of the communicator's degree.
+ */
+#define NC_TREES_MAX	8
+
+int nc_tree_install(nc_ctl *ctl, uint32_t comm_id, uint32_t index,
+		    const uint32_t *parents, uint32_t size);
+int nc_tree_remove(nc_ctl *ctl, uint32_t comm_id, uint32_t index);
+
+struct nc_tree_info {
+	uint32_t index;
+	uint32_t root;
+	uint32_t parent;	/* this rank's; == rank at the root */
+	uint32_t nchildren;
+	uint32_t *children;	/* reduction order; free with nc_tree_info_free */
+	int installed;		/* 0: the built-in f-nomial tree */
+};
+int nc_tree_get(nc_ctl *ctl, uint32_t comm_id, uint32_t index,
+		struct nc_tree_info *info);
+void nc_tree_info_free(struct nc_tree_info *info);
+
+/*
+ * f-nomial tree of degree f >= 2 (Yu, Buntinas, Graham, Panda, SC'03,
+ * appendix A) over positions 0 .. size-1, position 0 the root;
+ * order[v] is the rank placed at position v (NULL: rank v).  Writes
+ * parents[rank].  Returns 0 or -EINVAL.
+ */
+int nc_tree_fnomial(uint32_t size, uint32_t degree, const uint32_t *order,
+		    uint32_t *parents);
+
+/*
+ * Positions for a topology (cluster file or generator spec, rank r = its
+ * r-th host): hosts are ordered switch by switch, depth first, so that
+ * the f-nomial subtrees, which cover consecutive positions, stay under
+ * one switch and partial results cross as few links as possible.
+ * `rotate` shifts the root by that many positions (parallel trees).
+ * topology NULL: rank order.  Returns 0 or -errno (-EINVAL when the
+ * topology's host count is not size).
+ */
+int nc_tree_order_topo(const char *topology, uint32_t size, uint32_t rotate,
+		       uint32_t *order);
+
+/*
+ * Build and install f-nomial trees 0 .. ntrees-1 (1 .. NC_TREES_MAX) of
+ * degree f >= 2 on communicator comm_id: tree j over the positions of
+ * nc_tree_order_topo(topology, size, j * size / ntrees), so the pieces of
+ * a split vector have different roots.  topology NULL: ranks in order.
+ * Trees ntrees .. NC_TREES_MAX-1 are left as they are.  Every member
+ * computes the same trees.  nc_ctl_last_error() explains a topology error.
+ */
+int nc_tree_install_fnomial(nc_ctl *ctl, uint32_t comm_id, uint32_t ntrees,
+			    uint32_t degree, const char *topology);
+
+/*
+ * The reduction latency model of the same paper (section 5.2), in
+ * microseconds: L message latency, r reception cost, c reduction cost
+ * (for the message size and op at hand), C start-up overhead.
+ *   T(P, f) = C + L ceil(log_f P) + (r + c)(f - 1) floor(log_f P)
+ *             + (r + c) ceil(P / f^floor(log_f P) - 1)
+ */
+struct nc_model {
+	double L, r, c, C;
+};
+double nc_model_fnomial(const struct nc_model *m, uint32_t P, uint32_t f);
+/* The f in [2, fmax] with the least T(P, f); ties to the smaller f. */
+uint32_t nc_model_best_degree(const struct nc_model *m, uint32_t P,
+			      uint32_t fmax);
+/*
+ * Fit from serial reductions (flat trees, f = P) of n sizes P[i] taking
+ * t[i] us: T_serial(P) = C + L + (P - 1)(r + c).  Gives the slope (r + c)
+ * and the intercept (C + L); returns 0 or -EINVAL (fewer than 2 points).
+ */
+int nc_model_fit_serial(const uint32_t *P, const double *t, size_t n,
+			double *slope, double *intercept);
 
 /* Statistics of this network namespace. */
 #define NC_STAT_MAX	64
