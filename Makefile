@@ -25,7 +25,7 @@ USER_TARGETS :=
 UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
-	bench-alltoall clean checkpatch sparse
+	bench-alltoall bench-reduce clean checkpatch sparse
 
 all: module user
 
@@ -73,6 +73,13 @@ bench-alltoall: all
 	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench -- selftests/net/bench_a2a.sh
 	@mkdir -p docs
 	cp $(B)/vm/bench/alltoall-bench.md docs/alltoall-bench.md
+
+# Reductions: kernel against a UDP tree, CPU noise, multicast, the tree
+# latency model; the report lands in docs/.
+bench-reduce: all
+	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-reduce -- selftests/net/bench_reduce.sh
+	@mkdir -p docs
+	cp $(B)/vm/bench-reduce/reduce-bench.md docs/reduce-bench.md
 
 vm-check: all
 	$(VM_RUN) --timeout 2400 -- selftests/net/run-all.sh

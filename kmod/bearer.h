@@ -23,6 +23,11 @@ struct nc_bearer_ops {
 	const u8 *(*frame_src)(const struct sk_buff *skb);
 	/* Is addr a valid member (unicast) address? */
 	bool (*addr_ok)(const u8 *addr);
+	/* Group (multicast) addresses for result distribution. */
+	bool (*group_ok)(const u8 *addr);
+	void (*group_default)(u32 comm_id, u8 *addr);
+	int (*group_join)(struct nc_bearer *b, const u8 *addr);	/* RTNL */
+	void (*group_leave)(struct nc_bearer *b, const u8 *addr);	/* RTNL */
 };
 
 struct nc_bearer {

@@ -79,6 +79,33 @@ static bool nc_eth_addr_ok(const u8 *addr)
 	return is_valid_ether_addr(addr);
 }
 
+static bool nc_eth_group_ok(const u8 *addr)
+{
+	return is_multicast_ether_addr(addr) && !is_broadcast_ether_addr(addr);
+}
+
+/* 03:6e:63 ("nc", locally administered, multicast) + 24 bits of the id */
+static void nc_eth_group_default(u32 comm_id, u8 *addr)
+{
+	addr[0] = 0x03;
+	addr[1] = 0x6e;
+	addr[2] = 0x63;
+	addr[3] = comm_id >> 16;
+	addr[4] = comm_id >> 8;
+	addr[5] = comm_id;
+}
+
+/* Bridges flood the group; the device filter must let it in. */
+static int nc_eth_group_join(struct nc_bearer *b, const u8 *addr)
+{
+	return dev_mc_add(b->dev, addr);
+}
+
+static void nc_eth_group_leave(struct nc_bearer *b, const u8 *addr)
+{
+	dev_mc_del(b->dev, addr);
+}
+
 const struct nc_bearer_ops nc_eth_bearer_ops = {
 	.name		= "eth",
 	.addr_len	= ETH_ALEN,
@@ -88,4 +115,8 @@ const struct nc_bearer_ops nc_eth_bearer_ops = {
 	.xmit		= nc_eth_xmit,
 	.frame_src	= nc_eth_frame_src,
 	.addr_ok	= nc_eth_addr_ok,
+	.group_ok	= nc_eth_group_ok,
+	.group_default	= nc_eth_group_default,
+	.group_join	= nc_eth_group_join,
+	.group_leave	= nc_eth_group_leave,
 };

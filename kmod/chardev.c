@@ -53,7 +53,9 @@ static long nc_ep_info(void __user *arg)
 		.abi_version = NETCOLL_ABI_VERSION,
 		.wire_version = NETCOLL_WIRE_VERSION,
 		.features = NETCOLL_FEAT_BARRIER | NETCOLL_FEAT_ALLTOALL |
-			    NETCOLL_FEAT_A2A_SCHED,
+			    NETCOLL_FEAT_A2A_SCHED | NETCOLL_FEAT_REDUCE |
+			    (nc_reduce_float_supported() ?
+			     NETCOLL_FEAT_REDUCE_FLOAT : 0),
 		.comm_size_max = NETCOLL_COMM_SIZE_MAX,
 	};
 
@@ -112,6 +114,45 @@ static long nc_ep_alltoall(struct nc_endpoint *ep, void __user *arg)
 	return nc_coll_alltoall(ep->comm, &a);
 }
 
+/*
+ * Reductions run in the aggregation engine, which has its own order and
+ * limits: they do not take the endpoint's lock, so one thread can wait
+ * while another starts the next operation.
+ */
+static long nc_ep_reduce(struct nc_endpoint *ep, unsigned int cmd,
+			 void __user *arg)
+{
+	struct nc_comm *c;
+	struct netcoll_reduce r;
+	struct netcoll_wait w;
+	long err;
+
+	mutex_lock(&ep->lock);
+	c = ep->comm;
+	mutex_unlock(&ep->lock);
+	if (!c)
+		return -ENOTCONN;
+
+	if (cmd == NETCOLL_IOC_WAIT) {
+		if (copy_from_user(&w, arg, sizeof(w)))
+			return -EFAULT;
+		if (w.reserved)
+			return -EINVAL;
+		return nc_coll_wait(c, w.handle);
+	}
+	if (copy_from_user(&r, arg, sizeof(r)))
+		return -EFAULT;
+	if (cmd == NETCOLL_IOC_REDUCE)
+		return nc_coll_reduce(c, &r);
+	err = nc_coll_reduce_start(c, &r);
+	if (!err && copy_to_user(arg, &r, sizeof(r))) {
+		/* the operation runs; without its handle nobody collects it */
+		nc_coll_wait(c, r.handle);
+		err = -EFAULT;
+	}
+	return err;
+}
+
 static long nc_ep_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct nc_endpoint *ep = file->private_data;
@@ -120,6 +161,9 @@ static long nc_ep_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	if (cmd == NETCOLL_IOC_INFO)
 		return nc_ep_info(uarg);
+	if (cmd == NETCOLL_IOC_REDUCE || cmd == NETCOLL_IOC_REDUCE_START ||
+	    cmd == NETCOLL_IOC_WAIT)
+		return nc_ep_reduce(ep, cmd, uarg);
 	if (cmd != NETCOLL_IOC_BIND && cmd != NETCOLL_IOC_BARRIER &&
 	    cmd != NETCOLL_IOC_ALLTOALL)
 		return -ENOTTY;

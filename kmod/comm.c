@@ -9,7 +9,9 @@
 #include "bearer.h"
 
 struct nc_comm *nc_comm_create(struct nc_net *nn, u32 id, u32 rank, u32 size,
-			       u64 cookie, u32 timeout_ms, struct nc_bearer *b,
+			       u64 cookie, u32 timeout_ms,
+			       const struct nc_comm_agg_cfg *agg,
+			       struct nc_bearer *b,
 			       const u8 *addrs, struct netlink_ext_ack *extack)
 {
 	u8 alen = b->ops->addr_len;
@@ -35,9 +37,25 @@ struct nc_comm *nc_comm_create(struct nc_net *nn, u32 id, u32 rank, u32 size,
 	spin_lock_init(&c->lock);
 	skb_queue_head_init(&c->early);
 	init_waitqueue_head(&c->wq);
+	c->oso = agg->oso;
+	c->tree_degree = agg->degree;
+	if (agg->mcast)
+		memcpy(c->mcast_addr, agg->mcast, alen);
+	else
+		b->ops->group_default(id, c->mcast_addr);
+	err = nc_agg_init(c);
+	if (!err)
+		err = b->ops->group_join(b, c->mcast_addr);
+	if (err) {
+		nc_agg_free(c);
+		kvfree(c);
+		return ERR_PTR(err);
+	}
 
 	err = xa_insert(&nn->comms, id, c, GFP_KERNEL);
 	if (err) {
+		b->ops->group_leave(b, c->mcast_addr);
+		nc_agg_free(c);
 		kvfree(c);
 		if (err == -EBUSY) {
 			NL_SET_ERR_MSG(extack, "communicator id in use");
@@ -53,6 +71,7 @@ static void nc_comm_free_rcu(struct rcu_head *head)
 	struct nc_comm *c = container_of(head, struct nc_comm, rcu);
 
 	nc_sched_free(c->a2a_sched);
+	nc_agg_free(c);
 	kvfree(c);
 }
 
@@ -104,16 +123,21 @@ void nc_comm_fail(struct nc_comm *c, int err)
 	c->early_bytes = 0;
 	spin_unlock_bh(&c->lock);
 	wake_up_all(&c->wq);
+	nc_agg_stop(c, c->dead);
 }
 
 int nc_comm_delete(struct nc_net *nn, u32 id)
 {
 	struct nc_comm *c;
+	struct nc_bearer *b;
 
 	ASSERT_RTNL();
 	c = xa_erase(&nn->comms, id);
 	if (!c)
 		return -ENOENT;
+	b = rtnl_dereference(c->bearer);
+	if (b)
+		b->ops->group_leave(b, c->mcast_addr);
 	nc_comm_fail(c, -ESHUTDOWN);
 	nc_comm_put(c);
 	return 0;

@@ -5,7 +5,9 @@
  *   nc_net       per network namespace: bearers, communicators, counters
  *   nc_bearer    an attached device (bearer.h: one ops table per medium)
  *   nc_comm      a communicator: members, cookie, schedule, the running op
- *   nc_op        one collective in flight (transport.c runs it)
+ *   nc_op        one point-to-point collective in flight (transport.c)
+ *   nc_tree      this rank's view of an aggregation tree (tree.c)
+ *   nc_agg_op    one reduction in flight, run by the receive path (agg.c)
  *   nc_endpoint  an open /dev/netcoll file bound to one communicator
  *
  * Configuration (attach, detach, communicator new/del) runs under RTNL,
@@ -112,6 +114,24 @@ struct nc_sched *nc_sched_from_slice(const struct nc_phase *ph, u32 nphases,
 void nc_sched_free(struct nc_sched *s);
 
 struct nc_op;
+struct nc_agg_op;
+
+/* This rank's view of an aggregation tree. */
+struct nc_tree {
+	u32 root;
+	u32 parent;			/* == own rank at the root */
+	u32 nchildren;
+	bool installed;			/* false: built-in f-nomial */
+	u32 children[];			/* ascending: the reduction order */
+};
+
+/* tree.c */
+struct nc_tree *nc_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index);
+struct nc_tree *nc_tree_from_parents(u32 rank, u32 size, const u32 *parents,
+				     struct netlink_ext_ack *extack);
+
+/* Ops in flight at most per communicator: slots for 2 * OSO sequences. */
+#define NC_AGG_SLOTS		(2 * NETCOLL_OSO_MAX)
 
 struct nc_comm {
 	u32 id;
@@ -137,6 +157,22 @@ struct nc_comm {
 	u32 early_bytes;
 	wait_queue_head_t wq;		/* the op's process sleeps here */
 
+	/* Aggregation (agg.c); the fields below `lock` are under it too. */
+	u32 oso;			/* outstanding ops per rank */
+	u32 tree_degree;
+	struct mutex tree_lock;		/* protects trees[] */
+	struct nc_tree *trees[NETCOLL_TREES_MAX];
+	struct nc_agg_op *agg_slot[NC_AGG_SLOTS];	/* by seq % (2 * oso) */
+	struct list_head agg_uncollected;	/* finished, not waited for */
+	u32 agg_next;			/* sequence of the next local op */
+	u32 agg_mem;			/* bytes of frames held */
+	u32 agg_srtt_us;		/* smoothed start-to-result time */
+	struct timer_list agg_timer;
+	struct work_struct agg_work;	/* float frames softirq could not do */
+	struct sk_buff_head agg_deferred;
+	wait_queue_head_t agg_wq;
+	u8 mcast_addr[NETCOLL_ADDR_MAX];
+
 	struct rcu_head rcu;
 	u8 addr_len;
 	u8 addrs[];			/* size * addr_len, rank order */
@@ -148,8 +184,16 @@ static inline const u8 *nc_comm_addr(const struct nc_comm *c, u32 rank)
 }
 
 /* comm.c */
+struct nc_comm_agg_cfg {
+	u32 oso;
+	u32 degree;
+	const u8 *mcast;		/* NULL: the medium's default group */
+};
+
 struct nc_comm *nc_comm_create(struct nc_net *nn, u32 id, u32 rank, u32 size,
-			       u64 cookie, u32 timeout_ms, struct nc_bearer *b,
+			       u64 cookie, u32 timeout_ms,
+			       const struct nc_comm_agg_cfg *agg,
+			       struct nc_bearer *b,
 			       const u8 *addrs, struct netlink_ext_ack *extack);
 int nc_comm_delete(struct nc_net *nn, u32 id);
 struct nc_comm *nc_comm_get(struct nc_net *nn, u32 id);
@@ -182,8 +226,40 @@ int nc_op_run(struct nc_comm *c, const struct nc_msg_desc *tx, u32 ntx,
 void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
 		      const struct nc_frame *f);
 
-/* coll_barrier.c, coll_alltoall.c */
+/* reduce.c, reduce_fp.c */
+bool nc_reduce_float_supported(void);
+bool nc_reduce_fpu_usable(void);
+void nc_reduce(u32 op, u32 dtype, void *acc, const void *in, u32 bytes);
+bool nc_reduce_float(u32 op, u32 dtype, void *acc, const void *in, u32 bytes);
+
+/* agg.c: the aggregation engine */
+struct nc_agg_args {
+	const void __user *sendbuf;
+	void __user *recvbuf;
+	u64 count;
+	u32 op, dtype, root, flags, split;
+	u32 timeout_ms;
+};
+
+int nc_agg_init(struct nc_comm *c);
+void nc_agg_stop(struct nc_comm *c, int err);
+void nc_agg_free(struct nc_comm *c);
+int nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a, u32 *seq);
+int nc_agg_wait(struct nc_comm *c, u32 seq);
+void nc_agg_orphan(struct nc_comm *c, u32 seq);
+void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
+		const struct nc_frame *f);
+int nc_agg_set_tree(struct nc_comm *c, u32 index, struct nc_tree *t);
+
+/* Frames (transport.c), shared with agg.c */
+struct sk_buff *nc_frame_alloc(unsigned int payload, gfp_t gfp);
+int nc_frame_xmit_to(struct nc_comm *c, struct sk_buff *skb, const u8 *dst);
+
+/* coll_reduce.c, coll_alltoall.c */
 int nc_coll_barrier(struct nc_comm *c, u32 timeout_ms);
+int nc_coll_reduce(struct nc_comm *c, const struct netcoll_reduce *r);
+int nc_coll_reduce_start(struct nc_comm *c, struct netcoll_reduce *r);
+int nc_coll_wait(struct nc_comm *c, u64 handle);
 int nc_coll_alltoall(struct nc_comm *c, const struct netcoll_alltoall_args *a);
 
 /* netlink.c */

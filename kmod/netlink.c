@@ -32,6 +32,16 @@ static struct netlink_range_validation nc_timeout_range = {
 	.max = NETCOLL_TIMEOUT_MS_MAX,
 };
 
+static struct netlink_range_validation nc_oso_range = {
+	.min = 1,
+	.max = NETCOLL_OSO_MAX,
+};
+
+static struct netlink_range_validation nc_degree_range = {
+	.min = 2,
+	.max = NETCOLL_TREE_DEGREE_MAX,
+};
+
 static const struct nla_policy nc_member_policy[NETCOLL_A_MEMBER_MAX + 1] = {
 	[NETCOLL_A_MEMBER_RANK] = NLA_POLICY_MAX(NLA_U32, NETCOLL_COMM_SIZE_MAX - 1),
 	[NETCOLL_A_MEMBER_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 1, NETCOLL_ADDR_MAX),
@@ -67,6 +77,12 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_COMM_MEMBERS] = NLA_POLICY_NESTED(nc_members_policy),
 	[NETCOLL_A_COMM_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_timeout_range),
 	[NETCOLL_A_SCHED_PHASE] = NLA_POLICY_NESTED(nc_phase_policy),
+	[NETCOLL_A_COMM_OSO] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_oso_range),
+	[NETCOLL_A_COMM_MCAST_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 1, NETCOLL_ADDR_MAX),
+	[NETCOLL_A_COMM_TREE_DEGREE] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_degree_range),
+	[NETCOLL_A_TREE_INDEX] = NLA_POLICY_MAX(NLA_U32, NETCOLL_TREES_MAX - 1),
+	[NETCOLL_A_TREE_PARENTS] = NLA_POLICY_RANGE(NLA_BINARY, sizeof(__u32),
+						    NETCOLL_COMM_SIZE_MAX * sizeof(__u32)),
 };
 
 /* ---------------------------------------------------------------- */
@@ -307,6 +323,11 @@ static int nc_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nc_net *nn = nc_net(genl_info_net(info));
 	u32 id, rank, size, timeout = NETCOLL_TIMEOUT_MS_DEFAULT;
+	struct nc_comm_agg_cfg agg = {
+		.oso = NETCOLL_OSO_DEFAULT,
+		.degree = NETCOLL_TREE_DEGREE_DEFAULT,
+	};
+	struct nlattr *mcast = info->attrs[NETCOLL_A_COMM_MCAST_ADDR];
 	struct nc_bearer *b;
 	struct nc_comm *c;
 	u64 cookie = 0;
@@ -323,12 +344,26 @@ static int nc_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 		cookie = nla_get_u64(info->attrs[NETCOLL_A_COMM_COOKIE]);
 	if (info->attrs[NETCOLL_A_COMM_TIMEOUT_MS])
 		timeout = nla_get_u32(info->attrs[NETCOLL_A_COMM_TIMEOUT_MS]);
+	if (info->attrs[NETCOLL_A_COMM_OSO])
+		agg.oso = nla_get_u32(info->attrs[NETCOLL_A_COMM_OSO]);
+	if (info->attrs[NETCOLL_A_COMM_TREE_DEGREE])
+		agg.degree = nla_get_u32(info->attrs[NETCOLL_A_COMM_TREE_DEGREE]);
 
 	rtnl_lock();
 	b = nc_nl_bearer(info);
 	if (IS_ERR(b)) {
 		err = PTR_ERR(b);
 		goto out;
+	}
+	err = -EINVAL;
+	if (mcast) {
+		if (nla_len(mcast) != b->ops->addr_len ||
+		    !b->ops->group_ok(nla_data(mcast))) {
+			NL_SET_ERR_MSG_ATTR(info->extack, mcast,
+					    "not a group address of this medium");
+			goto out;
+		}
+		agg.mcast = nla_data(mcast);
 	}
 	err = nc_nl_parse_members(info, b, &addrs, &size);
 	if (err)
@@ -342,8 +377,8 @@ static int nc_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_RANK],
 				    "this rank's member address is not the device's");
 	} else {
-		c = nc_comm_create(nn, id, rank, size, cookie, timeout, b, addrs,
-				   info->extack);
+		c = nc_comm_create(nn, id, rank, size, cookie, timeout, &agg,
+				   b, addrs, info->extack);
 		err = PTR_ERR_OR_ZERO(c);
 	}
 	kvfree(addrs);
@@ -408,6 +443,10 @@ static int nc_nl_fill_comm(struct sk_buff *skb, const struct nc_comm *c,
 	    nla_put_u8(skb, NETCOLL_A_COMM_BOUND, !!atomic_read(&c->bound)) ||
 	    nla_put_u32(skb, NETCOLL_A_SCHED_PHASES, READ_ONCE(c->sched_phases)) ||
 	    nla_put_u32(skb, NETCOLL_A_SCHED_SYNCS, READ_ONCE(c->sched_syncs)) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_OSO, c->oso) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_AGG_SEQ, READ_ONCE(c->agg_next)) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_TREE_DEGREE, c->tree_degree) ||
+	    nla_put(skb, NETCOLL_A_COMM_MCAST_ADDR, c->addr_len, c->mcast_addr) ||
 	    (with_members && nc_nl_fill_members(skb, c))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -691,6 +730,106 @@ static int nc_nl_sched_del(struct sk_buff *skb, struct genl_info *info)
 }
 
 /* ---------------------------------------------------------------- */
+/* Aggregation trees                                                 */
+/* ---------------------------------------------------------------- */
+
+static u32 nc_nl_tree_index(struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[NETCOLL_A_TREE_INDEX];
+
+	return a ? nla_get_u32(a) : 0;
+}
+
+static int nc_nl_tree_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[NETCOLL_A_TREE_PARENTS];
+	struct nc_tree *t;
+	struct nc_comm *c;
+	u32 *parents;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_TREE_PARENTS))
+		return -EINVAL;
+	c = nc_nl_comm(info);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	err = -EINVAL;
+	if (nla_len(a) != c->size * sizeof(u32)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "need one parent per member");
+		goto out;
+	}
+	/* nla_data is only 4-byte aligned by luck: copy */
+	parents = kvmalloc(nla_len(a), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!parents)
+		goto out;
+	memcpy(parents, nla_data(a), nla_len(a));
+	t = nc_tree_from_parents(c->rank, c->size, parents, info->extack);
+	kvfree(parents);
+	err = PTR_ERR_OR_ZERO(t);
+	if (!err)
+		err = nc_agg_set_tree(c, nc_nl_tree_index(info), t);
+out:
+	nc_comm_put(c);
+	return err;
+}
+
+static int nc_nl_tree_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_comm *c;
+	int err;
+
+	c = nc_nl_comm(info);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	err = nc_agg_set_tree(c, nc_nl_tree_index(info), NULL);
+	nc_comm_put(c);
+	return err;
+}
+
+static int nc_nl_tree_get(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 index = nc_nl_tree_index(info);
+	struct sk_buff *msg;
+	struct nc_tree *t;
+	struct nc_comm *c;
+	void *hdr;
+	int err = -EMSGSIZE;
+
+	c = nc_nl_comm(info);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	msg = genlmsg_new(NLMSG_GOODSIZE + c->size * sizeof(u32), GFP_KERNEL);
+	if (!msg) {
+		nc_comm_put(c);
+		return -ENOMEM;
+	}
+	hdr = genlmsg_put_reply(msg, info, &nc_genl_family, 0,
+				NETCOLL_CMD_TREE_GET);
+	mutex_lock(&c->tree_lock);
+	t = c->trees[index];
+	if (hdr &&
+	    !nla_put_u32(msg, NETCOLL_A_COMM_ID, c->id) &&
+	    !nla_put_u32(msg, NETCOLL_A_TREE_INDEX, index) &&
+	    !nla_put_u32(msg, NETCOLL_A_TREE_ROOT, t->root) &&
+	    !nla_put_u32(msg, NETCOLL_A_TREE_PARENT, t->parent) &&
+	    !nla_put(msg, NETCOLL_A_TREE_CHILDREN, t->nchildren * sizeof(u32),
+		     t->children) &&
+	    !nla_put_u8(msg, NETCOLL_A_TREE_INSTALLED, t->installed)) {
+		genlmsg_end(msg, hdr);
+		err = 0;
+	}
+	mutex_unlock(&c->tree_lock);
+	nc_comm_put(c);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/* ---------------------------------------------------------------- */
 /* Statistics                                                        */
 /* ---------------------------------------------------------------- */
 
@@ -833,6 +972,20 @@ static const struct genl_small_ops nc_genl_ops[] = {
 		.cmd	= NETCOLL_CMD_SCHED_DEL,
 		.doit	= nc_nl_sched_del,
 		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= NETCOLL_CMD_TREE_SET,
+		.doit	= nc_nl_tree_set,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= NETCOLL_CMD_TREE_DEL,
+		.doit	= nc_nl_tree_del,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= NETCOLL_CMD_TREE_GET,
+		.doit	= nc_nl_tree_get,
 	},
 };
 

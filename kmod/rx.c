@@ -28,7 +28,8 @@ static int nc_rcv_check(struct nc_bearer *b, struct sk_buff *skb,
 		return NETCOLL_STAT_DROP_COMM;
 	if (f->cookie != c->cookie)
 		return NETCOLL_STAT_DROP_COOKIE;
-	if (f->src_rank >= c->size || f->dst_rank != c->rank)
+	if (f->src_rank >= c->size ||
+	    (f->dst_rank != c->rank && f->dst_rank != NETCOLL_RANK_GROUP))
 		return NETCOLL_STAT_DROP_RANK;
 	if (rcu_access_pointer(c->bearer) != b ||
 	    memcmp(b->ops->frame_src(skb), nc_comm_addr(c, f->src_rank),
@@ -60,6 +61,9 @@ void nc_rcv(struct nc_bearer *b, struct sk_buff *skb)
 	}
 	nc_stat_inc(nn, NETCOLL_STAT_RX_FRAMES);
 	nc_stat_add(nn, NETCOLL_STAT_RX_BYTES, skb->len);
-	nc_transport_rcv(c, skb, &f);
+	if (nc_wire_is_agg(f.type))
+		nc_agg_rcv(c, skb, &f);
+	else
+		nc_transport_rcv(c, skb, &f);
 	rcu_read_unlock();
 }

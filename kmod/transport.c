@@ -111,7 +111,7 @@ static struct nc_frame *nc_skb_frame(struct sk_buff *skb)
 /* Frames                                                            */
 /* ---------------------------------------------------------------- */
 
-static struct sk_buff *nc_frame_alloc(unsigned int payload, gfp_t gfp)
+struct sk_buff *nc_frame_alloc(unsigned int payload, gfp_t gfp)
 {
 	struct sk_buff *skb;
 
@@ -121,8 +121,8 @@ static struct sk_buff *nc_frame_alloc(unsigned int payload, gfp_t gfp)
 	return skb;
 }
 
-/* Hand a frame to the communicator's bearer; consumes skb. */
-static int nc_frame_xmit(struct nc_comm *c, struct sk_buff *skb, u32 peer)
+/* Hand a frame to the communicator's bearer, for dst; consumes skb. */
+int nc_frame_xmit_to(struct nc_comm *c, struct sk_buff *skb, const u8 *dst)
 {
 	unsigned int len = skb->len;
 	struct nc_bearer *b;
@@ -135,7 +135,7 @@ static int nc_frame_xmit(struct nc_comm *c, struct sk_buff *skb, u32 peer)
 		kfree_skb(skb);
 		return -ENETDOWN;
 	}
-	err = b->ops->xmit(b, skb, nc_comm_addr(c, peer));
+	err = b->ops->xmit(b, skb, dst);
 	rcu_read_unlock();
 	if (err) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
@@ -144,6 +144,11 @@ static int nc_frame_xmit(struct nc_comm *c, struct sk_buff *skb, u32 peer)
 	nc_stat_inc(c->nn, NETCOLL_STAT_TX_FRAMES);
 	nc_stat_add(c->nn, NETCOLL_STAT_TX_BYTES, len);
 	return 0;
+}
+
+static int nc_frame_xmit(struct nc_comm *c, struct sk_buff *skb, u32 peer)
+{
+	return nc_frame_xmit_to(c, skb, nc_comm_addr(c, peer));
 }
 
 static void nc_hdr_init(struct nc_frame *f, struct nc_comm *c, u32 seq,

@@ -13,6 +13,7 @@ NC_CHECK=$NC_BUILD/selftests/net/nc_check
 NL_REJECT=$NC_BUILD/selftests/net/nl_reject
 NC_INJECT=$NC_BUILD/selftests/net/nc_inject
 EP_ERRORS=$NC_BUILD/selftests/net/ep_errors
+NC_RED_CHECK=$NC_BUILD/selftests/net/nc_red_check
 NC_OUT=${NC_OUT:-/tmp/ncout}
 T_LOG=$NC_OUT/$(basename "$0" .sh)
 mkdir -p "$T_LOG"

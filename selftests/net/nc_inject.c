@@ -21,6 +21,15 @@
  *                           the source rank's (run it from another host)
  *   state    drop_state     valid frame for an operation far in the future
  *   fuzz     (any drop)     random bytes after a valid version byte
+ *
+ * Contributions to a reduction (AGG_UP to rank --dst-rank, whose child
+ * --src-rank must be; operation 0 is the receiver's next one, a sum of
+ * two doubles, which the test starts afterwards):
+ *   agg-opcode  drop_opcode  unknown op in the opcode field
+ *   agg-wrongop drop_opcode  a valid op, but not the operation's (band int32)
+ *   agg-length  drop_length  the operation's op, but 24 bytes instead of 16
+ *   agg-seq     drop_state   an operation far in the future
+ *   agg-mcast   drop_rank    a multicast result addressed to one rank
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -69,7 +78,25 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 	int len = NETCOLL_HDR_LEN + 16;
 
 	memset(buf, 0xab, 1500);
-	if (!strcmp(a->kase, "type"))
+	if (!strncmp(a->kase, "agg-", 4)) {
+		f.type = NETCOLL_T_AGG_UP;
+		f.frag_size = 1440;
+		f.opcode = NETCOLL_OP_SUM << 8 | NETCOLL_DT_DOUBLE;
+	}
+	if (!strcmp(a->kase, "agg-opcode")) {
+		f.opcode = NETCOLL_OP_COUNT << 8;
+	} else if (!strcmp(a->kase, "agg-wrongop")) {
+		f.opcode = NETCOLL_OP_BAND << 8 | NETCOLL_DT_INT32;
+	} else if (!strcmp(a->kase, "agg-length")) {
+		f.len = 24;
+		f.msg_len = 24;
+		len = NETCOLL_HDR_LEN + 24;
+	} else if (!strcmp(a->kase, "agg-seq")) {
+		f.op_seq = 0x40000000;
+	} else if (!strcmp(a->kase, "agg-mcast")) {
+		f.type = NETCOLL_T_AGG_DOWN;
+		f.flags = NETCOLL_F_MCAST;
+	} else if (!strcmp(a->kase, "type"))
 		f.type = NETCOLL_T_MAX + 1;
 	else if (!strcmp(a->kase, "length"))
 		f.len = 1000;

@@ -217,6 +217,7 @@ enum defect {
 	D_MEMBER_NO_RANK, D_MEMBER_RANK_U16, D_MEMBER_NO_ADDR,
 	D_ADDR_SHORT, D_ADDR_LONG,
 	D_UNKNOWN_ATTR, D_OUTPUT_ATTR, D_TIMEOUT_ZERO, D_TIMEOUT_TOO_BIG,
+	D_OSO_ZERO, D_OSO_TOO_BIG, D_DEGREE_ONE, D_MCAST_UNICAST, D_MCAST_SHORT,
 };
 
 /* A two-member COMM_NEW for id on c->ifname, rank 0, with defect d. */
@@ -287,6 +288,16 @@ static struct nl_msg *comm_new(struct ctx *c, uint32_t id, enum defect d)
 	if (d == D_TIMEOUT_ZERO || d == D_TIMEOUT_TOO_BIG)
 		bad |= nla_put_u32(msg, NETCOLL_A_COMM_TIMEOUT_MS,
 				   d == D_TIMEOUT_ZERO ? 0 : NETCOLL_TIMEOUT_MS_MAX + 1) < 0;
+	if (d == D_OSO_ZERO || d == D_OSO_TOO_BIG)
+		bad |= nla_put_u32(msg, NETCOLL_A_COMM_OSO,
+				   d == D_OSO_ZERO ? 0 : NETCOLL_OSO_MAX + 1) < 0;
+	if (d == D_DEGREE_ONE)
+		bad |= nla_put_u32(msg, NETCOLL_A_COMM_TREE_DEGREE, 1) < 0;
+	if (d == D_MCAST_UNICAST)	/* a member address is no group */
+		bad |= nla_put(msg, NETCOLL_A_COMM_MCAST_ADDR, (int)c->addr_len,
+			       c->addr[1]) < 0;
+	if (d == D_MCAST_SHORT)
+		bad |= nla_put(msg, NETCOLL_A_COMM_MCAST_ADDR, 3, "\x03\x6e\x63") < 0;
 	if (bad) {
 		fprintf(stderr, "nl_reject: cannot build COMM_NEW\n");
 		exit(1);
@@ -353,6 +364,14 @@ static const struct {
 	{ "COMM_NEW with COMM_TIMEOUT_MS 0 -> ERANGE",	D_TIMEOUT_ZERO,	ERANGE },
 	{ "COMM_NEW with COMM_TIMEOUT_MS above NETCOLL_TIMEOUT_MS_MAX -> ERANGE",
 							D_TIMEOUT_TOO_BIG, ERANGE },
+	{ "COMM_NEW with COMM_OSO 0 -> ERANGE",		D_OSO_ZERO,	ERANGE },
+	{ "COMM_NEW with COMM_OSO above NETCOLL_OSO_MAX -> ERANGE",
+							D_OSO_TOO_BIG,	ERANGE },
+	{ "COMM_NEW with tree degree 1 -> ERANGE",	D_DEGREE_ONE,	ERANGE },
+	{ "COMM_NEW with a unicast address as result group -> EINVAL",
+							D_MCAST_UNICAST, EINVAL },
+	{ "COMM_NEW with a 3-byte result group on Ethernet -> EINVAL",
+							D_MCAST_SHORT,	EINVAL },
 };
 
 static void run_comm_new_cases(struct ctx *c)
@@ -523,6 +542,57 @@ static void run_sched_cases(struct ctx *c)
 		nc_comm_info_free(&ci);
 	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_SCHED_DEL, 0), c->probe_id));
 	report(c, "SCHED_DEL of an unknown communicator -> ENOENT", -err, ENOENT);
+}
+
+/* TREE_SET on the two-member communicator: parents[] as given. */
+static struct nl_msg *tree_set(struct ctx *c, uint32_t id, int64_t index,
+			       const uint32_t *parents, int n)
+{
+	struct nl_msg *msg = with_id(new_msg(c, NETCOLL_CMD_TREE_SET, 0), id);
+	int bad = 0;
+
+	if (index >= 0)
+		bad |= nla_put_u32(msg, NETCOLL_A_TREE_INDEX, (uint32_t)index) < 0;
+	if (n >= 0)
+		bad |= nla_put(msg, NETCOLL_A_TREE_PARENTS, n * 4, parents) < 0;
+	if (bad) {
+		fprintf(stderr, "nl_reject: cannot build TREE_SET\n");
+		exit(1);
+	}
+	return msg;
+}
+
+static void run_tree_cases(struct ctx *c)
+{
+	static const uint32_t good[] = { 0, 0 }, two_roots[] = { 0, 1 },
+		cycle[] = { 1, 0 }, out_of_range[] = { 0, 2 }, three[] = { 0, 0, 0 };
+	struct nc_tree_info ti;
+	int err;
+
+	err = send_req(c, tree_set(c, c->good_id, -1, good, -1));
+	report(c, "TREE_SET without TREE_PARENTS -> EINVAL", -err, EINVAL);
+	err = send_req(c, tree_set(c, c->good_id, -1, three, 3));
+	report(c, "TREE_SET with 3 parents for 2 members -> EINVAL", -err, EINVAL);
+	err = send_req(c, tree_set(c, c->good_id, -1, two_roots, 2));
+	report(c, "TREE_SET with two roots -> EINVAL", -err, EINVAL);
+	err = send_req(c, tree_set(c, c->good_id, -1, cycle, 2));
+	report(c, "TREE_SET with a cycle and no root -> EINVAL", -err, EINVAL);
+	err = send_req(c, tree_set(c, c->good_id, -1, out_of_range, 2));
+	report(c, "TREE_SET with a parent that is no member -> EINVAL", -err, EINVAL);
+	err = send_req(c, tree_set(c, c->good_id, NETCOLL_TREES_MAX, good, 2));
+	report(c, "TREE_SET with TREE_INDEX 8 -> ERANGE", -err, ERANGE);
+	err = send_req(c, tree_set(c, c->probe_id, -1, good, 2));
+	report(c, "TREE_SET on an unknown communicator -> ENOENT", -err, ENOENT);
+	err = send_req(c, tree_set(c, c->good_id, 3, good, 2));
+	report(c, "TREE_SET of a valid tree (index 3)", -err, 0);
+	err = nc_tree_get(c->ctl, c->good_id, 3, &ti);
+	check(c, "TREE_GET shows it installed, rank 0 the root with child 1",
+	      !err && ti.installed && ti.root == 0 && ti.parent == 0 &&
+	      ti.nchildren == 1 && ti.children[0] == 1, nc_strerror(err));
+	if (!err)
+		nc_tree_info_free(&ti);
+	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_TREE_DEL, 0), c->good_id));
+	report(c, "TREE_DEL (index 0, built-in again)", -err, 0);
 }
 
 static void run_other_cases(struct ctx *c)
@@ -728,6 +798,7 @@ static int run_privileged(struct ctx *c)
 	run_comm_new_cases(c);
 	run_other_cases(c);
 	run_sched_cases(c);
+	run_tree_cases(c);
 
 	err = nc_comm_delete(c->ctl, c->good_id);
 	lib_report(c, "COMM_DEL of the valid communicator", err, 0);
@@ -779,6 +850,10 @@ static int run_unprivileged(struct ctx *c)
 	report(c, "unprivileged SCHED_SET -> EPERM", -err, EPERM);
 	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_SCHED_DEL, 0), c->good_id));
 	report(c, "unprivileged SCHED_DEL -> EPERM", -err, EPERM);
+	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_TREE_SET, 0), c->good_id));
+	report(c, "unprivileged TREE_SET -> EPERM", -err, EPERM);
+	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_TREE_DEL, 0), c->good_id));
+	report(c, "unprivileged TREE_DEL -> EPERM", -err, EPERM);
 
 	err = send_req(c, new_msg(c, NETCOLL_CMD_DEV_GET, NLM_F_DUMP));
 	report(c, "unprivileged DEV_GET dump succeeds", -err, 0);

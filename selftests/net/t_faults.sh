@@ -56,7 +56,7 @@ t_check "signal during a barrier nobody else joins: EINTR" \
 	on h1 "$NC_CHECK" --comm 4 --rank 0 --size 8 --op barrier --timeout 20000 \
 	--interrupt-after 500 --expect-error EINTR
 t_check "after EINTR the endpoint is released and the op sequence moved on" \
-	nc_json h1 'd[0]["bound"] == False and d[0]["op_seq"] == 1' comm show id 4
+	nc_json h1 'd[0]["bound"] == False and d[0]["agg_seq"] == 1' comm show id 4
 
 # --- the communicator is deleted under a running operation: ESHUTDOWN -----
 on h1 "$NC_CHECK" --comm 4 --rank 0 --size 8 --op barrier --timeout 20000 \

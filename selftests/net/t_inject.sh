@@ -35,6 +35,36 @@ inject h2 rank drop_rank
 inject h3 addr drop_addr	# h3 claims to be rank 1 (h2)
 inject h2 state drop_state
 
+# Hostile contributions to a reduction.  h2 (rank 1) is a child of h1
+# (rank 0, the root of tree 0); the frames are for h1's next reduction
+# (0), held until it starts, and judged then.
+inject h2 agg-opcode drop_opcode
+inject h2 agg-seq drop_state
+inject h2 agg-mcast drop_rank
+for k in agg-wrongop:drop_opcode agg-length:drop_length; do
+	before[${#before[@]}]=$(nc_stat h1 "${k#*:}")
+	on h2 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 5 --cookie 0x1234 \
+		--src-rank 1 --dst-rank 0 --case "${k%%:*}" --count $N >/dev/null
+done
+red3() {
+	local r pids=() rc=0 p
+	for r in 0 1 2; do
+		on "h$((r + 1))" "$NC_RED_CHECK" --comm 5 --rank $r --size 3 --all --ops sum \
+			--dtypes double --count-list 2 >"$T_LOG/red3.$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	return $rc
+}
+t_check "allreduce (sum of 2 doubles) right after the hostile contributions" red3
+i=0
+for k in agg-wrongop:drop_opcode agg-length:drop_length; do
+	after=$(nc_stat h1 "${k#*:}")
+	[ $((after - ${before[$i]})) -eq $N ] && t_ok "${k%%:*} contributions dropped as ${k#*:} when the reduction started" ||
+		t_fail "${k%%:*}: ${k#*:} went ${before[$i]} -> $after, expected +$N"
+	i=$((i + 1))
+done
+
 rx_before=$(nc_stat h1 rx_frames)
 drops_before=$(nc_drops h1)
 on h2 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 5 --cookie 0x1234 \

@@ -1,0 +1,1378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The aggregation engine: reduce, allreduce and barrier on trees, run by
+ * the receive path.
+ *
+ * A rank's process only posts its contribution (nc_agg_start) and later
+ * collects the result (nc_agg_wait).  Everything in between happens in
+ * softirq, in the receive handler and a timer: a node holds its children's
+ * fragments until it has all of them, combines its own data with theirs
+ * in ascending child rank order, sends the partial result to its parent,
+ * and at the root the result goes out again, down the tree or to the
+ * communicator's multicast group.  A process that is descheduled after
+ * posting therefore does not stall the tree (Yu et al., SC'03, 3.1), and
+ * the result is bit-identical on every rank and every run whatever the
+ * arrival order (as SHARP's fixed order).
+ *
+ * Vectors are cut into pieces (vector split: piece j runs on tree j) and
+ * pieces into fragments of the device MTU, so a large vector is pipelined
+ * through the tree fragment by fragment.
+ *
+ * Reliability, which Ethernet does not give:
+ *  - up: a child keeps its partial result until the parent has it.  The
+ *    parent acks every NC_AGG_ACK_EVERY fragments (the child's send
+ *    window moves on) and at once when asked; the result arriving later
+ *    acks everything implicitly, so a one-fragment allreduce costs one
+ *    frame per tree edge and no acks.
+ *  - down: a rank that still lacks its result when its retransmission
+ *    timer fires asks the sender of the result again (AGG_NACK, saying
+ *    what it has) and gets the missing fragments by unicast.  With
+ *    multicast distribution that is the repair path: the fast path stays
+ *    one frame per result fragment, and a lost multicast costs a timeout,
+ *    never a result.  SHARP sends every result twice (UD multicast and
+ *    RC); on a software switch that doubles the per-host frame cost for a
+ *    loss that is rare, so we repair on demand instead.
+ *  - liveness: a rank asked about an operation it has not finished
+ *    answers with an ack, so slow but alive peers reset the retry count;
+ *    only the operation's time budget then ends the wait (-ETIMEDOUT).
+ *
+ * Outstanding operations: a rank starts operation s only when its
+ * operation s - OSO is finished (callers sleep, they do not fail).  Hence
+ * when any rank starts s, every rank finished s - 2 * OSO (it started
+ * s - OSO), which makes a ring of 2 * OSO slots enough: a finished
+ * operation stays in its slot, answering repair requests, until its
+ * sequence comes round again; then, if its process has not collected it,
+ * it waits on a list.
+ *
+ * Locking: everything here is under comm->lock.  Frames are built under
+ * it and sent after it is released.
+ */
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+
+#include "bearer.h"
+#include "shared/nc_reduce.h"
+
+#define NC_AGG_ACK_EVERY	8
+#define NC_AGG_BURST		64	/* fragments resent per timeout or nack */
+#define NC_AGG_DEFER_MAX	1024	/* float frames waiting for the worker */
+
+struct nc_agg_piece {
+	u32 off, len;		/* bytes of the vector */
+	u32 nfrags;		/* an empty piece is one empty fragment */
+	bool want_data;		/* this rank receives the result */
+	u32 root, parent, src;	/* src: sends us the result (or marker) */
+	u32 nchildren;
+	u32 *children;		/* ascending: the reduction order */
+	u32 *since_ack;		/* per child: fragments since our last ack */
+	struct sk_buff **held;	/* [child * nfrags + k] until reduced */
+	unsigned long *ready;	/* combined here (own and children's) */
+	unsigned long *up_acked;	/* the parent has it */
+	unsigned long *res;	/* result fragment here */
+	u32 nready, nup_acked, nres, up_next;
+	bool done_mark;		/* the root says the piece is done */
+	bool complete;
+};
+
+struct nc_agg_op {
+	u32 seq;
+	bool started, complete, reaped;
+	bool evicted;		/* out of its slot, on c->agg_uncollected */
+	struct list_head uncollected;
+	int err;
+	u16 opcode;
+	u32 op, dtype, flags, root, fs;
+	u64 bytes;
+	u8 *buf;		/* contribution, partial result, result */
+	void __user *ubuf;	/* where the result goes */
+	u32 npieces, pieces_done;
+	struct nc_agg_piece piece[NETCOLL_TREES_MAX];
+	struct sk_buff_head early;	/* frames that came before the start */
+	unsigned long deadline, rto_at, rto;
+	u32 retries;
+	u64 t0_ns;
+};
+
+/* A held frame's decoded header, or where a frame to send goes. */
+union nc_agg_cb {
+	struct nc_frame f;
+	u32 dst;		/* rank or NETCOLL_RANK_GROUP */
+};
+
+static union nc_agg_cb *nc_agg_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(union nc_agg_cb) > sizeof(skb->cb));
+	return (union nc_agg_cb *)skb->cb;
+}
+
+static u32 nc_agg_window(const struct nc_comm *c)
+{
+	return 2 * c->oso;
+}
+
+static struct nc_agg_op *nc_agg_find(struct nc_comm *c, u32 seq)
+{
+	struct nc_agg_op *op = c->agg_slot[seq % nc_agg_window(c)];
+
+	return op && op->seq == seq ? op : NULL;
+}
+
+static bool nc_agg_is_root(const struct nc_comm *c,
+			   const struct nc_agg_piece *p)
+{
+	return p->parent == c->rank;
+}
+
+static u32 nc_agg_frag_len(const struct nc_agg_op *op,
+			   const struct nc_agg_piece *p, u32 k)
+{
+	u32 off = k * op->fs;
+
+	return p->len ? min(op->fs, p->len - off) : 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Memory held for frames                                            */
+/* ---------------------------------------------------------------- */
+
+static bool nc_agg_hold(struct nc_comm *c, struct sk_buff *skb)
+{
+	if (c->agg_mem + skb->truesize > nc_rx_queue_max) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+		return false;
+	}
+	c->agg_mem += skb->truesize;
+	return true;
+}
+
+static void nc_agg_unhold(struct nc_comm *c, struct sk_buff *skb)
+{
+	c->agg_mem -= skb->truesize;
+	kfree_skb(skb);
+}
+
+static void nc_agg_op_free(struct nc_comm *c, struct nc_agg_op *op)
+{
+	struct sk_buff *skb;
+	u32 j, i;
+
+	for (j = 0; j < op->npieces; j++) {
+		struct nc_agg_piece *p = &op->piece[j];
+
+		if (p->held)
+			for (i = 0; i < p->nchildren * p->nfrags; i++)
+				if (p->held[i])
+					nc_agg_unhold(c, p->held[i]);
+		kvfree(p->held);
+		kvfree(p->ready);
+		kfree(p->children);
+	}
+	while ((skb = __skb_dequeue(&op->early)))
+		nc_agg_unhold(c, skb);
+	kvfree(op->buf);
+	kfree(op);
+}
+
+/*
+ * op leaves its slot to a newer operation.  Its process may not have
+ * collected it yet (nonblocking starts run ahead): then it waits on a
+ * list until nc_agg_wait().
+ */
+static void nc_agg_retire(struct nc_comm *c, struct nc_agg_op *op)
+{
+	if (op->reaped || !op->started) {
+		nc_agg_op_free(c, op);
+		return;
+	}
+	op->evicted = true;
+	list_add_tail(&op->uncollected, &c->agg_uncollected);
+}
+
+/* The operation a handle names, in its slot or waiting to be collected. */
+static struct nc_agg_op *nc_agg_lookup(struct nc_comm *c, u32 seq)
+{
+	struct nc_agg_op *op = nc_agg_find(c, seq);
+
+	if (op)
+		return op;
+	list_for_each_entry(op, &c->agg_uncollected, uncollected)
+		if (op->seq == seq)
+			return op;
+	return NULL;
+}
+
+/* The process is done with op. */
+static void nc_agg_collected(struct nc_comm *c, struct nc_agg_op *op)
+{
+	op->reaped = true;
+	if (op->evicted) {
+		list_del(&op->uncollected);
+		nc_agg_op_free(c, op);
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Frames out                                                        */
+/* ---------------------------------------------------------------- */
+
+static void nc_agg_hdr(struct nc_comm *c, struct nc_frame *f, u32 seq,
+		       u16 type, u32 dst, u16 piece, u16 opcode)
+{
+	memset(f, 0, sizeof(*f));
+	f->type = type;
+	f->comm_id = c->id;
+	f->cookie = c->cookie;
+	f->op_seq = seq;
+	f->src_rank = c->rank;
+	f->dst_rank = dst;
+	f->tag = piece;
+	f->opcode = opcode;
+	if (dst == NETCOLL_RANK_GROUP)
+		f->flags |= NETCOLL_F_MCAST;
+}
+
+static void nc_agg_queue(struct sk_buff_head *txq, struct sk_buff *skb,
+			 const struct nc_frame *f, u32 dst)
+{
+	nc_wire_encode((struct netcoll_hdr *)skb->data, f);
+	nc_agg_cb(skb)->dst = dst;
+	__skb_queue_tail(txq, skb);
+}
+
+/*
+ * Fragment k of piece p (type AGG_UP or AGG_DOWN) from op->buf, or with
+ * marker set an empty AGG_DOWN: the piece is done.
+ */
+static void nc_agg_send_frag(struct nc_comm *c, struct nc_agg_op *op,
+			     struct nc_agg_piece *p, u32 k, u16 type,
+			     u16 flags, u32 dst, bool marker,
+			     struct sk_buff_head *txq)
+{
+	u32 len = marker ? 0 : nc_agg_frag_len(op, p, k);
+	struct sk_buff *skb;
+	struct nc_frame f;
+
+	skb = nc_frame_alloc(len, GFP_ATOMIC);
+	if (!skb) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+		return;		/* the timer sends it again */
+	}
+	nc_agg_hdr(c, &f, op->seq, type, dst, p - op->piece, op->opcode);
+	f.flags |= flags;
+	if (!marker && p->len) {
+		f.len = len;
+		f.seq = k;
+		f.frag_off = k * op->fs;
+		f.msg_len = p->len;
+		f.frag_size = op->fs;
+	}
+	skb_put(skb, NETCOLL_HDR_LEN);
+	skb_put_data(skb, op->buf + p->off + k * op->fs, len);
+	nc_agg_queue(txq, skb, &f, dst);
+}
+
+/* AGG_ACK or AGG_NACK: cum and the bitmap of the 32 fragments after it. */
+static void nc_agg_send_ctl(struct nc_comm *c, u32 seq, u16 type, u32 dst,
+			    u16 piece, u32 cum, u32 bits,
+			    struct sk_buff_head *txq)
+{
+	struct sk_buff *skb;
+	struct nc_frame f;
+
+	skb = nc_frame_alloc(0, GFP_ATOMIC);
+	if (!skb) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+		return;
+	}
+	nc_agg_hdr(c, &f, seq, type, dst, piece, 0);
+	f.seq = cum;
+	f.frag_off = bits;
+	skb_put(skb, NETCOLL_HDR_LEN);
+	nc_agg_queue(txq, skb, &f, dst);
+	if (type == NETCOLL_T_AGG_ACK)
+		nc_stat_inc(c->nn, NETCOLL_STAT_TX_ACKS);
+}
+
+/* Send what was queued; called without comm->lock. */
+static void nc_agg_flush(struct nc_comm *c, struct sk_buff_head *txq)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(txq))) {
+		u32 dst = nc_agg_cb(skb)->dst;
+
+		nc_frame_xmit_to(c, skb, dst == NETCOLL_RANK_GROUP ?
+				 c->mcast_addr : nc_comm_addr(c, dst));
+	}
+}
+
+/* cum/bitmap form (see struct netcoll_hdr, ACK) of the set have(p, ci, k). */
+static void nc_agg_summary(const struct nc_agg_piece *p, u32 ci,
+			   bool (*have)(const struct nc_agg_piece *, u32, u32),
+			   u32 *cump, u32 *bitsp)
+{
+	u32 cum, bits = 0, k;
+
+	for (cum = 0; cum < p->nfrags && have(p, ci, cum); cum++)
+		;
+	for (k = cum + 1; k < p->nfrags && k <= cum + 32; k++)
+		if (have(p, ci, k))
+			bits |= 1U << (k - cum - 1);
+	*cump = cum;
+	*bitsp = bits;
+}
+
+static bool nc_agg_have_up(const struct nc_agg_piece *p, u32 ci, u32 k)
+{
+	return test_bit(k, p->ready) || p->held[ci * p->nfrags + k];
+}
+
+static bool nc_agg_have_res(const struct nc_agg_piece *p, u32 ci, u32 k)
+{
+	return test_bit(k, p->res);
+}
+
+/* Tell child ci which of its fragments of piece p we have. */
+static void nc_agg_ack_child(struct nc_comm *c, struct nc_agg_op *op,
+			     struct nc_agg_piece *p, u32 ci,
+			     struct sk_buff_head *txq)
+{
+	u32 cum, bits;
+
+	nc_agg_summary(p, ci, nc_agg_have_up, &cum, &bits);
+	p->since_ack[ci] = 0;
+	nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
+			p - op->piece, cum, bits, txq);
+}
+
+/* ---------------------------------------------------------------- */
+/* Progress                                                          */
+/* ---------------------------------------------------------------- */
+
+static void nc_agg_complete(struct nc_comm *c, struct nc_agg_op *op, int err)
+{
+	if (op->complete)
+		return;
+	op->complete = true;
+	op->err = err;
+	if (!err) {
+		u64 us = div_u64(ktime_get_ns() - op->t0_ns, NSEC_PER_USEC);
+
+		c->agg_srtt_us = c->agg_srtt_us ?
+			(7 * c->agg_srtt_us + (u32)min_t(u64, us, U32_MAX / 8)) / 8 :
+			(u32)min_t(u64, us, U32_MAX / 8);
+		nc_stat_inc(c->nn, NETCOLL_STAT_AGG_OPS);
+	}
+	wake_up_all(&c->agg_wq);
+}
+
+static void nc_agg_piece_check(struct nc_comm *c, struct nc_agg_op *op,
+			       struct nc_agg_piece *p)
+{
+	bool done;
+
+	if (p->complete)
+		return;
+	if (p->want_data)
+		done = p->nres == p->nfrags;
+	else
+		done = p->done_mark ||
+		       (nc_agg_is_root(c, p) && p->nready == p->nfrags);
+	if (!done)
+		return;
+	p->complete = true;
+	if (++op->pieces_done == op->npieces)
+		nc_agg_complete(c, op, 0);
+}
+
+static bool nc_agg_tree_dist(const struct nc_agg_op *op)
+{
+	return !(op->flags & NETCOLL_RED_MCAST);
+}
+
+static void nc_agg_to_children(struct nc_comm *c, struct nc_agg_op *op,
+			       struct nc_agg_piece *p, u32 k, bool marker,
+			       struct sk_buff_head *txq)
+{
+	u32 i;
+
+	for (i = 0; i < p->nchildren; i++)
+		nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
+				 p->children[i], marker, txq);
+}
+
+static void nc_agg_set_res(struct nc_agg_piece *p, u32 k)
+{
+	if (!__test_and_set_bit(k, p->res))
+		p->nres++;
+}
+
+/* At the root: fragment k of piece p is final.  Hand it out. */
+static void nc_agg_root_result(struct nc_comm *c, struct nc_agg_op *op,
+			       struct nc_agg_piece *p, u32 k,
+			       struct sk_buff_head *txq)
+{
+	bool all = op->flags & NETCOLL_RED_ALL;
+	bool piece_done = p->nready == p->nfrags;
+
+	if (p->want_data)
+		nc_agg_set_res(p, k);
+	if (all && p->len) {
+		if (nc_agg_tree_dist(op)) {
+			nc_agg_to_children(c, op, p, k, false, txq);
+		} else {
+			nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
+					 NETCOLL_RANK_GROUP, false, txq);
+			nc_stat_inc(c->nn, NETCOLL_STAT_AGG_MCAST_TX);
+		}
+	} else {
+		if (!all && op->root != c->rank && p->len)
+			nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
+					 op->root, false, txq);
+		if (piece_done) {
+			if (nc_agg_tree_dist(op)) {
+				nc_agg_to_children(c, op, p, 0, true, txq);
+			} else {
+				nc_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN,
+						 0, NETCOLL_RANK_GROUP, true, txq);
+				nc_stat_inc(c->nn, NETCOLL_STAT_AGG_MCAST_TX);
+			}
+		}
+	}
+	nc_agg_piece_check(c, op, p);
+}
+
+/* Send ready fragments to the parent, in order, within the window. */
+static void nc_agg_push_up(struct nc_comm *c, struct nc_agg_op *op,
+			   struct nc_agg_piece *p, struct sk_buff_head *txq)
+{
+	u32 window = max(nc_tx_window, 1U), inflight = 0, j;
+
+	/* one window per operation, whatever the split */
+	for (j = 0; j < op->npieces; j++)
+		inflight += op->piece[j].up_next - op->piece[j].nup_acked;
+	while (p->up_next < p->nfrags && test_bit(p->up_next, p->ready) &&
+	       inflight++ < window) {
+		nc_agg_send_frag(c, op, p, p->up_next, NETCOLL_T_AGG_UP, 0,
+				 p->parent, false, txq);
+		p->up_next++;
+	}
+}
+
+/* Acks (explicit or implied by the result) reopen the shared window. */
+static void nc_agg_push_all(struct nc_comm *c, struct nc_agg_op *op,
+			    struct sk_buff_head *txq)
+{
+	u32 j;
+
+	for (j = 0; j < op->npieces; j++)
+		if (!nc_agg_is_root(c, &op->piece[j]))
+			nc_agg_push_up(c, op, &op->piece[j], txq);
+}
+
+/* Combine fragment k of piece p once our own data and every child's are in. */
+static void nc_agg_try(struct nc_comm *c, struct nc_agg_op *op,
+		       struct nc_agg_piece *p, u32 k, struct sk_buff_head *txq)
+{
+	u8 *acc = op->buf + p->off + k * op->fs;
+	u32 len = nc_agg_frag_len(op, p, k);
+	u32 i;
+
+	if (!op->started || test_bit(k, p->ready))
+		return;
+	for (i = 0; i < p->nchildren; i++)
+		if (!p->held[i * p->nfrags + k])
+			return;
+	for (i = 0; i < p->nchildren; i++) {
+		struct sk_buff **slot = &p->held[i * p->nfrags + k];
+
+		if (len)
+			nc_reduce(op->op, op->dtype, acc,
+				  (*slot)->data + NETCOLL_HDR_LEN, len);
+		nc_agg_unhold(c, *slot);
+		*slot = NULL;
+	}
+	if (p->nchildren)
+		nc_stat_inc(c->nn, NETCOLL_STAT_AGG_REDUCED);
+	__set_bit(k, p->ready);
+	p->nready++;
+	if (nc_agg_is_root(c, p))
+		nc_agg_root_result(c, op, p, k, txq);
+	else
+		nc_agg_push_up(c, op, p, txq);
+}
+
+static void nc_agg_mark_up_acked(struct nc_agg_piece *p, u32 k)
+{
+	if (k < p->up_next && !__test_and_set_bit(k, p->up_acked))
+		p->nup_acked++;
+}
+
+/* ---------------------------------------------------------------- */
+/* Frames in                                                         */
+/* ---------------------------------------------------------------- */
+
+/* Position of rank among the children of piece p, or -1. */
+static int nc_agg_child_index(const struct nc_agg_piece *p, u32 rank)
+{
+	u32 lo = 0, hi = p->nchildren;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (p->children[mid] == rank)
+			return mid;
+		if (p->children[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static struct nc_agg_piece *nc_agg_piece_of(struct nc_comm *c,
+					    struct nc_agg_op *op,
+					    const struct nc_frame *f)
+{
+	if (f->tag >= op->npieces) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_LENGTH);
+		return NULL;
+	}
+	return &op->piece[f->tag];
+}
+
+/* Data frames must match the operation: op/dtype, piece length, cut. */
+static bool nc_agg_data_ok(struct nc_comm *c, struct nc_agg_op *op,
+			   struct nc_agg_piece *p, const struct nc_frame *f)
+{
+	if (f->opcode != op->opcode) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_OPCODE);
+		return false;
+	}
+	if (f->msg_len != p->len || (p->len && f->frag_size != op->fs)) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_LENGTH);
+		return false;
+	}
+	return true;
+}
+
+static void nc_agg_in_up(struct nc_comm *c, struct nc_agg_op *op,
+			 struct sk_buff *skb, const struct nc_frame *f,
+			 struct sk_buff_head *txq)
+{
+	struct nc_agg_piece *p = nc_agg_piece_of(c, op, f);
+	struct sk_buff **slot;
+	int ci;
+
+	if (!p)
+		goto drop;
+	ci = nc_agg_child_index(p, f->src_rank);
+	if (ci < 0) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
+		goto drop;
+	}
+	if (!nc_agg_data_ok(c, op, p, f))
+		goto drop;
+	slot = &p->held[ci * p->nfrags + f->seq];
+	if (test_bit(f->seq, p->ready) || *slot) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
+		if (f->flags & NETCOLL_F_ACK_NOW)
+			nc_agg_ack_child(c, op, p, ci, txq);
+		kfree_skb(skb);
+		return;
+	}
+	if (skb_linearize(skb)) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+		goto drop;
+	}
+	if (!nc_agg_hold(c, skb))
+		goto drop;
+	*slot = skb;
+	p->since_ack[ci]++;
+	nc_agg_try(c, op, p, f->seq, txq);
+	if ((f->flags & NETCOLL_F_ACK_NOW) ||
+	    p->since_ack[ci] >= NC_AGG_ACK_EVERY)
+		nc_agg_ack_child(c, op, p, ci, txq);
+	return;
+drop:
+	kfree_skb(skb);
+}
+
+static void nc_agg_in_down(struct nc_comm *c, struct nc_agg_op *op,
+			   struct sk_buff *skb, const struct nc_frame *f,
+			   struct sk_buff_head *txq)
+{
+	struct nc_agg_piece *p = nc_agg_piece_of(c, op, f);
+	u32 k, i;
+
+	if (!p)
+		goto drop;
+	if (f->src_rank != p->parent && f->src_rank != p->root) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
+		goto drop;
+	}
+	if (!f->msg_len) {
+		/* Done: every fragment we sent up arrived. */
+		if (p->done_mark)
+			goto dup;
+		p->done_mark = true;
+		for (k = 0; k < p->up_next; k++)
+			nc_agg_mark_up_acked(p, k);
+		if (nc_agg_tree_dist(op))
+			nc_agg_to_children(c, op, p, 0, true, txq);
+		if (p->want_data && !p->len)
+			nc_agg_set_res(p, 0);
+		nc_agg_piece_check(c, op, p);
+		kfree_skb(skb);
+		return;
+	}
+	if (!p->want_data) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		goto drop;
+	}
+	if (!nc_agg_data_ok(c, op, p, f))
+		goto drop;
+	k = f->seq;
+	if (test_bit(k, p->res))
+		goto dup;
+	if (skb_copy_bits(skb, NETCOLL_HDR_LEN, op->buf + p->off + k * op->fs,
+			  f->len)) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_LENGTH);
+		goto drop;
+	}
+	nc_agg_set_res(p, k);
+	nc_agg_mark_up_acked(p, k);
+	nc_agg_push_all(c, op, txq);
+	if ((op->flags & NETCOLL_RED_ALL) && nc_agg_tree_dist(op))
+		for (i = 0; i < p->nchildren; i++)
+			nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
+					 p->children[i], false, txq);
+	nc_agg_piece_check(c, op, p);
+	kfree_skb(skb);
+	return;
+dup:
+	nc_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
+drop:
+	kfree_skb(skb);
+}
+
+static void nc_agg_in_ack(struct nc_comm *c, struct nc_agg_op *op,
+			  const struct nc_frame *f, struct sk_buff_head *txq)
+{
+	struct nc_agg_piece *p = nc_agg_piece_of(c, op, f);
+	u32 k;
+
+	if (!p)
+		return;
+	nc_stat_inc(c->nn, NETCOLL_STAT_RX_ACKS);
+	if (f->src_rank != p->parent && f->src_rank != p->src) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
+		return;
+	}
+	if (f->src_rank == p->parent) {
+		for (k = 0; k < min(f->seq, p->up_next); k++)
+			nc_agg_mark_up_acked(p, k);
+		for (k = 0; k < 32; k++)
+			if (f->frag_off & (1U << k))
+				nc_agg_mark_up_acked(p, f->seq + 1 + k);
+		nc_agg_push_all(c, op, txq);
+	}
+}
+
+/* Somebody lacks (part of) the result of piece p: send what they miss. */
+/* The whole result of piece p is here (at its root: combined here). */
+static bool nc_agg_have_result(const struct nc_comm *c,
+			       const struct nc_agg_piece *p)
+{
+	return nc_agg_is_root(c, p) ? p->nready == p->nfrags :
+				      p->nres == p->nfrags;
+}
+
+static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
+			   const struct nc_frame *f, struct sk_buff_head *txq)
+{
+	struct nc_agg_piece *p = nc_agg_piece_of(c, op, f);
+	u32 x = f->src_rank, k, sent = 0;
+	bool x_data;
+	int ci;
+
+	if (!p)
+		return;
+	ci = nc_agg_child_index(p, x);
+	/* Children ask their parent, anybody may ask the root. */
+	if (ci < 0 && !nc_agg_is_root(c, p)) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
+		return;
+	}
+	x_data = ((op->flags & NETCOLL_RED_ALL) || x == op->root) && p->len;
+	if (x_data && nc_agg_have_result(c, p)) {
+		for (k = f->seq; k < p->nfrags && sent < NC_AGG_BURST; k++) {
+			if (k > f->seq && k <= f->seq + 32 &&
+			    (f->frag_off & (1U << (k - f->seq - 1))))
+				continue;
+			nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0, x,
+					 false, txq);
+			sent++;
+		}
+	} else if (!x_data && (p->done_mark || (nc_agg_is_root(c, p) &&
+						p->nready == p->nfrags))) {
+		nc_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN, 0, x, true,
+				 txq);
+		sent = 1;
+	}
+	if (sent) {
+		nc_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
+		return;
+	}
+	/* Not there yet: say we are alive (and what we hold of a child's). */
+	if (ci >= 0)
+		nc_agg_ack_child(c, op, p, ci, txq);
+	else
+		nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, x, f->tag, 0, 0,
+				txq);
+}
+
+static void nc_agg_input(struct nc_comm *c, struct nc_agg_op *op,
+			 struct sk_buff *skb, const struct nc_frame *f,
+			 struct sk_buff_head *txq)
+{
+	if (op->err) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		kfree_skb(skb);
+		return;
+	}
+	/* Any frame of the operation shows its peers are alive. */
+	op->retries = 0;
+	switch (f->type) {
+	case NETCOLL_T_AGG_UP:
+		nc_agg_in_up(c, op, skb, f, txq);
+		return;
+	case NETCOLL_T_AGG_DOWN:
+		nc_agg_in_down(c, op, skb, f, txq);
+		return;
+	case NETCOLL_T_AGG_ACK:
+		nc_agg_in_ack(c, op, f, txq);
+		break;
+	case NETCOLL_T_AGG_NACK:
+		nc_agg_in_nack(c, op, f, txq);
+		break;
+	}
+	kfree_skb(skb);
+}
+
+/*
+ * A frame for an operation this rank has not started: contributions are
+ * held (bounded) until it starts; a peer asking is told we are alive.
+ */
+static void nc_agg_early(struct nc_comm *c, struct sk_buff *skb,
+			 const struct nc_frame *f, struct sk_buff_head *txq)
+{
+	u32 d = f->op_seq - c->agg_next;
+	struct nc_agg_op *op, **slot;
+
+	if (d >= c->oso) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		goto drop;
+	}
+	if (f->type == NETCOLL_T_AGG_NACK ||
+	    (f->flags & NETCOLL_F_ACK_NOW))
+		nc_agg_send_ctl(c, f->op_seq, NETCOLL_T_AGG_ACK, f->src_rank,
+				f->tag, 0, 0, txq);
+	if (f->type != NETCOLL_T_AGG_UP) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		goto drop;
+	}
+	slot = &c->agg_slot[f->op_seq % nc_agg_window(c)];
+	op = *slot;
+	if (op && op->seq != f->op_seq) {
+		/* 2 * OSO back: finished everywhere (see the top) */
+		if (!op->complete) {
+			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+			goto drop;
+		}
+		nc_agg_retire(c, op);
+		*slot = NULL;
+		op = NULL;
+	}
+	if (!op) {
+		op = kzalloc(sizeof(*op), GFP_ATOMIC);
+		if (!op) {
+			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+			goto drop;
+		}
+		op->seq = f->op_seq;
+		__skb_queue_head_init(&op->early);
+		*slot = op;
+	}
+	if (skb_queue_len(&op->early) >= NC_AGG_SLOTS * 256 ||
+	    !nc_agg_hold(c, skb))
+		goto drop;
+	nc_agg_cb(skb)->f = *f;
+	__skb_queue_tail(&op->early, skb);
+	nc_stat_inc(c->nn, NETCOLL_STAT_RX_EARLY);
+	return;
+drop:
+	kfree_skb(skb);
+}
+
+/*
+ * A frame of an operation whose slot went to a newer one: a late copy
+ * (retransmission, duplicate) is no error; older still is.
+ */
+static void nc_agg_stale(struct nc_comm *c, struct sk_buff *skb,
+			 const struct nc_frame *f)
+{
+	u32 age = c->agg_next - f->op_seq;
+
+	nc_stat_inc(c->nn, age <= 2 * nc_agg_window(c) ?
+		    NETCOLL_STAT_RX_DUPLICATES : NETCOLL_STAT_DROP_STATE);
+	kfree_skb(skb);
+}
+
+static void nc_agg_arm(struct nc_comm *c, unsigned long when)
+{
+	if (!c->dead && (!timer_pending(&c->agg_timer) ||
+			 time_before(when, c->agg_timer.expires)))
+		mod_timer(&c->agg_timer, when);
+}
+
+/* Receive path entry (softirq, RCU held), and the float worker's. */
+void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
+		const struct nc_frame *f)
+{
+	struct sk_buff_head txq;
+	struct nc_agg_op *op;
+
+	if (f->type == NETCOLL_T_AGG_UP && nc_dt_is_float(f->opcode & 0xff) &&
+	    !nc_reduce_fpu_usable()) {
+		/* softirq interrupted a kernel FPU user: reduce in a worker */
+		if (skb_queue_len(&c->agg_deferred) >= NC_AGG_DEFER_MAX) {
+			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+			kfree_skb(skb);
+			return;
+		}
+		nc_agg_cb(skb)->f = *f;
+		skb_queue_tail(&c->agg_deferred, skb);
+		nc_stat_inc(c->nn, NETCOLL_STAT_AGG_FPU_DEFERRED);
+		schedule_work(&c->agg_work);
+		return;
+	}
+
+	__skb_queue_head_init(&txq);
+	spin_lock(&c->lock);
+	if (c->dead) {
+		spin_unlock(&c->lock);
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		kfree_skb(skb);
+		return;
+	}
+	op = nc_agg_find(c, f->op_seq);
+	if (op && op->started)
+		nc_agg_input(c, op, skb, f, &txq);
+	else if (op || (s32)(f->op_seq - c->agg_next) >= 0)
+		nc_agg_early(c, skb, f, &txq);
+	else
+		nc_agg_stale(c, skb, f);
+	spin_unlock(&c->lock);
+	nc_agg_flush(c, &txq);
+}
+
+static void nc_agg_work(struct work_struct *work)
+{
+	struct nc_comm *c = container_of(work, struct nc_comm, agg_work);
+	struct sk_buff *skb;
+
+	local_bh_disable();
+	rcu_read_lock();
+	while ((skb = skb_dequeue(&c->agg_deferred))) {
+		struct nc_frame f = nc_agg_cb(skb)->f;
+
+		nc_agg_rcv(c, skb, &f);
+	}
+	rcu_read_unlock();
+	local_bh_enable();
+}
+
+/* ---------------------------------------------------------------- */
+/* Timer: retransmission, repair requests, time budget               */
+/* ---------------------------------------------------------------- */
+
+static void nc_agg_retransmit(struct nc_comm *c, struct nc_agg_op *op,
+			      struct sk_buff_head *txq)
+{
+	u32 j, k;
+
+	for (j = 0; j < op->npieces; j++) {
+		struct nc_agg_piece *p = &op->piece[j];
+		u32 sent = 0, cum, bits;
+
+		if (p->complete || nc_agg_is_root(c, p))
+			continue;	/* a root waits for its children */
+		if (p->nup_acked < p->up_next) {
+			for (k = 0; k < p->up_next && sent < NC_AGG_BURST; k++) {
+				if (test_bit(k, p->up_acked))
+					continue;
+				nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_UP,
+						 NETCOLL_F_ACK_NOW, p->parent,
+						 false, txq);
+				sent++;
+			}
+			nc_stat_add(c->nn, NETCOLL_STAT_RETRANSMITS, sent);
+			continue;
+		}
+		if (p->up_next < p->nfrags) {
+			nc_agg_push_up(c, op, p, txq);	/* window */
+			continue;	/* or our children are late */
+		}
+		if (!p->want_data || !p->len) {
+			cum = 0;
+			bits = 0;
+		} else {
+			nc_agg_summary(p, 0, nc_agg_have_res, &cum, &bits);
+		}
+		nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_NACK, p->src, j, cum,
+				bits, txq);
+	}
+}
+
+/* Where a timed-out operation stood (dynamic debug: netcoll +p). */
+static void nc_agg_debug_dump(struct nc_comm *c, struct nc_agg_op *op)
+{
+	u32 j, i, k, missing;
+
+	for (j = 0; j < op->npieces; j++) {
+		struct nc_agg_piece *p = &op->piece[j];
+
+		pr_debug("comm %u rank %u op %u piece %u: %u/%u combined, %u sent, %u acked, %u result, done %d\n",
+			 c->id, c->rank, op->seq, j, p->nready, p->nfrags,
+			 p->up_next, p->nup_acked, p->nres, p->done_mark);
+		for (i = 0; i < p->nchildren; i++) {
+			for (k = 0, missing = 0; k < p->nfrags; k++)
+				missing += !p->held[i * p->nfrags + k] &&
+					   !test_bit(k, p->ready);
+			pr_debug("  child %u: %u fragments missing\n",
+				 p->children[i], missing);
+		}
+	}
+}
+
+static void nc_agg_timer(struct timer_list *t)
+{
+	struct nc_comm *c = from_timer(c, t, agg_timer);
+	unsigned long now = jiffies, next = now + HZ;
+	unsigned long rto_max = msecs_to_jiffies(nc_rto_max_ms);
+	struct sk_buff_head txq;
+	u32 i;
+
+	__skb_queue_head_init(&txq);
+	spin_lock(&c->lock);
+	if (c->dead) {
+		spin_unlock(&c->lock);
+		return;
+	}
+	for (i = 0; i < nc_agg_window(c); i++) {
+		struct nc_agg_op *op = c->agg_slot[i];
+
+		if (!op || !op->started || op->complete)
+			continue;
+		if (time_after_eq(now, op->deadline)) {
+			nc_agg_debug_dump(c, op);
+			nc_agg_complete(c, op, -ETIMEDOUT);
+			continue;
+		}
+		if (time_after_eq(now, op->rto_at)) {
+			if (++op->retries > nc_max_retries) {
+				nc_agg_complete(c, op, -ETIMEDOUT);
+				continue;
+			}
+			nc_agg_retransmit(c, op, &txq);
+			op->rto = min(op->rto * 2, rto_max);
+			op->rto_at = now + op->rto;
+		}
+		if (time_before(op->rto_at, next))
+			next = op->rto_at;
+		if (time_before(op->deadline, next))
+			next = op->deadline;
+	}
+	for (i = 0; i < nc_agg_window(c); i++) {
+		struct nc_agg_op *op = c->agg_slot[i];
+
+		if (op && op->started && !op->complete) {
+			mod_timer(&c->agg_timer, next);
+			break;
+		}
+	}
+	spin_unlock(&c->lock);
+	nc_agg_flush(c, &txq);
+}
+
+/* ---------------------------------------------------------------- */
+/* Starting and finishing an operation (process context)             */
+/* ---------------------------------------------------------------- */
+
+static int nc_agg_piece_init(struct nc_comm *c, struct nc_agg_op *op,
+			     struct nc_agg_piece *p, const struct nc_tree *t)
+{
+	size_t words = BITS_TO_LONGS(p->nfrags);
+
+	p->root = t->root;
+	p->parent = t->parent;
+	p->nchildren = t->nchildren;
+	p->children = kcalloc(2 * t->nchildren + 1, sizeof(u32), GFP_KERNEL);
+	p->ready = kvcalloc(3 * words, sizeof(long), GFP_KERNEL);
+	p->held = kvcalloc((size_t)t->nchildren * p->nfrags,
+			   sizeof(struct sk_buff *), GFP_KERNEL);
+	if (!p->children || !p->ready || !p->held)
+		return -ENOMEM;
+	memcpy(p->children, t->children, t->nchildren * sizeof(u32));
+	p->since_ack = p->children + t->nchildren;
+	p->up_acked = p->ready + words;
+	p->res = p->up_acked + words;
+	p->want_data = (op->flags & NETCOLL_RED_ALL) || op->root == c->rank;
+	/* Multicast results, and a reduce's data, come from the root. */
+	if (!nc_agg_tree_dist(op) ||
+	    (!(op->flags & NETCOLL_RED_ALL) && op->root == c->rank))
+		p->src = p->root;
+	else
+		p->src = p->parent;
+	return 0;
+}
+
+static int nc_agg_check_args(struct nc_comm *c, const struct nc_agg_args *a,
+			     u32 *esize)
+{
+	int err;
+
+	if (a->flags & ~NETCOLL_RED_KNOWN || a->split > NETCOLL_TREES_MAX)
+		return -EINVAL;
+	err = nc_red_check(a->op, a->dtype);
+	if (err)
+		return err;
+	if (nc_dt_is_float(a->dtype) && !nc_reduce_float_supported())
+		return -EOPNOTSUPP;
+	if (!(a->flags & NETCOLL_RED_ALL) && a->root >= c->size)
+		return -EINVAL;
+	*esize = nc_red_elem_size(a->op, a->dtype);
+	if (a->count > NETCOLL_REDUCE_MAX / *esize)
+		return -EINVAL;
+	return 0;
+}
+
+/* MTU-sized fragments of whole elements (every element size divides 16). */
+static int nc_agg_frag_size(struct nc_comm *c, u32 *fs)
+{
+	struct nc_bearer *b;
+	u32 mtu;
+
+	rcu_read_lock();
+	b = rcu_dereference(c->bearer);
+	mtu = b ? READ_ONCE(b->dev->mtu) : 0;
+	rcu_read_unlock();
+	if (!b)
+		return -ENETDOWN;
+	if (mtu < NETCOLL_HDR_LEN + 16)
+		return -EMSGSIZE;
+	*fs = rounddown(min_t(u32, mtu - NETCOLL_HDR_LEN, 0xfff0), 16);
+	return 0;
+}
+
+static struct nc_agg_op *nc_agg_prepare(struct nc_comm *c,
+					const struct nc_agg_args *a, int *errp)
+{
+	struct nc_agg_op *op;
+	u32 esize, j;
+	int err;
+
+	err = nc_agg_check_args(c, a, &esize);
+	if (err)
+		goto fail;
+	err = -ENOMEM;
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	if (!op)
+		goto fail;
+	__skb_queue_head_init(&op->early);
+	op->op = a->op;
+	op->dtype = a->dtype;
+	op->opcode = a->op << 8 | a->dtype;
+	op->flags = a->flags;
+	op->root = (a->flags & NETCOLL_RED_ALL) ? NETCOLL_NONE : a->root;
+	op->bytes = a->count * esize;
+	op->ubuf = a->recvbuf;
+	op->npieces = clamp_t(u64, a->split, 1, max_t(u64, a->count, 1));
+	err = nc_agg_frag_size(c, &op->fs);
+	if (err)
+		goto free;
+	err = -ENOMEM;
+	op->buf = kvmalloc(max_t(u64, op->bytes, 1), GFP_KERNEL);
+	if (!op->buf)
+		goto free;
+	err = -EFAULT;
+	if (copy_from_user(op->buf, a->sendbuf, op->bytes))
+		goto free;
+
+	mutex_lock(&c->tree_lock);
+	for (j = 0; j < op->npieces; j++) {
+		struct nc_agg_piece *p = &op->piece[j];
+		u64 lo = div_u64(a->count * j, op->npieces);
+		u64 hi = div_u64(a->count * (j + 1), op->npieces);
+
+		p->off = lo * esize;
+		p->len = (hi - lo) * esize;
+		p->nfrags = nc_wire_nfrags(p->len, op->fs);
+		err = nc_agg_piece_init(c, op, p, c->trees[j]);
+		if (err)
+			break;
+	}
+	mutex_unlock(&c->tree_lock);
+	if (err) {
+		op->npieces = j + 1;
+		goto free;
+	}
+	op->deadline = jiffies +
+		msecs_to_jiffies(a->timeout_ms ?: c->timeout_ms);
+	return op;
+free:
+	nc_agg_op_free(c, op);
+fail:
+	*errp = err;
+	return NULL;
+}
+
+/* Under c->lock: may operation seq start?  0, -EAGAIN (wait) or error. */
+static int nc_agg_may_start(struct nc_comm *c, u32 seq)
+{
+	struct nc_agg_op *prev = nc_agg_find(c, seq - c->oso);
+
+	if (c->dead)
+		return c->dead;
+	if (prev && prev->started && !prev->complete)
+		return -EAGAIN;
+	return 0;
+}
+
+static bool nc_agg_can_start(struct nc_comm *c)
+{
+	bool ok;
+
+	spin_lock_bh(&c->lock);
+	ok = nc_agg_may_start(c, c->agg_next) != -EAGAIN;
+	spin_unlock_bh(&c->lock);
+	return ok;
+}
+
+static unsigned long nc_agg_rto_init(struct nc_comm *c)
+{
+	unsigned long rto = usecs_to_jiffies(2 * c->agg_srtt_us);
+
+	return clamp(rto, msecs_to_jiffies(nc_rto_min_ms),
+		     msecs_to_jiffies(nc_rto_max_ms));
+}
+
+int nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a, u32 *seqp)
+{
+	struct nc_agg_op *op, **slot;
+	struct sk_buff_head txq;
+	struct sk_buff *skb;
+	bool queued = false;
+	u32 seq, j, k;
+	int err = 0;
+
+	op = nc_agg_prepare(c, a, &err);
+	if (!op)
+		return err;
+
+	__skb_queue_head_init(&txq);
+	spin_lock_bh(&c->lock);
+	for (;;) {
+		seq = c->agg_next;
+		err = nc_agg_may_start(c, seq);
+		if (err != -EAGAIN)
+			break;
+		/* OSO limit: queue behind the operation OSO places back */
+		spin_unlock_bh(&c->lock);
+		if (!queued)
+			nc_stat_inc(c->nn, NETCOLL_STAT_AGG_QUEUED);
+		queued = true;
+		if (time_after_eq(jiffies, op->deadline)) {
+			err = -ETIMEDOUT;
+		} else {
+			long left = op->deadline - jiffies;
+			wait_queue_head_t *wq = &c->agg_wq;
+
+			left = wait_event_interruptible_timeout(*wq, nc_agg_can_start(c), left);
+			err = left < 0 ? -EINTR : 0;
+		}
+		spin_lock_bh(&c->lock);
+		if (err)
+			break;
+	}
+	if (err) {
+		spin_unlock_bh(&c->lock);
+		nc_agg_op_free(c, op);
+		return err;
+	}
+
+	slot = &c->agg_slot[seq % nc_agg_window(c)];
+	if (*slot && (*slot)->seq == seq) {
+		/* frames came first: take them over */
+		skb_queue_splice_init(&(*slot)->early, &op->early);
+		kfree(*slot);
+	} else if (*slot) {
+		nc_agg_retire(c, *slot);
+	}
+	*slot = op;
+	op->seq = seq;
+	op->started = true;
+	op->t0_ns = ktime_get_ns();
+	op->rto = nc_agg_rto_init(c);
+	op->rto_at = jiffies + op->rto;
+	c->agg_next++;
+
+	for (j = 0; j < op->npieces; j++)
+		for (k = 0; k < op->piece[j].nfrags; k++)
+			nc_agg_try(c, op, &op->piece[j], k, &txq);
+	while ((skb = __skb_dequeue(&op->early))) {
+		struct nc_frame f = nc_agg_cb(skb)->f;
+
+		c->agg_mem -= skb->truesize;
+		nc_agg_input(c, op, skb, &f, &txq);
+	}
+	if (!op->complete)
+		nc_agg_arm(c, min(op->rto_at, op->deadline));
+	spin_unlock_bh(&c->lock);
+	nc_agg_flush(c, &txq);
+	*seqp = seq;
+	return 0;
+}
+
+/*
+ * Wait for operation seq and copy its result out.  The operation stays in
+ * its slot (repair requests) until its sequence comes round again.
+ */
+int nc_agg_wait(struct nc_comm *c, u32 seq)
+{
+	struct nc_agg_op *op;
+	bool want;
+	int err;
+
+	spin_lock_bh(&c->lock);
+	op = nc_agg_lookup(c, seq);
+	if (!op || !op->started || op->reaped) {
+		spin_unlock_bh(&c->lock);
+		return -ESRCH;
+	}
+	spin_unlock_bh(&c->lock);
+
+	/* Nobody frees an operation its process has not collected. */
+	if (wait_event_interruptible(c->agg_wq,
+				     READ_ONCE(op->complete) || READ_ONCE(c->dead)))
+		return -EINTR;
+
+	spin_lock_bh(&c->lock);
+	if (!op->complete)
+		nc_agg_complete(c, op, c->dead);
+	err = op->err;
+	want = (op->flags & NETCOLL_RED_ALL) || op->root == c->rank;
+	spin_unlock_bh(&c->lock);
+
+	/* A finished result no longer changes: copy it without the lock. */
+	if (!err && want && op->bytes &&
+	    copy_to_user(op->ubuf, op->buf, op->bytes))
+		err = -EFAULT;
+
+	if (op->err) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_OPS_FAILED);
+		if (op->err == -ETIMEDOUT)
+			nc_stat_inc(c->nn, NETCOLL_STAT_OPS_TIMEDOUT);
+		nc_event_op_failed(c, seq, -op->err, NETCOLL_NONE);
+	}
+	spin_lock_bh(&c->lock);
+	nc_agg_collected(c, op);
+	spin_unlock_bh(&c->lock);
+	return err;
+}
+
+/* Nobody will wait for seq (its caller was interrupted). */
+void nc_agg_orphan(struct nc_comm *c, u32 seq)
+{
+	struct nc_agg_op *op;
+
+	spin_lock_bh(&c->lock);
+	op = nc_agg_lookup(c, seq);
+	if (op)
+		nc_agg_collected(c, op);
+	spin_unlock_bh(&c->lock);
+}
+
+/* ---------------------------------------------------------------- */
+/* Communicator life                                                 */
+/* ---------------------------------------------------------------- */
+
+int nc_agg_set_tree(struct nc_comm *c, u32 index, struct nc_tree *t)
+{
+	struct nc_tree *old;
+
+	if (!t) {
+		t = nc_tree_fnomial(c->rank, c->size, c->tree_degree, index);
+		if (!t)
+			return -ENOMEM;
+	}
+	mutex_lock(&c->tree_lock);
+	old = c->trees[index];
+	c->trees[index] = t;
+	mutex_unlock(&c->tree_lock);
+	kfree(old);
+	return 0;
+}
+
+int nc_agg_init(struct nc_comm *c)
+{
+	u32 i;
+
+	mutex_init(&c->tree_lock);
+	INIT_LIST_HEAD(&c->agg_uncollected);
+	timer_setup(&c->agg_timer, nc_agg_timer, 0);
+	INIT_WORK(&c->agg_work, nc_agg_work);
+	skb_queue_head_init(&c->agg_deferred);
+	init_waitqueue_head(&c->agg_wq);
+	for (i = 0; i < NETCOLL_TREES_MAX; i++)
+		if (nc_agg_set_tree(c, i, NULL))
+			return -ENOMEM;
+	return 0;
+}
+
+/* No more operations: fail the running ones, stop timer and worker. */
+void nc_agg_stop(struct nc_comm *c, int err)
+{
+	u32 i;
+
+	spin_lock_bh(&c->lock);
+	for (i = 0; i < NC_AGG_SLOTS; i++) {
+		struct nc_agg_op *op = c->agg_slot[i];
+
+		if (op && op->started)
+			nc_agg_complete(c, op, err);
+	}
+	spin_unlock_bh(&c->lock);
+	wake_up_all(&c->agg_wq);
+	del_timer_sync(&c->agg_timer);
+	cancel_work_sync(&c->agg_work);
+	skb_queue_purge(&c->agg_deferred);
+}
+
+/* Last reference gone (stopped before): free everything. */
+void nc_agg_free(struct nc_comm *c)
+{
+	struct nc_agg_op *op, *tmp;
+	u32 i;
+
+	list_for_each_entry_safe(op, tmp, &c->agg_uncollected, uncollected)
+		nc_agg_op_free(c, op);
+	for (i = 0; i < NC_AGG_SLOTS; i++)
+		if (c->agg_slot[i])
+			nc_agg_op_free(c, c->agg_slot[i]);
+	skb_queue_purge(&c->agg_deferred);
+	for (i = 0; i < NETCOLL_TREES_MAX; i++)
+		kfree(c->trees[i]);
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Aggregation trees: this rank's view (root, parent, children) of a tree
+ * over all members.  Built in: f-nomial trees (Yu, Buntinas, Graham,
+ * Panda, SC'03, appendix A) of the communicator's degree, tree t rooted
+ * at rank t * size / NETCOLL_TREES_MAX so the pieces of a split vector
+ * have different roots and inner nodes.  Installed: any tree user space
+ * computed (topology-mapped, model-chosen degree), given as the parent of
+ * every rank.
+ *
+ * Children are kept in ascending rank order: that is the fixed order in
+ * which a node combines their contributions after its own.
+ */
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "core.h"
+
+static struct nc_tree *nc_tree_alloc(u32 nchildren)
+{
+	struct nc_tree *t;
+
+	return kzalloc(struct_size(t, children, nchildren), GFP_KERNEL);
+}
+
+static int nc_u32_cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Children of position v: in each phase before v's own, v + j * stride. */
+static u32 nc_fnomial_children(u32 v, u32 size, u32 degree, u32 root,
+			       u32 *out, u32 *parent)
+{
+	u32 n = 0, j;
+	u64 stride;
+
+	*parent = v;
+	for (stride = 1; stride < size; stride *= degree) {
+		if ((v / stride) % degree) {
+			*parent = (u32)(v / (stride * degree) * (stride * degree));
+			break;
+		}
+		for (j = 1; j < degree && v + j * stride < size; j++) {
+			if (out)
+				out[n] = (u32)((v + j * stride + root) % size);
+			n++;
+		}
+	}
+	return n;
+}
+
+struct nc_tree *nc_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index)
+{
+	u32 root = (u32)((u64)index * size / NETCOLL_TREES_MAX);
+	u32 v = (rank + size - root) % size;
+	struct nc_tree *t;
+	u32 n, parent;
+
+	n = nc_fnomial_children(v, size, degree, root, NULL, &parent);
+	t = nc_tree_alloc(n);
+	if (!t)
+		return NULL;
+	nc_fnomial_children(v, size, degree, root, t->children, &parent);
+	t->root = root;
+	t->parent = (parent + root) % size;
+	t->nchildren = n;
+	sort(t->children, n, sizeof(u32), nc_u32_cmp, NULL);
+	return t;
+}
+
+/*
+ * From parents[size]: exactly one root (its own parent), and every rank
+ * reaches it (no cycles).  Returns the tree or an ERR_PTR.
+ */
+struct nc_tree *nc_tree_from_parents(u32 rank, u32 size, const u32 *parents,
+				     struct netlink_ext_ack *extack)
+{
+	u32 root = NETCOLL_NONE, n = 0, i;
+	struct nc_tree *t;
+	u8 *state;
+
+	for (i = 0; i < size; i++) {
+		if (parents[i] >= size) {
+			NL_SET_ERR_MSG(extack, "a parent is not a member");
+			return ERR_PTR(-EINVAL);
+		}
+		if (parents[i] == i) {
+			if (root != NETCOLL_NONE) {
+				NL_SET_ERR_MSG(extack, "tree has two roots");
+				return ERR_PTR(-EINVAL);
+			}
+			root = i;
+		}
+		if (parents[i] == rank && i != rank)
+			n++;
+	}
+	if (root == NETCOLL_NONE) {
+		NL_SET_ERR_MSG(extack, "tree has no root");
+		return ERR_PTR(-EINVAL);
+	}
+	/* 0 unknown, 1 on the current path, 2 reaches the root */
+	state = kvzalloc(size, GFP_KERNEL);
+	if (!state)
+		return ERR_PTR(-ENOMEM);
+	state[root] = 2;
+	for (i = 0; i < size; i++) {
+		u32 x = i;
+
+		while (!state[x]) {
+			state[x] = 1;
+			x = parents[x];
+		}
+		if (state[x] == 1) {
+			kvfree(state);
+			NL_SET_ERR_MSG(extack, "tree has a cycle");
+			return ERR_PTR(-EINVAL);
+		}
+		for (x = i; state[x] == 1; x = parents[x])
+			state[x] = 2;
+	}
+	kvfree(state);
+
+	t = nc_tree_alloc(n);
+	if (!t)
+		return ERR_PTR(-ENOMEM);
+	t->root = root;
+	t->parent = parents[rank];
+	t->installed = true;
+	for (i = 0; i < size; i++)
+		if (parents[i] == rank && i != rank)
+			t->children[t->nchildren++] = i;
+	return t;
+}

@@ -1,0 +1,158 @@
+#!/bin/bash
+# Reductions on the kernel's aggregation trees, every result bit-exact
+# against a reference computed in the same fixed order: every op x dtype,
+# reduce to several roots, allreduce down the tree and by multicast,
+# vector split, fragment boundaries, P = 1, 2, 5, many operations in
+# flight (beyond the OSO limit), lost multicast frames, frame loss, a
+# member that never contributes.
+T_NAME=reduce
+source "$(dirname "$0")/lib.sh"
+
+# comm_on ID HOSTS... : communicator ID over exactly these hosts (rank order).
+comm_on() {
+	local id=$1 h r=0 members=""
+	shift
+	for h in "$@"; do members+="${members:+,}$(cluster_mac "$h")"; done
+	for h in "$@"; do
+		on "$h" "$NCTL" comm add id "$id" dev eth0 rank $r \
+			members "$members" || return 1
+		r=$((r + 1))
+	done
+}
+
+# red_on LOGNAME "HOSTS" nc_red_check args (without --rank/--size)
+red_on() {
+	local name=$1 hosts=($2) h r=0 pids=() rc=0 i
+	shift 2
+	for h in "${hosts[@]}"; do
+		on "$h" "$NC_RED_CHECK" --rank $r --size ${#hosts[@]} "$@" \
+			>"$T_LOG/$name.$h.log" 2>&1 &
+		pids+=($!)
+		r=$((r + 1))
+	done
+	i=0
+	for h in "${hosts[@]}"; do
+		wait "${pids[$i]}" || { rc=1; echo "$h: $(grep -m2 FAIL "$T_LOG/$name.$h.log")"; }
+		i=$((i + 1))
+	done
+	return $rc
+}
+
+cluster_star 8 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
+nc_load || { t_fail "insmod"; t_done; exit 1; }
+ALL8=$(cluster_hosts | tr '\n' ' ')
+t_check "attach + comm add on 8 hosts" nc_comm_up 1
+
+t_check "kernel trees are the f-nomial rule; allreduce every op x dtype (tree)" \
+	red_on all_tree "$ALL8" --comm 1 --all --check-trees --count-list 1,1000
+t_check "allreduce every op x dtype, multicast results" \
+	red_on all_mcast "$ALL8" --comm 1 --all --dist mcast --count-list 1000
+t_check "reduce every op x dtype to root 5" \
+	red_on red5 "$ALL8" --comm 1 --root 5 --count-list 1000
+
+roots_0_7() {
+	red_on r0 "$ALL8" --comm 1 --root 0 --ops sum,maxloc --dtypes double,int64 \
+		--count-list 1,30000 &&
+	red_on r7 "$ALL8" --comm 1 --root 7 --dist mcast --ops sum,min \
+		--dtypes double,uint32 --count-list 1,30000
+}
+t_check "reduce to root 0 (tree) and 7 (multicast), 1 and 30000 elements" roots_0_7
+
+splits() {
+	local s
+	for s in 1 3 8; do
+		red_on "split$s" "$ALL8" --comm 1 --all --ops sum --dtypes double \
+			--split $s --count-list 8,179,180,181,361,100000 || return 1
+	done
+}
+t_check "fragment edges (180 doubles per 1440 B fragment), split 1/3/8" splits
+
+barriers() {
+	red_on b "$ALL8" --comm 1 --all --ops bor --dtypes uint32 --count-list 0 --iters 20 &&
+	red_on bm "$ALL8" --comm 1 --all --dist mcast --ops bor --dtypes uint32 \
+		--count-list 0 --iters 20
+}
+t_check "barrier (allreduce of nothing) x20, tree and multicast" barriers
+t_check "the foundation's barrier ioctl runs on the tree (x20)" \
+	nc_check_all barrier --comm 1 --op barrier --iters 20
+
+queued=$(nc_stat h1 agg_queued)
+t_check "40 allreduces in flight per rank (OSO 8: callers queue), x3" \
+	red_on conc "$ALL8" --comm 1 --all --ops sum --dtypes int64,double \
+	--count-list 100,3000 --concurrent 40 --iters 3
+queued2=$(nc_stat h1 agg_queued)
+t_check "callers beyond the OSO limit waited (agg_queued $queued -> $queued2)" \
+	test "$queued2" -gt "$queued"
+drops=$(on h1 "$NCTL" -j stats | python3 -c \
+	'import json,sys; print(" ".join("%s=%d" % kv for kv in json.load(sys.stdin).items() if kv[0].startswith("drop_") and kv[1]) or "none")')
+t_check "no frame dropped on a clean network (h1: $drops)" test "$drops" = none
+
+# Lost multicast: three hosts never see the group's frames.
+group=$(on h1 "$NCTL" -j comm show id 1 | python3 -c \
+	'import json,sys; d=json.load(sys.stdin); d=d[0] if isinstance(d,list) else d; print(d["mcast"])')
+drop_group() {
+	local h
+	modprobe -a sch_ingress cls_flower act_gact || return 1
+	for h in h3 h5 h8; do
+		on "$h" tc qdisc add dev eth0 ingress &&
+		on "$h" tc filter add dev eth0 ingress protocol all flower \
+			dst_mac "$group" action drop || return 1
+	done
+}
+t_check "h3, h5, h8 drop every frame to the group $group" drop_group
+rep=$(nc_stat h1 agg_repairs)
+t_check "multicast lost on h3,h5,h8: every rank still gets the result" \
+	red_on mlost "$ALL8" --comm 1 --all --dist mcast --ops sum,maxloc \
+	--dtypes double,int32 --count-list 1,5000 --iters 3
+rep2=$(nc_stat h1 agg_repairs)
+t_check "... repaired by unicast (agg_repairs on h1 $rep -> $rep2)" test "$rep2" -gt "$rep"
+for h in h3 h5 h8; do on "$h" tc qdisc del dev eth0 ingress; done
+
+# Non-power-of-f sizes and the trivial ones.
+p5() {
+	comm_on 5 h1 h2 h3 h4 h5 &&
+	red_on p5 "h1 h2 h3 h4 h5" --comm 5 --all --count-list 1,700 &&
+	red_on p5r "h1 h2 h3 h4 h5" --comm 5 --root 3 --dist mcast --count-list 700
+}
+t_check "P=5: allreduce and reduce to rank 3, every op x dtype" p5
+p2() {
+	comm_on 2 h6 h7 &&
+	red_on p2 "h6 h7" --comm 2 --all --ops sum,minloc --count-list 1,3000 &&
+	red_on p2r "h6 h7" --comm 2 --root 1 --ops max --count-list 3000
+}
+t_check "P=2: allreduce and reduce to rank 1" p2
+p1() {
+	comm_on 3 h8 && red_on p1 "h8" --comm 3 --all --count-list 0,1,1000
+}
+t_check "P=1: the result is the input" p1
+
+# Loss, duplication and reordering on every link.
+for h in $ALL8; do cluster_set_link "$h" loss 3% duplicate 1% delay 1ms reorder 25% >/dev/null; done
+lossy() {
+	red_on lt "$ALL8" --comm 1 --all --ops sum --dtypes double --count-list 1,60000 \
+		--iters 5 --timeout 20000 &&
+	red_on lm "$ALL8" --comm 1 --all --dist mcast --ops sum --dtypes double \
+		--count-list 1,60000 --iters 5 --timeout 20000 &&
+	red_on lr "$ALL8" --comm 1 --root 6 --ops min --dtypes int32 --count-list 10000 \
+		--iters 5 --timeout 20000
+}
+t_check "under 3 % loss, 1 % duplicates, reordering: tree, multicast, reduce" lossy
+for h in $ALL8; do cluster_set_link "$h" >/dev/null; done
+
+# A member that never contributes: everybody else gets ETIMEDOUT.
+absent() {
+	local r pids=() rc=0 p
+	comm_on 4 $ALL8 || return 1
+	for r in 0 1 2 3 4 5 6; do
+		on "h$((r + 1))" "$NC_RED_CHECK" --comm 4 --rank $r --size 8 --all --ops sum \
+			--dtypes int32 --count-list 10 --timeout 1500 --expect-error ETIMEDOUT \
+			>"$T_LOG/absent.$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	return $rc
+}
+t_check "h8 never contributes: the 7 others fail with ETIMEDOUT" absent
+t_check "rmmod with operations finished and failed" nc_unload
+cluster_down
+t_done
