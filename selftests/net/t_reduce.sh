@@ -153,6 +153,24 @@ absent() {
 	return $rc
 }
 t_check "h8 never contributes: the 7 others fail with ETIMEDOUT" absent
+
+# A member dies in the middle of a run of reductions: its cable is cut.
+dies() {
+	local r pids=() rc=0 p
+	comm_on 6 $ALL8 || return 1
+	for r in 0 1 2 3 4 5 6 7; do
+		on "h$((r + 1))" "$NC_RED_CHECK" --comm 6 --rank $r --size 8 --all --ops sum \
+			--dtypes double --count-list 20000 --iters 100000 --timeout 2000 \
+			--expect-error "$([ $r = 7 ] && echo ENETDOWN || echo ETIMEDOUT)" \
+			>"$T_LOG/dies.$r.log" 2>&1 &
+		pids+=($!)
+	done
+	sleep 3
+	on h8 ip link set eth0 down
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	return $rc
+}
+t_check "h8 goes down mid-run: 7 others ETIMEDOUT, h8 ENETDOWN" dies
 t_check "rmmod with operations finished and failed" nc_unload
 cluster_down
 t_done
