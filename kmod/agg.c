@@ -845,7 +845,8 @@ void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
 	struct nc_agg_op *op;
 
 	if (f->type == NETCOLL_T_AGG_UP && nc_dt_is_float(f->opcode & 0xff) &&
-	    !nc_reduce_fpu_usable()) {
+	    (!nc_reduce_fpu_usable() || (READ_ONCE(nc_fpu_defer_all) &&
+					  in_serving_softirq()))) {
 		/* softirq interrupted a kernel FPU user: reduce in a worker */
 		if (skb_queue_len(&c->agg_deferred) >= NC_AGG_DEFER_MAX) {
 			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);

@@ -36,6 +36,7 @@ extern unsigned int nc_rto_max_ms;
 extern unsigned int nc_max_retries;
 extern unsigned int nc_tx_window;
 extern unsigned int nc_rx_queue_max;
+extern bool nc_fpu_defer_all;
 
 struct nc_stats {
 	u64 v[__NETCOLL_STAT_MAX];

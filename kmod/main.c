@@ -35,6 +35,11 @@ unsigned int nc_rx_queue_max = 8 << 20;
 module_param_named(rx_queue_max, nc_rx_queue_max, uint, 0644);
 MODULE_PARM_DESC(rx_queue_max, "Bytes of frames queued per communicator (running and early)");
 
+bool nc_fpu_defer_all;
+module_param_named(fpu_defer_all, nc_fpu_defer_all, bool, 0644);
+MODULE_PARM_DESC(fpu_defer_all,
+		 "Test knob: reduce every float contribution in the worker, as when softirq interrupted a kernel FPU user");
+
 unsigned int nc_net_id __read_mostly;
 
 void nc_stats_read(struct nc_net *nn, u64 *out)

@@ -7,8 +7,8 @@
  * Each rank's input is a function of (seed, rank, element), so every rank
  * can compute every other rank's input, and with it the expected result:
  * the same trees the kernel uses (built-in f-nomial trees of --degree,
- * tree j rooted at j * P / 8; --check-trees compares them with the
- * kernel's) combined in the same fixed order, own data first, then the
+ * tree j rooted at j * P / 8, or those `nctl tree install ... topology`
+ * installed; --check-trees compares them with the kernel's) combined in the same fixed order, own data first, then the
  * children in ascending rank order.  Floats include NaN, infinities,
  * -0.0 and values of wildly different magnitude, so a different order
  * would give different bits; minloc/maxloc inputs have many ties.
@@ -35,6 +35,8 @@
 
 struct opts {
 	uint32_t comm, rank, size, degree, root, split, iters, concurrent;
+	const char *topology;		/* trees 0 .. ntrees-1 installed from it */
+	uint32_t ntrees, tree_degree;
 	uint64_t counts[MAX_LIST];
 	unsigned int ncounts;
 	int ops[NC_OP_COUNT], nops;
@@ -141,19 +143,31 @@ static void apply(int op, int dt, void *acc, const void *in, size_t bytes)
 		nc_red_apply_float(op, dt, acc, in, bytes);
 }
 
-/* parents[] of tree j: the kernel's built-in rule, or read back. */
+/*
+ * parents[] of tree j: installed from --topology (nctl tree install ...
+ * trees N topology FILE: tree j rotated by j * P / N positions), or the
+ * kernel's built-in rule (rooted at j * P / 8, the communicator's degree).
+ */
 static int tree_parents(const struct opts *o, uint32_t j, uint32_t *parents)
 {
 	uint32_t root = (uint32_t)((uint64_t)j * o->size / NC_TREES_MAX);
 	uint32_t *order = calloc(o->size, sizeof(*order));
-	uint32_t v;
-	int err;
+	uint32_t v, degree = o->degree;
+	int err = 0;
 
 	if (!order)
 		return -ENOMEM;
-	for (v = 0; v < o->size; v++)
-		order[v] = (v + root) % o->size;
-	err = nc_tree_fnomial(o->size, o->degree, order, parents);
+	if (o->topology && j < o->ntrees) {
+		err = nc_tree_order_topo(o->topology, o->size,
+					 (uint32_t)((uint64_t)j * o->size / o->ntrees),
+					 order);
+		degree = o->tree_degree;
+	} else {
+		for (v = 0; v < o->size; v++)
+			order[v] = (v + root) % o->size;
+	}
+	if (!err)
+		err = nc_tree_fnomial(o->size, degree, order, parents);
 	free(order);
 	return err;
 }
@@ -222,7 +236,8 @@ static void check_trees(const struct opts *o)
 			ok = 0;
 			break;
 		}
-		ok = ti.parent == parents[o->rank];
+		ok = ti.parent == parents[o->rank] &&
+		     ti.installed == (o->topology && j < o->ntrees);
 		for (c = 0, n = 0; c < o->size && ok; c++) {
 			if (c == o->rank || parents[c] != o->rank)
 				continue;
@@ -232,8 +247,9 @@ static void check_trees(const struct opts *o)
 		ok = ok && n == ti.nchildren;
 		nc_tree_info_free(&ti);
 	}
-	result(ok, "rank %u: kernel trees 0..7 match the f-nomial rule (degree %u)",
-	       o->rank, o->degree);
+	result(ok, "rank %u: kernel trees 0..7 are the expected ones (%s)", o->rank,
+	       o->topology ? "installed from the topology, then built-in" :
+	       "built-in f-nomial");
 	nc_ctl_close(ctl);
 	free(parents);
 }
@@ -287,10 +303,10 @@ static void run_case(const struct opts *o, nc_endpoint *ep, uint64_t count,
 			bad |= memcmp(recv + (size_t)k * bytes, exp, bytes) != 0;
 	}
 	if (o->expect) {
-		result(err == -o->expect, "%s %s %s x%" PRIu64 ": expected %s, got %s",
+		result(err == -o->expect, "%s %s %s x%" PRIu64 ": expected %s, got %s (iteration %u)",
 		       o->all ? "allreduce" : "reduce", nc_op_name(op),
 		       nc_dtype_name(dt), count, strerror(o->expect),
-		       err ? strerror(-err) : "success");
+		       err ? strerror(-err) : "success", it);
 		goto out;
 	}
 	if (err) {
@@ -349,7 +365,8 @@ static void usage(void)
 		"        [--ops all|sum,min,...] [--dtypes all|int32,double,...]\n"
 		"        [--all | --root R] [--dist tree|mcast] [--split N] [--degree F]\n"
 		"        [--iters K] [--concurrent N] [--timeout MS] [--seed S]\n"
-		"        [--check-trees] [--expect-error ERRNO_NAME]\n");
+		"        [--check-trees] [--expect-error ERRNO_NAME]\n"
+		"        [--topology FILE --trees N --tree-degree F]\n");
 }
 
 int main(int argc, char **argv)
@@ -362,6 +379,8 @@ int main(int argc, char **argv)
 		{ "iters", 1, 0, 'i' }, { "concurrent", 1, 0, 'C' },
 		{ "timeout", 1, 0, 't' }, { "seed", 1, 0, 'S' },
 		{ "check-trees", 0, 0, 'T' }, { "expect-error", 1, 0, 'E' },
+		{ "topology", 1, 0, 'G' }, { "trees", 1, 0, 'N' },
+		{ "tree-degree", 1, 0, 'F' },
 		{ 0 },
 	};
 	struct opts o = {
@@ -408,6 +427,9 @@ int main(int argc, char **argv)
 		case 't': o.timeout_ms = strtoul(optarg, NULL, 0); break;
 		case 'S': o.seed = strtoul(optarg, NULL, 0); break;
 		case 'T': check_trees_too = 1; break;
+		case 'G': o.topology = optarg; break;
+		case 'N': o.ntrees = strtoul(optarg, NULL, 0); break;
+		case 'F': o.tree_degree = strtoul(optarg, NULL, 0); break;
 		case 'E':
 			o.expect = errno_of(optarg);
 			if (!o.expect) {

@@ -87,6 +87,21 @@ drops=$(on h1 "$NCTL" -j stats | python3 -c \
 	'import json,sys; print(" ".join("%s=%d" % kv for kv in json.load(sys.stdin).items() if kv[0].startswith("drop_") and kv[1]) or "none")')
 t_check "no frame dropped on a clean network (h1: $drops)" test "$drops" = none
 
+# Floats reduced by the worker, as when softirq interrupted a kernel FPU user.
+defer_float() {
+	local before after
+	before=$(nc_stat h1 agg_fpu_deferred)
+	echo 1 >/sys/module/netcoll/parameters/fpu_defer_all
+	red_on defer "$ALL8" --comm 1 --all --ops sum,minloc --dtypes double,float \
+		--count-list 1,20000 --iters 3
+	local rc=$?
+	echo 0 >/sys/module/netcoll/parameters/fpu_defer_all
+	after=$(nc_stat h1 agg_fpu_deferred)
+	[ $rc = 0 ] && [ "$after" -gt "$before" ] ||
+		{ echo "rc $rc, agg_fpu_deferred $before -> $after"; return 1; }
+}
+t_check "float contributions reduced in the worker (fpu_defer_all): bit-exact" defer_float
+
 # Lost multicast: three hosts never see the group's frames.
 group=$(on h1 "$NCTL" -j comm show id 1 | python3 -c \
 	'import json,sys; d=json.load(sys.stdin); d=d[0] if isinstance(d,list) else d; print(d["mcast"])')
@@ -137,7 +152,7 @@ lossy() {
 		--iters 5 --timeout 20000
 }
 t_check "under 3 % loss, 1 % duplicates, reordering: tree, multicast, reduce" lossy
-for h in $ALL8; do cluster_set_link "$h" >/dev/null; done
+for h in $ALL8; do cluster_set_link "$h" clear >/dev/null; done
 
 # A member that never contributes: everybody else gets ETIMEDOUT.
 absent() {
@@ -172,5 +187,39 @@ dies() {
 }
 t_check "h8 goes down mid-run: 7 others ETIMEDOUT, h8 ENETDOWN" dies
 t_check "rmmod with operations finished and failed" nc_unload
+cluster_down
+
+# Trees installed from the topology: ranks alternate between two switches,
+# the installed trees keep each subtree under one switch.
+ALT=$T_LOG/alternate.topo
+{
+	echo "switch s0"; echo "switch s1"
+	for i in 1 2 3 4 5 6 7 8; do echo "host h$i s$(( (i + 1) % 2 ))"; done
+	echo "link s0 s1"
+} >"$ALT"
+cluster_up "$ALT" >/dev/null || { t_fail "alternate cluster up"; t_done; exit 1; }
+nc_load || { t_fail "insmod"; t_done; exit 1; }
+ALL8=$(cluster_hosts | tr '\n' ' ')
+t_check "attach + comm add (ranks alternate between switches)" nc_comm_up 7
+install_trees() {
+	local h
+	for h in $ALL8; do
+		on "$h" "$NCTL" tree install comm 7 degree 3 trees 2 topology "$ALT" || return 1
+	done
+}
+t_check "every host installs trees 0 and 1 (degree 3) from the topology" install_trees
+t_check "tree 0: h1's children are h3, h5 (same switch), not h2" \
+	nc_json h1 'd[0]["children"][:2] == [2, 4] and d[0]["installed"]' tree show comm 7 index 0
+t_check "installed trees in the kernel; allreduce/reduce on them, split 2, bit-exact" \
+	red_on topo "$ALL8" --comm 7 --all --check-trees --topology "$ALT" --trees 2 \
+	--tree-degree 3 --split 2 --ops sum,minloc --count-list 1,5000
+del_trees() {
+	local h
+	for h in $ALL8; do on "$h" "$NCTL" tree del comm 7 || return 1; done
+}
+t_check "tree del: built-in trees again" del_trees
+t_check "... and reductions on them" \
+	red_on topo2 "$ALL8" --comm 7 --all --check-trees --ops sum --dtypes int64 --count-list 3000
+t_check "rmmod" nc_unload
 cluster_down
 t_done
