@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Alltoall schedules.  A plan is the global view every rank computes the
- * same way from (topology, member count): in phase p, rank r sends its
- * block to dst[p * nranks + r] (NC_TOPO_NONE: idle in that phase).  The
- * pairwise synchronisations say which sender must hear from which earlier
- * sender before it starts.  Each rank installs only its slice.
+ * same way from (topology, member count): its messages, one per (src,
+ * dst) pair, each in a phase; a rank sends at most once per phase.  They
+ * are kept sparse, sorted by (phase, src): an unbalanced tree of 1024
+ * hosts has 250 000 phases, most ranks idle in most of them, and a dense
+ * phases x ranks table would take a gigabyte.  The pairwise
+ * synchronisations say which sender must hear from which earlier sender
+ * before it starts.  Each rank installs only its slice.
  */
 #ifndef NC_SCHED_H
 #define NC_SCHED_H
@@ -25,7 +28,13 @@ struct nc_sync {
 
 struct nc_a2a_plan {
 	uint32_t nranks, nphases;
-	uint32_t *dst;			/* nphases * nranks */
+	uint32_t nmsgs;
+	uint32_t *src, *dst;		/* message i: src[i] -> dst[i] */
+	uint32_t *first;		/* sealed: phase ph's messages are
+					 * [first[ph], first[ph + 1]), by src
+					 */
+	uint32_t *mphase;		/* building: the phase of message i */
+	uint32_t cap;			/* building: room for this many */
 	uint32_t nsyncs;
 	struct nc_sync *syncs;
 	uint32_t nsyncs_unpruned;	/* before redundant syncs were removed
@@ -33,12 +42,46 @@ struct nc_a2a_plan {
 };
 
 void nc_a2a_plan_free(struct nc_a2a_plan *p);
-/* Sizes p (no syncs) with every rank idle in every phase (sched_verify.c). */
+/*
+ * Building a plan (sched_verify.c): alloc sizes it with every rank idle in
+ * every phase, put adds messages in any order, seal sorts them and checks
+ * that no rank sends twice in a phase (-EPROTO).  Readers need a sealed
+ * plan.
+ */
 int nc_a2a_plan_alloc(struct nc_a2a_plan *p, uint32_t nranks, uint32_t nphases);
+int nc_plan_put(struct nc_a2a_plan *p, uint32_t phase, uint32_t src,
+		uint32_t dst);
+int nc_plan_seal(struct nc_a2a_plan *p);
+/* Change the destination of rank's message in phase (tests); -ENOENT. */
+int nc_plan_set_dst(struct nc_a2a_plan *p, uint32_t phase, uint32_t rank,
+		    uint32_t dst);
+
+/* Index of rank's message in phase, or UINT32_MAX if it is idle. */
+static inline uint32_t nc_plan_find(const struct nc_a2a_plan *p,
+				    uint32_t phase, uint32_t rank)
+{
+	uint32_t lo = p->first[phase], hi = p->first[phase + 1];
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p->src[mid] == rank)
+			return mid;
+		if (p->src[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return UINT32_MAX;
+}
+
+/* Where rank sends in phase (NC_TOPO_NONE: idle). */
 static inline uint32_t nc_plan_dst(const struct nc_a2a_plan *p, uint32_t phase,
 				   uint32_t rank)
 {
-	return p->dst[(uint64_t)phase * p->nranks + rank];
+	uint32_t i = nc_plan_find(p, phase, rank);
+
+	return i == UINT32_MAX ? NC_TOPO_NONE : p->dst[i];
 }
 
 /* Faraj & Yuan, any tree (sched_aapc.c).  Ranks are the tree's hosts. */

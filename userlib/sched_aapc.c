@@ -52,17 +52,13 @@ static uint32_t gcd(uint32_t a, uint32_t b)
 	return a;
 }
 
-/* Places t_{i,x} -> t_{j,y} in phase ph; a slot taken twice is a bug. */
+/* Places t_{i,x} -> t_{j,y} in phase ph (a slot taken twice: seal fails). */
 static int put(struct aapc *s, uint32_t ph, uint32_t i, uint32_t x,
 	       uint32_t j, uint32_t y)
 {
 	uint32_t from = s->rank[s->sum[i] + x], to = s->rank[s->sum[j] + y];
-	uint32_t *slot = &s->p->dst[(size_t)ph * s->p->nranks + from];
 
-	if (ph >= s->P || *slot != NC_TOPO_NONE)
-		return -EPROTO;
-	*slot = to;
-	return 0;
+	return nc_plan_put(s->p, ph, from, to);
 }
 
 /*
@@ -396,11 +392,9 @@ static int trivial(const struct nc_topo *t, struct nc_a2a_plan *p)
 {
 	int err = nc_a2a_plan_alloc(p, t->nhosts, t->nhosts == 2);
 
-	if (!err && t->nhosts == 2) {
-		p->dst[0] = 1;
-		p->dst[1] = 0;
-	}
-	return err;
+	if (!err && t->nhosts == 2)
+		err = nc_plan_put(p, 0, 0, 1) ?: nc_plan_put(p, 0, 1, 0);
+	return err ?: nc_plan_seal(p);
 }
 
 int nc_sched_aapc(const struct nc_topo *t, struct nc_a2a_plan *p)
@@ -442,6 +436,8 @@ int nc_sched_aapc(const struct nc_topo *t, struct nc_a2a_plan *p)
 	if (!s.send0 || !s.recv0)
 		goto out;
 	err = assign(&s);
+	if (!err)
+		err = nc_plan_seal(p);
 out:
 	if (err)
 		nc_a2a_plan_free(p);

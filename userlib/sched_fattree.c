@@ -86,9 +86,9 @@ int nc_sched_fattree(const struct nc_topo *t, enum nc_ft_pattern pat,
 				d = (uint32_t)(((uint64_t)s + ph) % N);	/* shift 0 */
 			else
 				d = opt_dst(t, s, ph);
-			if (d != s)
-				p->dst[(size_t)ph * N + s] = d;
+			if (d != s && (err = nc_plan_put(p, ph, s, d)))
+				return err;
 		}
 	}
-	return 0;
+	return nc_plan_seal(p);
 }

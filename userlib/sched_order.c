@@ -21,9 +21,9 @@ int nc_sched_linear(uint32_t nranks, struct nc_a2a_plan *p)
 		return err;
 	for (ph = 0; ph < nranks; ph++)
 		for (r = 0; r < nranks; r++)
-			if (r != ph)
-				p->dst[(size_t)ph * nranks + r] = ph;
-	return 0;
+			if (r != ph && (err = nc_plan_put(p, ph, r, ph)))
+				return err;
+	return nc_plan_seal(p);
 }
 
 /* MPICH ring: step j = 1 .. N-1 (phase j - 1), rank r sends to r + j. */
@@ -39,9 +39,10 @@ int nc_sched_ring(uint32_t nranks, struct nc_a2a_plan *p)
 		return err;
 	for (ph = 0; ph + 1 < nranks; ph++)
 		for (r = 0; r < nranks; r++)
-			p->dst[(size_t)ph * nranks + r] =
-				(uint32_t)(((uint64_t)r + ph + 1) % nranks);
-	return 0;
+			if ((err = nc_plan_put(p, ph, r,
+					       (uint32_t)(((uint64_t)r + ph + 1) % nranks))))
+				return err;
+	return nc_plan_seal(p);
 }
 
 /*
@@ -62,6 +63,7 @@ int nc_sched_pairwise(uint32_t nranks, struct nc_a2a_plan *p)
 		return err;
 	for (ph = 0; ph + 1 < nranks; ph++)
 		for (r = 0; r < nranks; r++)
-			p->dst[(size_t)ph * nranks + r] = r ^ (ph + 1);
-	return 0;
+			if ((err = nc_plan_put(p, ph, r, r ^ (ph + 1))))
+				return err;
+	return nc_plan_seal(p);
 }

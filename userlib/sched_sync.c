@@ -104,7 +104,7 @@ static int events(struct sync_graph *g)
 	const struct nc_a2a_plan *p = g->p;
 	const struct nc_topo *t = g->t;
 	size_t cap_ev = 0, cap_path = 0, npath = 0;
-	uint32_t ph, s, *last;
+	uint32_t ph, s, m, *last;
 	int n, err = 0;
 
 	last = malloc(((size_t)p->nranks + 1) * sizeof(*last));
@@ -116,18 +116,11 @@ static int events(struct sync_graph *g)
 	for (s = 0; s < p->nranks; s++)
 		last[s] = NC_TOPO_NONE;
 	for (ph = 0; ph < p->nphases && !err; ph++) {
-		const uint32_t *row = p->dst + (size_t)ph * p->nranks;
-
-		for (s = 0; s < p->nranks && !err; s++) {
-			uint32_t d = row[s], v = g->nev, *path;
+		for (m = p->first[ph]; m < p->first[ph + 1] && !err; m++) {
+			uint32_t d = p->dst[m], v = g->nev, *path;
 			struct sync_event *ev;
 
-			/* big plans are mostly idle: skip idle pairs fast */
-			if ((s & 1) == 0 && s + 1 < p->nranks &&
-			    (d & row[s + 1]) == NC_TOPO_NONE) {
-				s++;
-				continue;
-			}
+			s = p->src[m];
 			if (d >= p->nranks || d == s)
 				continue;
 			ev = reserve(g->ev, &cap_ev, sizeof(*ev), (size_t)v + 2);
@@ -241,6 +234,8 @@ static int count_unpruned(struct sync_graph *g)
 			same_phase += in_run++ - run[k]++;
 		}
 		g->unpruned += diff - same_phase;
+		if (g->unpruned >= UINT32_MAX)
+			break;		/* reported saturated: no need to go on */
 	}
 	free(cnt);
 	free(run);
@@ -482,7 +477,7 @@ int nc_sched_sync(const struct nc_topo *t, struct nc_a2a_plan *p)
 	struct sync_graph g = { .t = t, .p = p };
 	int err;
 
-	if (!t || !p || p->nranks != t->nhosts || (p->nphases && p->nranks && !p->dst))
+	if (!t || !p || p->nranks != t->nhosts || !p->first)
 		return -EINVAL;
 	if (!t->is_tree)
 		return -EOPNOTSUPP;

@@ -25,31 +25,132 @@ void nc_a2a_plan_free(struct nc_a2a_plan *p)
 {
 	if (!p)
 		return;
+	free(p->src);
 	free(p->dst);
+	free(p->first);
+	free(p->mphase);
 	free(p->syncs);
 	memset(p, 0, sizeof(*p));
 }
 
 int nc_a2a_plan_alloc(struct nc_a2a_plan *p, uint32_t nranks, uint32_t nphases)
 {
-	size_t n = (size_t)nranks * nphases, i;
+	uint64_t want = (uint64_t)nranks * (nranks ? nranks - 1 : 0);
 
 	if (!p)
 		return -EINVAL;
 	memset(p, 0, sizeof(*p));
-	if (nranks && n / nranks != nphases)
+	if (want >= UINT32_MAX || nphases == UINT32_MAX)
 		return -E2BIG;
-	if (n) {
-		if (n > SIZE_MAX / sizeof(*p->dst))
-			return -E2BIG;
-		p->dst = malloc(n * sizeof(*p->dst));
-		if (!p->dst)
-			return -ENOMEM;
-		for (i = 0; i < n; i++)
-			p->dst[i] = NC_TOPO_NONE;
+	/* an alltoall has nranks (nranks - 1) messages; more is possible */
+	p->cap = want ? (uint32_t)want : 1;
+	p->src = malloc(p->cap * sizeof(*p->src));
+	p->dst = malloc(p->cap * sizeof(*p->dst));
+	p->mphase = malloc(p->cap * sizeof(*p->mphase));
+	if (!p->src || !p->dst || !p->mphase) {
+		nc_a2a_plan_free(p);
+		return -ENOMEM;
 	}
 	p->nranks = nranks;
 	p->nphases = nphases;
+	return 0;
+}
+
+int nc_plan_put(struct nc_a2a_plan *p, uint32_t phase, uint32_t src,
+		uint32_t dst)
+{
+	if (!p->mphase || phase >= p->nphases || src >= p->nranks)
+		return -EPROTO;
+	if (p->nmsgs == p->cap) {
+		uint32_t cap = p->cap < UINT32_MAX / 2 ? 2 * p->cap : UINT32_MAX;
+		uint32_t *s, *d, *m;
+
+		if (cap == p->cap)
+			return -E2BIG;
+		s = realloc(p->src, (size_t)cap * sizeof(*s));
+		if (s)
+			p->src = s;
+		d = realloc(p->dst, (size_t)cap * sizeof(*d));
+		if (d)
+			p->dst = d;
+		m = realloc(p->mphase, (size_t)cap * sizeof(*m));
+		if (m)
+			p->mphase = m;
+		if (!s || !d || !m)
+			return -ENOMEM;
+		p->cap = cap;
+	}
+	p->src[p->nmsgs] = src;
+	p->dst[p->nmsgs] = dst;
+	p->mphase[p->nmsgs++] = phase;
+	return 0;
+}
+
+/* Two stable counting sorts, by src then by phase: (phase, src) order. */
+int nc_plan_seal(struct nc_a2a_plan *p)
+{
+	uint32_t n = p->nmsgs, i, k, *pos, *by_src, *src, *dst;
+	int err = -ENOMEM;
+
+	if (!p->mphase)
+		return -EINVAL;
+	p->first = calloc((size_t)p->nphases + 2, sizeof(*p->first));
+	pos = calloc((size_t)p->nranks + 1, sizeof(*pos));
+	by_src = malloc(((size_t)n + 1) * sizeof(*by_src));
+	src = malloc(((size_t)n + 1) * sizeof(*src));
+	dst = malloc(((size_t)n + 1) * sizeof(*dst));
+	if (!p->first || !pos || !by_src || !src || !dst)
+		goto out;
+	for (i = 0; i < n; i++)
+		pos[p->src[i] + 1]++;
+	for (k = 0; k < p->nranks; k++)
+		pos[k + 1] += pos[k];
+	for (i = 0; i < n; i++)
+		by_src[pos[p->src[i]]++] = i;
+	for (i = 0; i < n; i++)
+		p->first[p->mphase[i] + 1]++;
+	for (k = 0; k < p->nphases; k++)
+		p->first[k + 1] += p->first[k];
+	/* first[ph] now counts up as phase ph fills; shifted back below */
+	for (k = 0; k < n; k++) {
+		i = by_src[k];
+		src[p->first[p->mphase[i]]] = p->src[i];
+		dst[p->first[p->mphase[i]]++] = p->dst[i];
+	}
+	memmove(p->first + 1, p->first, (size_t)p->nphases * sizeof(*p->first));
+	p->first[0] = 0;
+	err = 0;
+	for (k = 0; k < p->nphases && !err; k++)
+		for (i = p->first[k] + 1; i < p->first[k + 1]; i++)
+			if (src[i] == src[i - 1])
+				err = -EPROTO;	/* a rank sends twice in a phase */
+	free(p->src);
+	free(p->dst);
+	free(p->mphase);
+	p->src = src;
+	p->dst = dst;
+	p->mphase = NULL;
+	src = dst = NULL;
+out:
+	free(pos);
+	free(by_src);
+	free(src);
+	free(dst);
+	if (err) {
+		free(p->first);
+		p->first = NULL;
+	}
+	return err;
+}
+
+int nc_plan_set_dst(struct nc_a2a_plan *p, uint32_t phase, uint32_t rank,
+		    uint32_t dst)
+{
+	uint32_t i = nc_plan_find(p, phase, rank);
+
+	if (i == UINT32_MAX)
+		return -ENOENT;
+	p->dst[i] = dst;
 	return 0;
 }
 
@@ -70,7 +171,7 @@ static void fail(struct nc_sched_report *r, const char *fmt, ...)
 /* Every (src, dst != src) pair once; one send and one receive per phase. */
 static int check_pairs(const struct nc_a2a_plan *p, struct nc_sched_report *r)
 {
-	uint32_t N = p->nranks, ph, s, *seen_at, *recvs;
+	uint32_t N = p->nranks, ph, s, i, *seen_at, *recvs;
 	uint64_t distinct = 0;
 	uint8_t *seen;
 
@@ -86,12 +187,12 @@ static int check_pairs(const struct nc_a2a_plan *p, struct nc_sched_report *r)
 	for (s = 0; s < N; s++)
 		seen_at[s] = NC_TOPO_NONE;
 	for (ph = 0; ph < p->nphases; ph++) {
-		for (s = 0; s < N; s++) {
-			uint32_t d = nc_plan_dst(p, ph, s);
-			size_t bit = (size_t)s * N + d;
+		for (i = p->first[ph]; i < p->first[ph + 1]; i++) {
+			uint32_t d = p->dst[i];
+			size_t bit;
 
-			if (d == NC_TOPO_NONE)
-				continue;
+			s = p->src[i];
+			bit = (size_t)s * N + d;
 			if (d >= N || d == s) {
 				fail(r, "phase %u: rank %u sends to %u", ph, s, d);
 				continue;
@@ -186,7 +287,7 @@ static double host_rate(const struct nc_topo *t)
 static int check_tree(const struct nc_topo *t, const struct nc_a2a_plan *p,
 		      int strict, struct nc_sched_report *r)
 {
-	uint32_t E = 2 * t->nlinks, ph, s, i, *now, *stamp, *total, *path, *cap;
+	uint32_t E = 2 * t->nlinks, ph, s, i, m, *now, *stamp, *total, *path, *cap;
 	double hr = host_rate(t);
 	int n, err = 0;
 
@@ -206,9 +307,10 @@ static int check_tree(const struct nc_topo *t, const struct nc_a2a_plan *p,
 	for (ph = 0; ph < p->nphases; ph++) {
 		int contended = 0;
 
-		for (s = 0; s < p->nranks; s++) {
-			uint32_t d = nc_plan_dst(p, ph, s);
+		for (m = p->first[ph]; m < p->first[ph + 1]; m++) {
+			uint32_t d = p->dst[m];
 
+			s = p->src[m];
 			if (d >= p->nranks || d == s)
 				continue;
 			n = nc_topo_path(t, t->host_node[s], t->host_node[d],
@@ -258,7 +360,7 @@ out:
 static int check_fattree(const struct nc_topo *t, const struct nc_a2a_plan *p,
 			 int strict, struct nc_sched_report *r)
 {
-	uint32_t L = t->ft_levels, N = p->nranks, pi[8], off[8], ph, s, l;
+	uint32_t L = t->ft_levels, N = p->nranks, pi[8], off[8], ph, s, l, m;
 	uint64_t n = 1;
 	size_t cells = 0;
 	uint32_t *cnt;
@@ -282,9 +384,10 @@ static int check_fattree(const struct nc_topo *t, const struct nc_a2a_plan *p,
 		return -ENOMEM;
 	for (ph = 0; ph < p->nphases; ph++) {
 		memset(cnt, 0, cells * sizeof(*cnt));
-		for (s = 0; s < N; s++) {
-			uint32_t d = nc_plan_dst(p, ph, s);
+		for (m = p->first[ph]; m < p->first[ph + 1]; m++) {
+			uint32_t d = p->dst[m];
 
+			s = p->src[m];
 			if (d >= N)
 				continue;
 			for (l = 1; l < L; l++) {
@@ -317,7 +420,7 @@ int nc_sched_verify(const struct nc_topo *t, const struct nc_a2a_plan *p,
 	if (!t || !p || !r)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
-	if (p->nranks != t->nhosts || (p->nphases && p->nranks && !p->dst) ||
+	if (p->nranks != t->nhosts || !p->first ||
 	    (p->nsyncs && !p->syncs))
 		return -EINVAL;
 	r->ok = 1;
@@ -345,12 +448,12 @@ int nc_sched_verify(const struct nc_topo *t, const struct nc_a2a_plan *p,
 int nc_a2a_slice(const struct nc_a2a_plan *p, uint32_t rank,
 		 struct nc_a2a_slice *s)
 {
-	uint32_t ph, r, i;
+	uint32_t ph, m, r, i;
 
 	if (!p || !s)
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
-	if (rank >= p->nranks || (p->nsyncs && !p->syncs))
+	if (rank >= p->nranks || !p->first || (p->nsyncs && !p->syncs))
 		return -EINVAL;
 	s->rank = rank;
 	s->nphases = p->nphases;
@@ -362,12 +465,12 @@ int nc_a2a_slice(const struct nc_a2a_plan *p, uint32_t rank,
 
 		sp->send_to = nc_plan_dst(p, ph, rank);
 		sp->recv_from = NC_TOPO_NONE;
-		for (r = 0; r < p->nranks; r++) {
-			if (nc_plan_dst(p, ph, r) != rank)
+		for (m = p->first[ph]; m < p->first[ph + 1]; m++) {
+			if (p->dst[m] != rank)
 				continue;
 			if (sp->recv_from != NC_TOPO_NONE)
 				goto invalid;
-			sp->recv_from = r;
+			sp->recv_from = p->src[m];
 		}
 	}
 	/* count, then place each phase's tokens after those of earlier phases */

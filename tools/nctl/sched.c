@@ -130,13 +130,12 @@ static void print_report(const struct nc_topo *t, const struct nc_sched_report *
 
 static void print_phases(const struct nc_a2a_plan *p)
 {
-	uint32_t ph, r;
+	uint32_t ph, m;
 
 	for (ph = 0; ph < p->nphases; ph++) {
 		printf("phase %u:", ph);
-		for (r = 0; r < p->nranks; r++)
-			if (nc_plan_dst(p, ph, r) != NC_TOPO_NONE)
-				printf(" %u->%u", r, nc_plan_dst(p, ph, r));
+		for (m = p->first[ph]; m < p->first[ph + 1]; m++)
+			printf(" %u->%u", p->src[m], p->dst[m]);
 		putchar('\n');
 	}
 }
