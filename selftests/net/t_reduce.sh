@@ -130,6 +130,15 @@ p5() {
 	red_on p5r "h1 h2 h3 h4 h5" --comm 5 --root 3 --dist mcast --count-list 700
 }
 t_check "P=5: allreduce and reduce to rank 3, every op x dtype" p5
+two_comms() {
+	local a b
+	red_on both1 "$ALL8" --comm 1 --all --ops sum --dtypes double --count-list 1,5000 \
+		--concurrent 4 --iters 10 & a=$!
+	red_on both5 "h1 h2 h3 h4 h5" --comm 5 --root 2 --dist mcast --ops max,minloc \
+		--dtypes int64 --count-list 1,5000 --concurrent 4 --iters 10 & b=$!
+	wait $a && wait $b
+}
+t_check "two communicators at once on h1..h5, 4 operations in flight on each" two_comms
 p2() {
 	comm_on 2 h6 h7 &&
 	red_on p2 "h6 h7" --comm 2 --all --ops sum,minloc --count-list 1,3000 &&
