@@ -350,6 +350,16 @@ static void nc_agg_ack_child(struct nc_comm *c, struct nc_agg_op *op,
 /* Progress                                                          */
 /* ---------------------------------------------------------------- */
 
+/* Large operations take longer: their timeouts learn apart (by fragments). */
+static u32 nc_agg_class(const struct nc_agg_op *op)
+{
+	u32 j, frags = 0;
+
+	for (j = 0; j < op->npieces; j++)
+		frags += op->piece[j].nfrags;
+	return min_t(u32, fls(frags), NC_AGG_CLASSES - 1);
+}
+
 static void nc_agg_complete(struct nc_comm *c, struct nc_agg_op *op, int err)
 {
 	if (op->complete)
@@ -357,11 +367,11 @@ static void nc_agg_complete(struct nc_comm *c, struct nc_agg_op *op, int err)
 	op->complete = true;
 	op->err = err;
 	if (!err) {
-		u64 us = div_u64(ktime_get_ns() - op->t0_ns, NSEC_PER_USEC);
+		u32 us = min_t(u64, div_u64(ktime_get_ns() - op->t0_ns,
+					     NSEC_PER_USEC), U32_MAX / 8);
+		u32 *srtt = &c->agg_srtt_us[nc_agg_class(op)];
 
-		c->agg_srtt_us = c->agg_srtt_us ?
-			(7 * c->agg_srtt_us + (u32)min_t(u64, us, U32_MAX / 8)) / 8 :
-			(u32)min_t(u64, us, U32_MAX / 8);
+		*srtt = *srtt ? (7 * *srtt + us) / 8 : us;
 		nc_stat_inc(c->nn, NETCOLL_STAT_AGG_OPS);
 	}
 	wake_up_all(&c->agg_wq);
@@ -1162,9 +1172,19 @@ static bool nc_agg_can_start(struct nc_comm *c)
 	return ok;
 }
 
-static unsigned long nc_agg_rto_init(struct nc_comm *c)
+/*
+ * Twice the smoothed time operations of this size took from start to
+ * result; before any did, the slowest class seen (a cautious guess).
+ */
+static unsigned long nc_agg_rto_init(struct nc_comm *c, struct nc_agg_op *op)
 {
-	unsigned long rto = usecs_to_jiffies(2 * c->agg_srtt_us);
+	u32 srtt = c->agg_srtt_us[nc_agg_class(op)], i;
+	unsigned long rto;
+
+	if (!srtt)
+		for (i = 0; i < NC_AGG_CLASSES; i++)
+			srtt = max(srtt, c->agg_srtt_us[i]);
+	rto = usecs_to_jiffies(2 * srtt);
 
 	return clamp(rto, msecs_to_jiffies(nc_rto_min_ms),
 		     msecs_to_jiffies(nc_rto_max_ms));
@@ -1226,7 +1246,7 @@ int nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a, u32 *seqp)
 	op->seq = seq;
 	op->started = true;
 	op->t0_ns = ktime_get_ns();
-	op->rto = nc_agg_rto_init(c);
+	op->rto = nc_agg_rto_init(c, op);
 	op->rto_at = jiffies + op->rto;
 	c->agg_next++;
 

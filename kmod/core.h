@@ -133,6 +133,8 @@ struct nc_tree *nc_tree_from_parents(u32 rank, u32 size, const u32 *parents,
 
 /* Ops in flight at most per communicator: slots for 2 * OSO sequences. */
 #define NC_AGG_SLOTS		(2 * NETCOLL_OSO_MAX)
+/* Size classes of the round-trip estimate: fls(fragments), capped. */
+#define NC_AGG_CLASSES		8
 
 struct nc_comm {
 	u32 id;
@@ -167,7 +169,9 @@ struct nc_comm {
 	struct list_head agg_uncollected;	/* finished, not waited for */
 	u32 agg_next;			/* sequence of the next local op */
 	u32 agg_mem;			/* bytes of frames held */
-	u32 agg_srtt_us;		/* smoothed start-to-result time */
+	u32 agg_srtt_us[NC_AGG_CLASSES];	/* smoothed start-to-result
+						 * time, by size class
+						 */
 	struct timer_list agg_timer;
 	struct work_struct agg_work;	/* float frames softirq could not do */
 	struct sk_buff_head agg_deferred;
