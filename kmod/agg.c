@@ -66,11 +66,14 @@ struct nc_agg_piece {
 	u32 nchildren;
 	u32 *children;		/* ascending: the reduction order */
 	u32 *since_ack;		/* per child: fragments since our last ack */
+	u32 *child_cum;		/* per child: all its fragments below are in */
 	struct sk_buff **held;	/* [child * nfrags + k] until reduced */
 	unsigned long *ready;	/* combined here (own and children's) */
 	unsigned long *up_acked;	/* the parent has it */
 	unsigned long *res;	/* result fragment here */
 	u32 nready, nup_acked, nres, up_next;
+	u32 up_cum;		/* all fragments below were acked */
+	u32 res_cum;		/* all result fragments below are here */
 	bool done_mark;		/* the root says the piece is done */
 	bool complete;
 };
@@ -307,14 +310,18 @@ static void nc_agg_flush(struct nc_comm *c, struct sk_buff_head *txq)
 	}
 }
 
-/* cum/bitmap form (see struct netcoll_hdr, ACK) of the set have(p, ci, k). */
+/*
+ * cum/bitmap form (see struct netcoll_hdr, ACK) of the set have(p, ci, k).
+ * The set only grows, so *cump remembers where the last scan stopped and
+ * a vector's acks cost linear time, not quadratic.
+ */
 static void nc_agg_summary(const struct nc_agg_piece *p, u32 ci,
 			   bool (*have)(const struct nc_agg_piece *, u32, u32),
 			   u32 *cump, u32 *bitsp)
 {
 	u32 cum, bits = 0, k;
 
-	for (cum = 0; cum < p->nfrags && have(p, ci, cum); cum++)
+	for (cum = *cump; cum < p->nfrags && have(p, ci, cum); cum++)
 		;
 	for (k = cum + 1; k < p->nfrags && k <= cum + 32; k++)
 		if (have(p, ci, k))
@@ -338,12 +345,12 @@ static void nc_agg_ack_child(struct nc_comm *c, struct nc_agg_op *op,
 			     struct nc_agg_piece *p, u32 ci,
 			     struct sk_buff_head *txq)
 {
-	u32 cum, bits;
+	u32 bits;
 
-	nc_agg_summary(p, ci, nc_agg_have_up, &cum, &bits);
+	nc_agg_summary(p, ci, nc_agg_have_up, &p->child_cum[ci], &bits);
 	p->since_ack[ci] = 0;
 	nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
-			p - op->piece, cum, bits, txq);
+			p - op->piece, p->child_cum[ci], bits, txq);
 }
 
 /* ---------------------------------------------------------------- */
@@ -681,11 +688,13 @@ static void nc_agg_in_ack(struct nc_comm *c, struct nc_agg_op *op,
 		return;
 	}
 	if (f->src_rank == p->parent) {
-		for (k = 0; k < min(f->seq, p->up_next); k++)
+		for (k = p->up_cum; k < min(f->seq, p->up_next); k++)
 			nc_agg_mark_up_acked(p, k);
 		for (k = 0; k < 32; k++)
 			if (f->frag_off & (1U << k))
 				nc_agg_mark_up_acked(p, f->seq + 1 + k);
+		while (p->up_cum < p->up_next && test_bit(p->up_cum, p->up_acked))
+			p->up_cum++;
 		nc_agg_push_all(c, op, txq);
 	}
 }
@@ -921,7 +930,7 @@ static void nc_agg_retransmit(struct nc_comm *c, struct nc_agg_op *op,
 		if (p->complete || nc_agg_is_root(c, p))
 			continue;	/* a root waits for its children */
 		if (p->nup_acked < p->up_next) {
-			for (k = 0; k < p->up_next && sent < NC_AGG_BURST; k++) {
+			for (k = p->up_cum; k < p->up_next && sent < NC_AGG_BURST; k++) {
 				if (test_bit(k, p->up_acked))
 					continue;
 				nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_UP,
@@ -940,7 +949,9 @@ static void nc_agg_retransmit(struct nc_comm *c, struct nc_agg_op *op,
 			cum = 0;
 			bits = 0;
 		} else {
-			nc_agg_summary(p, 0, nc_agg_have_res, &cum, &bits);
+			nc_agg_summary(p, 0, nc_agg_have_res, &p->res_cum,
+				       &bits);
+			cum = p->res_cum;
 		}
 		nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_NACK, p->src, j, cum,
 				bits, txq);
@@ -1030,7 +1041,7 @@ static int nc_agg_piece_init(struct nc_comm *c, struct nc_agg_op *op,
 	p->root = t->root;
 	p->parent = t->parent;
 	p->nchildren = t->nchildren;
-	p->children = kcalloc(2 * t->nchildren + 1, sizeof(u32), GFP_KERNEL);
+	p->children = kcalloc(3 * t->nchildren + 1, sizeof(u32), GFP_KERNEL);
 	p->ready = kvcalloc(3 * words, sizeof(long), GFP_KERNEL);
 	p->held = kvcalloc((size_t)t->nchildren * p->nfrags,
 			   sizeof(struct sk_buff *), GFP_KERNEL);
@@ -1038,6 +1049,7 @@ static int nc_agg_piece_init(struct nc_comm *c, struct nc_agg_op *op,
 		return -ENOMEM;
 	memcpy(p->children, t->children, t->nchildren * sizeof(u32));
 	p->since_ack = p->children + t->nchildren;
+	p->child_cum = p->since_ack + t->nchildren;
 	p->up_acked = p->ready + words;
 	p->res = p->up_acked + words;
 	p->want_data = (op->flags & NETCOLL_RED_ALL) || op->root == c->rank;
