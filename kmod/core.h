@@ -214,7 +214,8 @@ void nc_comm_set_sched(struct nc_comm *c, struct nc_sched *s);
  * previous one was sent completely, except `unordered` ones (they must come
  * last in the list), which go as soon as their conditions hold.  A send
  * waits until the received messages [wait_rx_lo, wait_rx_hi) are complete
- * and, if wait_tx >= 0, that send is acknowledged.
+ * and, if wait_tx >= 0, that send and every ordered send before it are
+ * acknowledged.
  */
 struct nc_msg_desc {
 	u32 peer;

@@ -522,18 +522,20 @@ static bool nc_rx_complete(const struct nc_msg *m)
 	return m->done && m->done_cnt == m->nfrags;
 }
 
+/*
+ * A token's wait is for its send and all sends before it: the pruned
+ * schedule counts on a rank's sends completing in order (a token after
+ * send k also stands for sends < k), and with retransmissions an earlier
+ * send may be acknowledged after a later one.
+ */
 static bool nc_tx_may_start(const struct nc_op *op, const struct nc_msg *m)
 {
-	const struct nc_msg *w;
 	u32 i;
 
 	for (i = m->d.wait_rx_lo; i < m->d.wait_rx_hi; i++)
 		if (!nc_rx_complete(&op->rx[i]))
 			return false;
-	if (m->d.wait_tx < 0)
-		return true;
-	w = &op->tx[m->d.wait_tx];
-	return w->done_cnt == w->nfrags;
+	return m->d.wait_tx < 0 || op->tx_first > (u32)m->d.wait_tx;
 }
 
 /* Send the next fragment of m: 1 if sent, 0 if the device pushed back. */
@@ -608,6 +610,7 @@ static int nc_op_retransmit(struct nc_op *op, u32 *stalled)
 		*stalled = op->tx[op->tx_first].d.peer;
 		return -ETIMEDOUT;
 	}
+	nc_stat_inc(op->c->nn, NETCOLL_STAT_RTO_EXPIRED);
 	for (i = op->tx_first; i < op->ntx; i++) {
 		struct nc_msg *m = &op->tx[i];
 

@@ -65,6 +65,7 @@ static const char *const nc_stat_names[__NETCOLL_STAT_MAX] = {
 	[NETCOLL_STAT_AGG_REPAIRS]	= "agg_repairs",
 	[NETCOLL_STAT_AGG_QUEUED]	= "agg_queued",
 	[NETCOLL_STAT_AGG_FPU_DEFERRED]	= "agg_fpu_deferred",
+	[NETCOLL_STAT_RTO_EXPIRED]	= "rto_expired",
 };
 
 const char *nc_stat_name(unsigned int id)

@@ -8,7 +8,9 @@
  *
  * The events are the messages (sender, phase), numbered in phase order.
  * The dependence DAG links each event to its sender's next event (a rank's
- * sends are sequential) and has a sync edge for each pair of messages of
+ * sends are sequential, and the kernel sends a token only once the rank's
+ * sends up to the token's message are all acknowledged, so completion
+ * follows that order too) and has a sync edge for each pair of messages of
  * different phases and senders on one directed edge.  Its transitive
  * reduction is found without the quadratic number of pairs:
  *

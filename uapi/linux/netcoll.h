@@ -213,6 +213,7 @@ enum netcoll_stat {
 	NETCOLL_STAT_AGG_REPAIRS,	/* result fragments resent by unicast */
 	NETCOLL_STAT_AGG_QUEUED,	/* starts that waited for a free OSO */
 	NETCOLL_STAT_AGG_FPU_DEFERRED,	/* float reductions moved out of softirq */
+	NETCOLL_STAT_RTO_EXPIRED,	/* retransmission timeouts (not SACK repairs) */
 
 	__NETCOLL_STAT_MAX,
 	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
