@@ -24,7 +24,9 @@
 # MAC is 02:00:00:00:HI:LO with HI:LO = rank + 1 (h1 -> 02:00:00:00:00:01 when
 # declared first), its IPv4 address 10.77.HI.LO/16 (diagnostics only).
 # OPTS (each applies to BOTH directions of the cable, independently):
-#   rate R        tbf, R = N{bit,kbit,mbit,gbit}
+#   rate R        tbf, R = N{bit,kbit,mbit,gbit}; its queue has prio's three
+#                 strict-priority bands (control frames, skb priority 7,
+#                 first), each a byte FIFO of the tbf queue's length
 #   burst B       tbf bucket, bytes (suffix k/m = 1000/1000000); default:
 #                 8 ms at the rate (100 KB at 100mbit), at least 16 KB
 #   queue T       tbf queue length as a delay (tbf latency), default 20ms
@@ -56,7 +58,7 @@
 # Functions: cluster_up FILE|-, cluster_up_text TEXT, cluster_star N [OPTS],
 # cluster_two_switch N [HOST_OPTS] [--trunk OPTS], cluster_down,
 # cluster_check FILE|-, cluster_gen_star, cluster_gen_two_switch, cluster_hosts,
-# cluster_switches, cluster_count, cluster_ns HOST, cluster_mac HOST,
+# cluster_switches, cluster_count, cluster_fabric_ns, cluster_ns HOST, cluster_mac HOST,
 # cluster_ip HOST, cluster_rank HOST, cluster_members, cluster_set_link,
 # cluster_link_opts HOST|SW1 SW2,
 # cluster_show, on HOST CMD...
@@ -185,11 +187,20 @@ _nc_tc_lines() {
 		burst=${o[burst]:-$((bits / 1000))}
 		[ "$burst" -lt 16384 ] && [ -z "${o[burst]:-}" ] && burst=16384
 		tbf="tbf rate ${o[rate]} burst $burst latency ${o[queue]:-20ms}"
-		if [ -n "$netem" ]; then
-			echo "qdisc $verb dev $dev parent 1:1 handle 10: $tbf"
-		else
-			echo "qdisc $verb dev $dev root handle 1: $tbf"
-		fi
+		local parent="root handle 1:" th=1
+		[ -n "$netem" ] && parent="parent 1:1 handle 10:" && th=10
+		echo "qdisc $verb dev $dev $parent $tbf"
+		# The queue behind the rate limit: strict priority (prio's default
+		# priomap, as pfifo_fast or a switch's priority classes), each band
+		# a byte FIFO as long as tbf's own queue would be.
+		local limit b
+		limit=$(awk -v t="${o[queue]:-20ms}" -v bits="$bits" -v burst="$burst" 'BEGIN {
+			s = t + 0; if (t ~ /us$/) s /= 1e6; else if (t ~ /ms$/) s /= 1e3
+			printf "%d", bits / 8 * s + burst }')
+		[ "$verb" = add ] && echo "qdisc add dev $dev parent $th:1 handle 20: prio"
+		for b in 1 2 3; do
+			echo "qdisc $verb dev $dev parent 20:$b handle 2$b: bfifo limit $limit"
+		done
 	fi
 }
 
@@ -362,7 +373,7 @@ _nc_bringup() {
 	if [ "$EUID" != 0 ]; then _nc_err "needs root"; return 1; fi
 	for h in "${_NC_HOSTS[@]}"; do opts+=" ${_NC_HOPT[$h]}"; done
 	for i in "${!_NC_TRUNKS[@]}"; do opts+=" ${_NC_TOPT[$i]}"; done
-	case "$opts" in *rate=*) mods+=(sch_tbf) ;; esac
+	case "$opts" in *rate=*) mods+=(sch_tbf sch_prio) ;; esac
 	case "$opts" in *delay=*|*loss=*|*duplicate=*|*corrupt=*|*limit=*) mods+=(sch_netem) ;; esac
 	_nc_modules "${mods[@]}" || return 1
 	_nc_dbg "down + modules done"
@@ -583,6 +594,7 @@ cluster_count() { # number of hosts
 	echo "${#lines[@]}"
 }
 
+cluster_fabric_ns() { _nc_env; echo "$_NC_FAB"; }
 cluster_ns() { _nc_hostline "${1:?usage: cluster_ns HOST}" && echo "$_NC_P$1"; }
 cluster_rank() { _nc_hostline "${1:?usage: cluster_rank HOST}" && echo "${_NC_R[0]}"; }
 cluster_mac() { _nc_hostline "${1:?usage: cluster_mac HOST}" && echo "${_NC_R[3]}"; }
@@ -631,7 +643,7 @@ cluster_set_link() {
 	fi
 	[ "$new" = "$old" ] && return 0
 	case "$new $old" in *delay=*|*loss=*|*duplicate=*|*corrupt=*|*limit=*) _nc_modules sch_netem || return 1 ;; esac
-	case "$new" in *rate=*) _nc_modules sch_tbf || return 1 ;; esac
+	case "$new" in *rate=*) _nc_modules sch_tbf sch_prio || return 1 ;; esac
 	mapfile -t lines < <(_nc_tc_lines "$deva" "$old" "$new")
 	if [ ${#lines[@]} -gt 0 ]; then
 		printf '%s\n' "${lines[@]}" | tc -n "$nsa" -batch - || { _nc_err "tc in $nsa failed"; return 1; }

@@ -9,18 +9,39 @@ TOPO=$NC_TOP/selftests/net/topologies
 
 nc_load || { t_fail "insmod"; t_done; exit 1; }
 
-# install_all ID FILE : every host installs its slice of FILE's schedule.
+# install_all ID FILE [KIND] : every host installs its slice of FILE's
+# schedule (Faraj-Yuan, or a fat-tree KIND).
 install_all() {
 	local h
 	for h in $(cluster_hosts); do
-		on "$h" "$NCTL" sched install id "$1" topo "$2" || return 1
+		on "$h" "$NCTL" sched install id "$1" topo "$2" ${3:+kind "$3"} || return 1
 	done
 }
 
-for topo in two-switch-8x2 figure1 chain3x4; do
-	cluster_up "$TOPO/$topo.topo" >/dev/null || { t_fail "$topo: cluster up"; continue; }
+# control_first HOST : the acks and synchronisation tokens HOST sent (frames
+# without payload, TC_PRIO_CONTROL) went through the first band of its
+# cable's prio queue, its data through the second.
+control_first() {
+	tc -n "$(cluster_ns "$1")" -s -j qdisc show dev eth0 | python3 -c '
+import json, sys
+q = {d["handle"]: d for d in json.load(sys.stdin)}
+ctl, data = q["21:"], q["22:"]
+print("control %d frames %d bytes, data %d frames %d bytes" % (
+    ctl["packets"], ctl["bytes"], data["packets"], data["bytes"]))
+# Ethernet + netcoll header only, against full data fragments.
+sys.exit(not (ctl["packets"] and ctl["bytes"] <= 80 * ctl["packets"] and
+              data["bytes"] > 1000 * data["packets"]))'
+}
+
+# The benchmark's topologies (one switch, two switches, a chain, a fat
+# tree) and the paper's Figure 1.
+cluster_gen_star 16 rate 100mbit >"$T_LOG/star16.topo"
+for file in "$T_LOG/star16.topo" "$TOPO/two-switch-8x2.topo" "$TOPO/figure1.topo" \
+	    "$TOPO/chain3x4.topo" "$TOPO/two-level-ft.topo"; do
+	topo=$(basename "$file" .topo)
+	cluster_up "$file" >/dev/null || { t_fail "$topo: cluster up"; continue; }
 	t_check "$topo: attach + comm add on $(cluster_count) hosts" nc_comm_up 1
-	t_check "$topo: every host installs its slice" install_all 1 "$TOPO/$topo.topo"
+	t_check "$topo: every host installs its slice" install_all 1 "$file"
 	first=$(cluster_hosts | head -n 1)
 	t_check "$topo: the slice is installed" nc_json "$first" 'd[0]["sched_phases"] > 0' comm show id 1
 	t_check "$topo: scheduled alltoall, sizes 1..65537, verified" \
@@ -31,6 +52,15 @@ for topo in two-switch-8x2 figure1 chain3x4; do
 		t_check "$topo: $algo alltoall verified" \
 			nc_check_all "$algo" --comm 1 --op alltoall --algo $algo --bytes-list 1,5000
 	done
+	t_check "$topo: acks and tokens in the control band, data behind" control_first "$first"
+	if [ "$topo" = two-level-ft ]; then
+		for kind in opt xor lin; do
+			t_check "$topo: Prisacari's $kind installed" install_all 1 "$file" "$kind"
+			t_check "$topo: $kind alltoall, sizes 1..65537, verified" \
+				nc_check_all "$kind" --comm 1 --op alltoall --algo sched \
+				--bytes-list 1,1453,65537
+		done
+	fi
 	cluster_down
 done
 
