@@ -6,8 +6,8 @@
  * its own rank.  For each size every rank runs the same number of
  * iterations: the counts depend only on the command line and the
  * communicator size, never on timing, so the collectives always pair up.
- * Each size starts with a barrier; the first iteration of each size is
- * checked byte for byte.  Rank 0 prints the table.
+ * Each size, and each alltoall iteration, starts with a barrier (OSU);
+ * the first iteration of each size is checked byte for byte.  Rank 0 prints the table.
  *
  * Reductions (red.c) run on the kernel's trees or, with --transport udp,
  * on the same trees run by the processes themselves (udp_tree.c);
@@ -33,9 +33,9 @@ static void usage(FILE *out)
 		"Usage: ncbench --comm ID --rank R [--op OP[,OP...]]\n"
 		"               [--min BYTES] [--max BYTES] [--iters N] [--warmup N]\n"
 		"               [--budget BYTES] [--algo default|linear|pairwise|ring|sched] [--timeout MS]\n"
-		"               [--all-ranks] [-j]\n"
+		"               [--all-ranks] [--no-sync] [-j]\n"
 		"  reductions:  [--root R] [--dtype TYPE] [--red-op OP] [--dist tree|mcast]\n"
-		"               [--split N] [--per-rank] [--no-sync] [--check-all] [--noise N]\n"
+		"               [--split N] [--per-rank] [--check-all] [--noise N]\n"
 		"  UDP baseline: --transport udp --rank R (--peers FILE | --peers-list IP,...)\n"
 		"               [--port P | --port-base B] [--degree F] [--udp-frag BYTES]\n"
 		"               [--udp-rto MS] [--busy-poll] [--udp-loss PERCENT]\n"
@@ -50,7 +50,9 @@ static void usage(FILE *out)
 		"shrinks for large sizes so that a rank sends at most --budget bytes\n"
 		"(64 MiB) per size, but not below 10 (or --iters).  Latencies are in\n"
 		"microseconds; alltoall throughput is P*(P-1)*size*8 bits over the\n"
-		"median latency.\n"
+		"median latency.  An untimed barrier precedes every alltoall (OSU)\n"
+		"and an iteration's time is the slowest rank's, unless --no-sync\n"
+		"(back to back, this rank's own times).\n"
 		"\n"
 		"Reductions: TYPE int32|int64|uint32|uint64|float|double (double), OP\n"
 		"sum|prod|min|max|band|bor|bxor|minloc|maxloc (sum); --split pieces on\n"
@@ -442,6 +444,28 @@ static int verify_a2a(const uint8_t *recv, uint32_t me, uint32_t nranks,
 	return 0;
 }
 
+/*
+ * An alltoall is complete when its last rank is: with every iteration
+ * started by a barrier, an iteration's time is the largest of the ranks'
+ * times (an allreduce MAX over the latency vector after the size).
+ */
+static int slowest_rank(struct bench *b, uint64_t iters, struct result *r)
+{
+	double *all = calloc(iters, sizeof(*all));
+	int err;
+
+	if (!all)
+		return fail("out of memory");
+	err = nc_allreduce(b->ep, b->lat, all, iters, NC_DT_DOUBLE, NC_OP_MAX);
+	if (err) {
+		free(all);
+		return fail("allreduce of the latencies: %s", nc_strerror(err));
+	}
+	summarize(all, iters, r);
+	free(all);
+	return 0;
+}
+
 static int run_one(struct bench *b, int is_a2a, uint64_t size, uint64_t iters,
 		   uint64_t warmup, struct result *r)
 {
@@ -466,6 +490,17 @@ static int run_one(struct bench *b, int is_a2a, uint64_t size, uint64_t iters,
 				b->recv[d * size + k] = ~pattern(d, b->o.rank, size, k);
 	}
 	for (i = 0; i < warmup + iters; i++) {
+		/*
+		 * OSU: a barrier (untimed) before every alltoall, so no rank
+		 * starts the next one while others still finish this one
+		 * (their messages would contend across the two schedules).
+		 */
+		if (is_a2a && !b->o.no_sync && i) {
+			err = nc_barrier(b->ep);
+			if (err)
+				return fail("barrier before iteration %" PRIu64 ": %s",
+					    i, nc_strerror(err));
+		}
 		t0 = now_us();
 		err = is_a2a ? nc_alltoall_algo(b->ep, b->send, b->recv, size, b->o.algo)
 			     : nc_barrier(b->ep);
@@ -480,6 +515,8 @@ static int run_one(struct bench *b, int is_a2a, uint64_t size, uint64_t iters,
 		if (i == 0 && is_a2a && verify_a2a(b->recv, b->o.rank, b->nranks, size))
 			return 1;
 	}
+	if (is_a2a && !b->o.no_sync)
+		return slowest_rank(b, iters, r);
 	summarize(b->lat, iters, r);
 	return 0;
 }
