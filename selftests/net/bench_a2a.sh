@@ -4,7 +4,9 @@
 # completion time of sched / linear / pairwise / ring in one run, the
 # aggregate throughput, and the ratio to the physical bound (busiest link's
 # load x message size / its rate).  Guest CPU idle time is recorded to show
-# the emulator is not the bottleneck.  Writes $NC_OUT/alltoall-bench.md.
+# the emulator is not the bottleneck; frames resent and frames the local
+# qdisc refused (summed over hosts, per order and all sizes) show what the
+# transport had to do.  Writes $NC_OUT/alltoall-bench.md.
 T_NAME=bench
 source "$(dirname "$0")/lib.sh"
 set -u
@@ -17,21 +19,36 @@ ALGOS=${NC_BENCH_ALGOS:-"linear pairwise ring"}
 # Installed schedules: Faraj-Yuan everywhere; on fat trees also Prisacari's
 # OPT and its XOR/LIN baselines (they only verify where the tree is fat).
 KINDS=${NC_BENCH_KINDS:-"aapc opt xor lin"}
-# Every link rate is divided by this, so the emulator is not the bottleneck.
-RATE_DIV=${NC_BENCH_RATE_DIV:-2}
+# Every topology's link rates are scaled so that its ideal aggregate
+# throughput (P(P-1) blocks in the bound's time) is this many Mbit/s: what
+# the emulator sustains with CPU to spare, so it is not the bottleneck.
+AGGREGATE=${NC_BENCH_AGGREGATE:-200}
 # Jumbo frames: the emulator's cost is per packet, not per byte.
 MTU=${NC_BENCH_MTU:-9000}
 
 cluster_gen_star 16 rate 50mbit >"$NC_OUT/star16.topo"
 TOPOS=${NC_BENCH_TOPOS:-"$NC_OUT/star16.topo $TOPO/two-switch-8x2.topo $TOPO/chain3x4.topo $TOPO/two-level-ft.topo"}
 
-# scaled FILE : a copy of FILE under $NC_OUT with every rate / RATE_DIV.
+# scale FILE : the factor (<= 1) that brings FILE's ideal aggregate
+# throughput to $AGGREGATE Mbit/s.
+scale() {
+	"$NCTL" -j sched show topo "$1" | python3 -c 'import json,sys
+d = json.load(sys.stdin); p = d["hosts"]
+agg = p * (p - 1) * 8 / d["bound_ns_per_byte"] * 1e3	# Mbit/s
+print("%.6f" % min(1.0, float(sys.argv[1]) / agg))' "$AGGREGATE"
+}
+
+# scaled FILE FACTOR : a copy of FILE under $NC_OUT with every rate x FACTOR
+# (in whole kbit/s).
 scaled() {
 	local out=$NC_OUT/scaled-$(basename "$1")
-	awk -v d="$RATE_DIV" '{
+	awk -v f="$2" '{
 		for (i = 1; i < NF; i++)
-			if ($i == "rate" && match($(i + 1), /^[0-9.]+/))
-				$(i + 1) = ($(i + 1) + 0) / d substr($(i + 1), RLENGTH + 1)
+			if ($i == "rate" && match($(i + 1), /^[0-9.]+/)) {
+				v = $(i + 1) + 0; u = substr($(i + 1), RLENGTH + 1)
+				k = u == "gbit" ? 1e6 : u == "mbit" ? 1e3 : u == "kbit" ? 1 : 1e-3
+				$(i + 1) = sprintf("%dkbit", v * k * f)
+			}
 		print
 	}' "$1" >"$out"
 	echo "$out"
@@ -47,9 +64,27 @@ set_mtu() {
 	done
 }
 
+# counters NAME... : the sum over every host of these counters.
+counters() {
+	local h
+	for h in $(cluster_hosts); do
+		on "$h" "$NCTL" -j stats
+	done | python3 -c 'import json,sys
+names = sys.argv[1:]
+print(sum(json.loads(l).get(n, 0) for l in sys.stdin if l.strip() for n in names))' "$@"
+}
+
+# Frames the emulated switches dropped (their egress queues overflowed:
+# contention), over every cable end in the fabric.
+fabric_drops() {
+	tc -n "$(cluster_fabric_ns)" -s -j qdisc show | python3 -c 'import json,sys
+print(sum(q.get("drops", 0) for q in json.load(sys.stdin) if q.get("root")))'
+}
+
 cpu_idle() { awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
 
-# bench ALGO : ncbench on every rank; rank 0's JSON on stdout.
+# bench ALGO : ncbench on every rank; rank 0's JSON (times of the slowest
+# rank per iteration) on stdout.
 bench() {
 	local h r=0 pids=() out=$T_LOG/$1.json
 	for h in $(cluster_hosts); do
@@ -75,16 +110,24 @@ nc_load
 	echo
 	echo "Made by \`make bench-alltoall\` (selftests/net/bench_a2a.sh) in a QEMU/TCG guest,"
 	echo "$(nproc) vCPUs, kernel $(uname -r), $(date -u +%Y-%m-%d)."
-	echo "p50 of $ITERS iterations after 1 warm-up; bound = busiest link's load x size / rate"
+	echo "p50 of $ITERS iterations after 1 warm-up, each started by an untimed barrier (OSU) and"
+	echo "timed until its slowest rank is done; bound = busiest link's load x size / rate"
 	echo "(Faraj & Yuan's phase count at link rate); ratio = p50 / bound (1.00 is ideal)."
 	echo "Throughput counts P(P-1) blocks. idle = guest CPU idle during that order's run."
-	echo "Link rates of the topology files divided by $RATE_DIV (NC_BENCH_RATE_DIV); MTU $MTU"
-	echo "(NC_BENCH_MTU): the emulator's cost is per packet, so jumbo frames keep it out of the way."
+	echo "resent / timeouts / refused / lost = data frames retransmitted / retransmission timeouts"
+	echo "/ frames a sending host's qdisc refused (the sender retries them) / frames the emulated"
+	echo "switches dropped (contention),"
+	echo "summed over the cluster for that order's run (all sizes)."
+	echo "Each topology's link rates are scaled so that its ideal aggregate throughput is"
+	echo "$AGGREGATE Mbit/s (NC_BENCH_AGGREGATE), which the emulator sustains with CPU to spare"
+	echo "(idle); MTU $MTU (NC_BENCH_MTU): the emulator's cost is per packet, so jumbo frames"
+	echo "keep it out of the way."
 } >"$REPORT"
 
 for topo in $TOPOS; do
 	name=$(basename "$topo" .topo)
-	topo=$(scaled "$topo")
+	factor=$(scale "$topo") || { echo "$topo: no schedule, skipped" >&2; continue; }
+	topo=$(scaled "$topo" "$factor")
 	cluster_up "$topo" >/dev/null
 	set_mtu
 	nc_comm_up 1 >/dev/null
@@ -94,14 +137,16 @@ for topo in $TOPOS; do
 		echo
 		echo "## $name: $(cluster_count) hosts"
 		echo
+		echo "Link rates x $factor (ideal aggregate $AGGREGATE Mbit/s):"
+		echo
 		echo '```'
 		grep -vE '^\s*(#|$)' "$topo" | head -n 40
 		echo '```'
 		echo
 		python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("Schedule: %d phases (bottleneck load %d), %d syncs (%d before pruning); verifier %s." % (d["phases"], d["bottleneck_load"], d["syncs"], d["syncs_unpruned"], "ok" if d["ok"] else "FAILED: "+d["why"]))' "$show"
 		echo
-		echo "| size/peer | order | p50 ms | Mbit/s | bound ms | ratio | idle |"
-		echo "|---:|---|---:|---:|---:|---:|---:|"
+		echo "| size/peer | order | p50 ms | Mbit/s | bound ms | ratio | idle | resent | timeouts | refused | lost |"
+		echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	} >>"$REPORT"
 	runs=""
 	for kind in $KINDS; do
@@ -117,18 +162,29 @@ for topo in $TOPOS; do
 				on "$h" "$NCTL" sched install id 1 topo "$topo" kind "${run#sched:}" >/dev/null
 			done
 		fi
+		resent0=$(counters retransmits)
+		rto0=$(counters rto_expired)
+		refused0=$(counters drop_tx)
+		lost0=$(fabric_drops)
 		read -r i0 t0 < <(cpu_idle)
-		json=$(bench "$algo") || { echo "| | $run | failed | | | | |" >>"$REPORT"; continue; }
+		json=$(bench "$algo") || { echo "| | $run | failed | | | | | | | | |" >>"$REPORT"; continue; }
 		read -r i1 t1 < <(cpu_idle)
 		idle=$(( (i1 - i0) * 100 / (t1 - t0 + 1) ))
-		python3 - "$json" "$bound" "$run" "$idle" >>"$REPORT" <<'PY'
+		resent=$(( $(counters retransmits) - resent0 ))
+		refused=$(( $(counters drop_tx) - refused0 ))
+		lost=$(( $(fabric_drops) - lost0 ))
+		rto=$(( $(counters rto_expired) - rto0 ))
+		# where the switches dropped, for a closer look
+		tc -n "$(cluster_fabric_ns)" -s qdisc show >"$T_LOG/$name-$run-fabric-qdiscs.txt"
+		python3 - "$json" "$bound" "$run" "$idle" "$resent $rto $refused $lost" >>"$REPORT" <<'PY'
 import json, sys
-d = json.loads(sys.argv[1]); bound = float(sys.argv[2]); algo = sys.argv[3]; idle = sys.argv[4]
+d = json.loads(sys.argv[1]); bound = float(sys.argv[2]); algo = sys.argv[3]
+idle = sys.argv[4]; counts = " | ".join(sys.argv[5].split())
 for r in d["results"]:
     b_ms = bound * r["size"] / 1e6
-    print("| %d KiB | %s | %.1f | %.0f | %.1f | %.2f | %s%% |" % (
+    print("| %d KiB | %s | %.1f | %.0f | %.1f | %.2f | %s%% | %s |" % (
         r["size"] // 1024, algo, r["p50_us"] / 1e3, r["mbit_s"], b_ms,
-        r["p50_us"] / 1e3 / b_ms if b_ms else 0, idle))
+        r["p50_us"] / 1e3 / b_ms if b_ms else 0, idle, counts))
 PY
 	done
 	echo "$name done" >&2
