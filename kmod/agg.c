@@ -1085,14 +1085,9 @@ static int nc_agg_check_args(struct nc_comm *c, const struct nc_agg_args *a,
 /* MTU-sized fragments of whole elements (every element size divides 16). */
 static int nc_agg_frag_size(struct nc_comm *c, u32 *fs)
 {
-	struct nc_bearer *b;
-	u32 mtu;
+	u32 mtu = nc_comm_mtu(c);
 
-	rcu_read_lock();
-	b = rcu_dereference(c->bearer);
-	mtu = b ? READ_ONCE(b->dev->mtu) : 0;
-	rcu_read_unlock();
-	if (!b)
+	if (!mtu)
 		return -ENETDOWN;
 	if (mtu < NETCOLL_HDR_LEN + 16)
 		return -EMSGSIZE;

@@ -61,4 +61,17 @@ static inline unsigned int nc_bearer_headroom(const struct nc_bearer *b)
 	return LL_RESERVED_SPACE(b->dev);
 }
 
+/* The MTU of c's device, 0 if c has no bearer (detached). */
+static inline unsigned int nc_comm_mtu(struct nc_comm *c)
+{
+	struct nc_bearer *b;
+	unsigned int mtu;
+
+	rcu_read_lock();
+	b = rcu_dereference(c->bearer);
+	mtu = b ? READ_ONCE(b->dev->mtu) : 0;
+	rcu_read_unlock();
+	return mtu;
+}
+
 #endif /* NC_BEARER_H */

@@ -754,17 +754,12 @@ int nc_op_run(struct nc_comm *c, const struct nc_msg_desc *tx, u32 ntx,
 {
 	struct nc_net *nn = c->nn;
 	u32 stalled = U32_MAX;
-	struct nc_bearer *b;
+	unsigned int mtu = nc_comm_mtu(c);
 	struct nc_op *op;
 	u32 frag_size;
-	unsigned int mtu;
 	int err;
 
-	rcu_read_lock();
-	b = rcu_dereference(c->bearer);
-	mtu = b ? READ_ONCE(b->dev->mtu) : 0;
-	rcu_read_unlock();
-	if (!b)
+	if (!mtu)
 		return c->dead ?: -ENETDOWN;
 	if (mtu <= NETCOLL_HDR_LEN)
 		return -EMSGSIZE;
