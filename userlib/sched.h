@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "netcoll.h"
 #include "topo.h"
 
 /*
@@ -94,6 +95,15 @@ int nc_sched_aapc(const struct nc_topo *t, struct nc_a2a_plan *p);
  * including by each rank's own phase order) are removed.
  */
 int nc_sched_sync(const struct nc_topo *t, struct nc_a2a_plan *p);
+
+/*
+ * The plan of a kind for a topology, with its syncs (sched_install.c):
+ * fat-tree exchanges are synchronised like Faraj & Yuan's phases, on the
+ * lanes of the fat links, when the fat tree is a tree (an XGFT with
+ * parallel uplinks has no unique paths, and runs unsynchronised).
+ */
+int nc_sched_compute(const struct nc_topo *t, enum nc_sched_kind kind,
+		     struct nc_a2a_plan *p);
 
 /* Fat-tree exchanges (sched_fattree.c), ranks = hosts of an FT/XGFT. */
 enum nc_ft_pattern {

@@ -31,31 +31,42 @@ static int nc_topo_from(nc_ctl *ctl, struct nc_topo *t, const char *topology)
 	return err;
 }
 
-static int nc_plan_for(nc_ctl *ctl, const struct nc_topo *t,
-		       enum nc_sched_kind kind, struct nc_a2a_plan *p)
+int nc_sched_compute(const struct nc_topo *t, enum nc_sched_kind kind,
+		     struct nc_a2a_plan *p)
 {
 	static const enum nc_ft_pattern ft[] = {
 		[NC_SCHED_FT_OPT] = NC_FT_OPT,
 		[NC_SCHED_FT_XOR] = NC_FT_XOR,
 		[NC_SCHED_FT_LIN] = NC_FT_LIN,
 	};
-	struct nc_sched_report r;
 	int err;
 
 	switch (kind) {
 	case NC_SCHED_AAPC:
 		err = nc_sched_aapc(t, p);
-		if (!err)
-			err = nc_sched_sync(t, p);
 		break;
 	case NC_SCHED_FT_OPT:
 	case NC_SCHED_FT_XOR:
 	case NC_SCHED_FT_LIN:
 		err = nc_sched_fattree(t, ft[kind], p);
+		if (!err && !t->is_tree)
+			return 0;
 		break;
 	default:
 		return -EINVAL;
 	}
+	return err ? err : nc_sched_sync(t, p);
+}
+
+static int nc_plan_for(nc_ctl *ctl, const struct nc_topo *t,
+		       enum nc_sched_kind kind, struct nc_a2a_plan *p)
+{
+	struct nc_sched_report r;
+	int err;
+
+	if (kind > NC_SCHED_FT_LIN)
+		return -EINVAL;
+	err = nc_sched_compute(t, kind, p);
 	if (err) {
 		nc_ctl_seterr(ctl, "no schedule of this kind for this topology");
 		return err;

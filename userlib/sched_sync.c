@@ -25,11 +25,18 @@
  *    the events up to the farthest target carries, per event, the bit set
  *    of the sources that reach it.
  *
+ * A fat link (a fat tree's uplink, nc_topo_link_capacities) carries k
+ * messages at once: its directed edges are split into k lanes, each of
+ * which is an edge of its own for all of the above, so up to k messages of
+ * consecutive phases may cross it together and only those on one lane are
+ * ordered.  Prisacari's fat-tree exchanges get their syncs this way.
+ *
  * nsyncs_unpruned counts the pairs the paper's dependence graph starts
  * with, without listing them: in a tree the directed edges two paths share
  * form one contiguous run, so each pair is counted on the first edge it
- * shares, where the two messages arrive by different edges.  It saturates
- * at UINT32_MAX.
+ * shares, where the two messages arrive by different edges.  With lanes,
+ * a pair that shares lanes on two separate stretches counts twice.  It
+ * saturates at UINT32_MAX.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -159,12 +166,15 @@ static int events(struct sync_graph *g)
 	return err;
 }
 
-/* Per directed edge, the events that cross it, in phase order. */
+/* Per directed edge (g->E of them), the events that cross it, in phase
+ * order. */
 static int edge_lists(struct sync_graph *g)
 {
 	uint32_t v, e, k, npath = g->ev[g->nev].path;
 
-	g->E = 2 * g->t->nlinks;
+	free(g->e_off);
+	free(g->e_ev);
+	free(g->e_from);
 	g->e_off = calloc((size_t)g->E + 1, sizeof(*g->e_off));
 	g->e_ev = malloc(((size_t)npath + 1) * sizeof(*g->e_ev));
 	g->e_from = malloc(((size_t)npath + 1) * sizeof(*g->e_from));
@@ -186,6 +196,81 @@ static int edge_lists(struct sync_graph *g)
 		g->e_off[e] = g->e_off[e - 1];
 	g->e_off[0] = 0;
 	return 0;
+}
+
+/*
+ * Lanes of fat links: walking the events in phase order, a message takes
+ * the lane its sender used last on that edge if it is free in this phase
+ * (the sender's own order then stands for a sync), else the next free one
+ * in turn; a phase with more messages than lanes (a contended schedule)
+ * shares them.  path[] is rewritten to lane numbers; 0 and nothing changed
+ * when no link is fat.
+ */
+static int lanes(struct sync_graph *g)
+{
+	uint32_t E = 2 * g->t->nlinks, *cap, *off, *owner, *used, *cursor;
+	uint32_t v, e, j, k, n, nl;
+	int err = -ENOMEM;
+
+	cap = malloc(((size_t)g->t->nlinks + 1) * sizeof(*cap));
+	off = malloc(((size_t)E + 1) * sizeof(*off));
+	cursor = calloc((size_t)E + 1, sizeof(*cursor));
+	owner = used = NULL;
+	if (!cap || !off || !cursor)
+		goto out;
+	nc_topo_link_capacities(g->t, cap);
+	for (e = 0, off[0] = 0; e < E; e++) {
+		off[e + 1] = off[e] + cap[NC_EDGE_LINK(e)];
+		if (off[e + 1] < off[e])
+			goto out;	/* absurd rates: no index fits */
+	}
+	nl = off[E];
+	err = 0;
+	if (nl == E)
+		goto out;
+	err = -ENOMEM;
+	owner = malloc((size_t)nl * sizeof(*owner));
+	used = malloc((size_t)nl * sizeof(*used));
+	if (!owner || !used)
+		goto out;
+	for (j = 0; j < nl; j++)
+		owner[j] = used[j] = NC_TOPO_NONE;
+	for (v = 0; v < g->nev; v++) {
+		uint32_t ph = g->ev[v].phase, r = g->ev[v].rank;
+
+		for (k = g->ev[v].path; k < g->ev[v + 1].path; k++) {
+			uint32_t *o, *u, lane = NC_TOPO_NONE;
+
+			e = g->path[k];
+			n = off[e + 1] - off[e];
+			g->path[k] = off[e];
+			if (n == 1)
+				continue;
+			o = owner + off[e];
+			u = used + off[e];
+			for (j = 0; j < n; j++)
+				if (o[j] == r && u[j] != ph)
+					lane = j;
+			for (j = 0; j < n && lane == NC_TOPO_NONE; j++)
+				if (u[(cursor[e] + j) % n] != ph)
+					lane = (cursor[e] + j) % n;
+			if (lane == NC_TOPO_NONE)
+				lane = cursor[e] % n;
+			cursor[e] = (lane + 1) % n;
+			o[lane] = r;
+			u[lane] = ph;
+			g->path[k] = off[e] + lane;
+		}
+	}
+	g->E = nl;
+	err = edge_lists(g);
+out:
+	free(cap);
+	free(off);
+	free(cursor);
+	free(owner);
+	free(used);
+	return err;
 }
 
 /*
@@ -487,8 +572,11 @@ int nc_sched_sync(const struct nc_topo *t, struct nc_a2a_plan *p)
 	p->syncs = NULL;
 	p->nsyncs = p->nsyncs_unpruned = 0;
 	err = events(&g);
+	g.E = 2 * t->nlinks;
 	if (!err)
 		err = edge_lists(&g);
+	if (!err)
+		err = lanes(&g);
 	if (!err)
 		err = count_unpruned(&g);
 	if (!err)

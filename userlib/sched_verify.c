@@ -250,36 +250,6 @@ static void check_syncs(const struct nc_a2a_plan *p, struct nc_sched_report *r)
 }
 
 /*
- * Messages link l carries at once at the hosts' rate: 1, or for a fat link
- * (an ideal fat tree's uplink runs at the hosts' rate times the hosts
- * below it) its rate over the hosts' rate.  Unknown rates: 1.
- */
-static uint32_t link_capacity(const struct nc_topo *t, uint32_t l,
-			      double host_rate)
-{
-	double c = host_rate > 0 ? t->links[l].rate_mbit / host_rate : 1;
-
-	return c >= 2 ? (uint32_t)(c + 1e-9) : 1;
-}
-
-/* The hosts' common link rate, 0 unless every host link has the same. */
-static double host_rate(const struct nc_topo *t)
-{
-	double rate = 0;
-	uint32_t i;
-
-	for (i = 0; i < t->nhosts; i++) {
-		uint32_t n = t->host_node[i];
-		double r = t->links[t->adj[t->adj_off[n]]].rate_mbit;
-
-		if (r <= 0 || (rate > 0 && r != rate))
-			return 0;
-		rate = r;
-	}
-	return rate;
-}
-
-/*
  * Trees: the messages of each phase on each directed edge (nc_topo_path),
  * against what the edge carries at once, and over the whole plan (the
  * AAPC load once every pair is present, Faraj & Yuan section 3).
@@ -288,22 +258,20 @@ static int check_tree(const struct nc_topo *t, const struct nc_a2a_plan *p,
 		      int strict, struct nc_sched_report *r)
 {
 	uint32_t E = 2 * t->nlinks, ph, s, i, m, *now, *stamp, *total, *path, *cap;
-	double hr = host_rate(t);
 	int n, err = 0;
 
 	now = calloc(E, sizeof(*now));
 	stamp = malloc(E * sizeof(*stamp));
 	total = calloc(E, sizeof(*total));
-	cap = malloc(E * sizeof(*cap));
+	cap = malloc((t->nlinks + 1) * sizeof(*cap));
 	path = malloc(t->nnodes * sizeof(*path));
 	if (!now || !stamp || !total || !cap || !path) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < E; i++) {
+	nc_topo_link_capacities(t, cap);
+	for (i = 0; i < E; i++)
 		stamp[i] = NC_TOPO_NONE;
-		cap[i] = link_capacity(t, NC_EDGE_LINK(i), hr);
-	}
 	for (ph = 0; ph < p->nphases; ph++) {
 		int contended = 0;
 
@@ -329,7 +297,7 @@ static int check_tree(const struct nc_topo *t, const struct nc_a2a_plan *p,
 				total[e]++;
 				if (++now[e] > r->max_edge_load)
 					r->max_edge_load = now[e];
-				if (now[e] == cap[e] + 1) {
+				if (now[e] == cap[NC_EDGE_LINK(e)] + 1) {
 					contended = 1;
 					if (strict)
 						fail(r, "phase %u: %u -> %u contends on link %u",

@@ -707,3 +707,32 @@ out:
 	free(edges);
 	return worst;
 }
+
+/* The hosts' common link rate, 0 unless every host link has the same. */
+static double host_rate(const struct nc_topo *t)
+{
+	double rate = 0;
+	uint32_t i;
+
+	for (i = 0; i < t->nhosts; i++) {
+		uint32_t n = t->host_node[i];
+		double r = t->links[t->adj[t->adj_off[n]]].rate_mbit;
+
+		if (r <= 0 || (rate > 0 && r != rate))
+			return 0;
+		rate = r;
+	}
+	return rate;
+}
+
+void nc_topo_link_capacities(const struct nc_topo *t, uint32_t *cap)
+{
+	double hr = host_rate(t);
+	uint32_t l;
+
+	for (l = 0; l < t->nlinks; l++) {
+		double c = hr > 0 ? t->links[l].rate_mbit / hr : 1;
+
+		cap[l] = c >= 2 ? (uint32_t)(c + 1e-9) : 1;
+	}
+}

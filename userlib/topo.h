@@ -123,6 +123,14 @@ int nc_topo_path(const struct nc_topo *t, uint32_t a, uint32_t b,
 double nc_topo_a2a_bound_ns(const struct nc_topo *t);
 
 /*
+ * Messages each link carries at once at the hosts' rate, into cap[nlinks]:
+ * 1, or for a fat link (an ideal fat tree's uplink runs at the hosts' rate
+ * times the hosts below it) its rate over the hosts' rate, rounded down.
+ * All 1 unless every host link has the same known rate.
+ */
+void nc_topo_link_capacities(const struct nc_topo *t, uint32_t *cap);
+
+/*
  * Text format (see selftests/net/cluster.sh); 0 or -errno with err.  t is
  * initialized here, and left empty on error.  Accepts what cluster.sh
  * accepts, and only trees: a cycle, a second link between two switches or

@@ -232,6 +232,153 @@ out:
 	return bad;
 }
 
+/* Kuhn's augmenting path for the chain cover below. */
+static int augment(uint32_t i, uint32_t n, const uint8_t *before,
+		   uint32_t *match, uint8_t *seen)
+{
+	uint32_t j;
+
+	for (j = 0; j < n; j++) {
+		if (!before[(size_t)i * n + j] || seen[j])
+			continue;
+		seen[j] = 1;
+		if (match[j] == NC_TOPO_NONE ||
+		    augment(match[j], n, before, match, seen)) {
+			match[j] = i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Fat links, by brute force (small plans): with the plan's syncs and each
+ * rank's order, the messages on a directed edge that may run at once (an
+ * antichain of the DAG; Dilworth: n minus a maximum matching of "u comes
+ * before w") are at most what the link carries at once, or the most one
+ * phase puts on it; and no sync follows from the others.  *widest gets
+ * the largest antichain on a fat link.
+ */
+static int lane_sync_check(const struct nc_topo *t, const struct nc_a2a_plan *p,
+			   uint32_t *widest)
+{
+	uint32_t N = p->nranks, E = 2 * t->nlinks, nev = 0, a, b, e, k, n, W;
+	uint32_t *ph = NULL, *rk = NULL, *idx = NULL, *cap = NULL, *path = NULL;
+	uint32_t *list = NULL, *match = NULL, *per_phase = NULL;
+	uint8_t *adj = NULL, *before = NULL, *seen = NULL;
+	uint64_t *reach = NULL;
+	int bad = 1;
+
+	*widest = 0;
+	ph = malloc(((size_t)p->nmsgs + 1) * sizeof(*ph));
+	rk = malloc(((size_t)p->nmsgs + 1) * sizeof(*rk));
+	idx = malloc(((size_t)p->nphases * N + 1) * sizeof(*idx));
+	cap = malloc(((size_t)t->nlinks + 1) * sizeof(*cap));
+	path = malloc(t->nnodes * sizeof(*path));
+	per_phase = calloc((size_t)p->nphases + 1, sizeof(*per_phase));
+	if (!ph || !rk || !idx || !cap || !path || !per_phase)
+		goto out;
+	nc_topo_link_capacities(t, cap);
+	for (a = 0; a < p->nphases; a++) {
+		for (b = 0; b < N; b++) {
+			idx[(size_t)a * N + b] = NC_TOPO_NONE;
+			if (nc_plan_dst(p, a, b) == NC_TOPO_NONE)
+				continue;
+			idx[(size_t)a * N + b] = nev;
+			ph[nev] = a;
+			rk[nev++] = b;
+		}
+	}
+	W = (nev + 63) / 64;
+	adj = calloc((size_t)nev * nev + 1, 1);
+	reach = calloc((size_t)nev * W + 1, sizeof(*reach));
+	list = malloc(((size_t)nev + 1) * sizeof(*list));
+	match = malloc(((size_t)nev + 1) * sizeof(*match));
+	seen = malloc((size_t)nev + 1);
+	before = malloc((size_t)nev * nev + 1);
+	if (!adj || !reach || !list || !match || !seen || !before)
+		goto out;
+	for (a = 0; a < nev; a++)
+		for (b = a + 1; b < nev; b++)
+			if (rk[a] == rk[b] && ph[b] > ph[a]) {
+				adj[(size_t)a * nev + b] = 1;
+				break;
+			}
+	for (k = 0; k < p->nsyncs; k++) {
+		const struct nc_sync *y = &p->syncs[k];
+
+		a = idx[(size_t)y->from_phase * N + y->from];
+		b = idx[(size_t)y->to_phase * N + y->to];
+		if (a == NC_TOPO_NONE || b == NC_TOPO_NONE || ph[a] >= ph[b])
+			goto out;
+		adj[(size_t)a * nev + b] = 2;
+	}
+	for (a = nev; a-- > 0;) {
+		reach[(size_t)a * W + a / 64] |= UINT64_C(1) << (a % 64);
+		for (b = a + 1; b < nev; b++)
+			if (adj[(size_t)a * nev + b])
+				for (k = 0; k < W; k++)
+					reach[(size_t)a * W + k] |= reach[(size_t)b * W + k];
+	}
+	/* a sync a -> b is redundant iff another successor of a reaches b */
+	for (a = 0; a < nev; a++)
+		for (b = 0; b < nev; b++) {
+			if (adj[(size_t)a * nev + b] != 2)
+				continue;
+			for (k = 0; k < nev; k++)
+				if (k != b && adj[(size_t)a * nev + k] &&
+				    (reach[(size_t)k * W + b / 64] >> (b % 64) & 1))
+					goto out;
+		}
+	for (e = 0; e < E; e++) {
+		uint32_t most = 0, width, i, j;
+
+		for (a = n = 0; a < nev; a++) {
+			int len = nc_topo_path(t, t->host_node[rk[a]],
+					       t->host_node[nc_plan_dst(p, ph[a], rk[a])],
+					       path, t->nnodes);
+
+			for (k = 0; len > 0 && k < (uint32_t)len; k++)
+				if (path[k] == e)
+					list[n++] = a;
+		}
+		memset(per_phase, 0, ((size_t)p->nphases + 1) * sizeof(*per_phase));
+		for (i = 0; i < n; i++) {
+			if (++per_phase[ph[list[i]]] > most)
+				most = per_phase[ph[list[i]]];
+			match[i] = NC_TOPO_NONE;
+			for (j = 0; j < n; j++)
+				before[(size_t)i * n + j] = i != j &&
+					(reach[(size_t)list[i] * W + list[j] / 64] >>
+					 (list[j] % 64) & 1);
+		}
+		for (i = width = 0; i < n; i++) {
+			memset(seen, 0, n);
+			width += augment(i, n, before, match, seen);
+		}
+		width = n - width;
+		if (cap[NC_EDGE_LINK(e)] > 1 && width > *widest)
+			*widest = width;
+		if (width > cap[NC_EDGE_LINK(e)] && width > most)
+			goto out;
+	}
+	bad = 0;
+out:
+	free(ph);
+	free(rk);
+	free(idx);
+	free(cap);
+	free(path);
+	free(per_phase);
+	free(adj);
+	free(reach);
+	free(list);
+	free(match);
+	free(seen);
+	free(before);
+	return bad;
+}
+
 /* Every rank's slice agrees with the plan and with the other slices. */
 static int slices_agree(const struct nc_a2a_plan *p)
 {
@@ -511,6 +658,38 @@ TEST(sync_counts)
 	       p.nsyncs_unpruned);
 	nc_a2a_plan_free(&p);
 	nc_topo_free(&t);
+}
+
+/*
+ * Fat trees: the fat links' lanes let as many messages of consecutive
+ * phases cross a link as it carries, and no more; OPT gets syncs, and
+ * every kind of exchange is safe by brute force.
+ */
+TEST(sync_fat_links)
+{
+	static const char *const specs[] = {
+		"ft:2:8,2@100", "ft:2:4,4@100", "ft:3:2,2,4@100", "ft:2:4,2",
+	};
+	struct nc_a2a_plan p = { 0 };
+	struct nc_topo_err te;
+	struct nc_topo t;
+	uint32_t i, kind, widest;
+
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		CHECK_EQ(nc_topo_gen_spec(&t, specs[i], &te), 0);
+		for (kind = NC_SCHED_AAPC; kind <= NC_SCHED_FT_LIN; kind++) {
+			CHECK_EQ(nc_sched_compute(&t, kind, &p), 0);
+			CHECK_EQ(lane_sync_check(&t, &p, &widest), 0);
+			CHECK(p.nsyncs > 0 && p.nsyncs < p.nsyncs_unpruned);
+			/* rates unknown: every link carries one message */
+			CHECK(widest > 1 || i == 3);
+			if (kind == NC_SCHED_FT_OPT)
+				printf("# %s OPT: %u syncs (%u before pruning), up to %u messages at once on a fat link\n",
+				       specs[i], p.nsyncs, p.nsyncs_unpruned, widest);
+			nc_a2a_plan_free(&p);
+		}
+		nc_topo_free(&t);
+	}
 }
 
 TEST(determinism)
@@ -963,6 +1142,7 @@ int main(void)
 	RUN(rotate_table2);
 	RUN(aapc_random_trees);
 	RUN(sync_brute_force);
+	RUN(sync_fat_links);
 	RUN(sync_counts);
 	RUN(determinism);
 	RUN(timing_1024);

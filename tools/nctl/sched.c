@@ -68,24 +68,6 @@ static int load_topo(struct nc_topo *t, const char *topology)
 	return nctl_fail("%s: %s", topology, e.msg[0] ? e.msg : "cannot read");
 }
 
-static int compute(const struct nc_topo *t, enum nc_sched_kind kind,
-		   struct nc_a2a_plan *p)
-{
-	switch (kind) {
-	case NC_SCHED_AAPC: {
-		int err = nc_sched_aapc(t, p);
-
-		return err ? err : nc_sched_sync(t, p);
-	}
-	case NC_SCHED_FT_OPT:
-		return nc_sched_fattree(t, NC_FT_OPT, p);
-	case NC_SCHED_FT_XOR:
-		return nc_sched_fattree(t, NC_FT_XOR, p);
-	default:
-		return nc_sched_fattree(t, NC_FT_LIN, p);
-	}
-}
-
 static void print_report(const struct nc_topo *t, const struct nc_sched_report *r,
 			 double ms)
 {
@@ -205,7 +187,7 @@ static int do_show(int argc, char **argv)
 	if (load_topo(&t, topology))
 		return NCTL_ERR;
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	if (compute(&t, kind, &p)) {
+	if (nc_sched_compute(&t, kind, &p)) {
 		ret = nctl_fail("%s: no schedule of this kind for this topology", topology);
 		goto out;
 	}

@@ -217,7 +217,11 @@ void nc_comm_info_free(struct nc_comm_info *info);
 /* All communicators, without members.  *comms is malloc'ed; free() it. */
 int nc_comm_list(nc_ctl *ctl, struct nc_comm_info **comms, size_t *ncomms);
 
-/* Alltoall schedules computed from the network's topology. */
+/*
+ * Alltoall schedules computed from the network's topology.  On trees all
+ * of them get pairwise synchronisation (a fat link counts as as many lanes
+ * as it carries messages at once).
+ */
 enum nc_sched_kind {
 	NC_SCHED_AAPC,		/* Faraj & Yuan phases + pairwise sync (trees) */
 	NC_SCHED_FT_OPT,	/* Prisacari et al., bandwidth-optimal (fat trees) */
