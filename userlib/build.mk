@@ -24,7 +24,7 @@ $(LIBNC_A): $(LIBNC_OBJS)
 
 $(B)/$(LIBNC_SONAME): $(LIBNC_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIBNC_SONAME) -Wl,--no-undefined -o $@ $^ $(NL_LIBS)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIBNC_SONAME) -Wl,--no-undefined -o $@ $^ $(NL_LIBS) -pthread
 
 $(LIBNC_SO): $(B)/$(LIBNC_SONAME)
 	ln -sf $(notdir $<) $@

@@ -39,8 +39,10 @@
  * saturates at UINT32_MAX.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sched.h"
 
@@ -48,6 +50,8 @@
  * batches of their own, which may span the whole plan. */
 #define SHORT_REACH	8192
 #define SHORT_SPAN	(2 * SHORT_REACH)
+/* Threads for the batches, at most (they share no writes). */
+#define NC_SYNC_THREADS	8
 
 /* A message; path[ev[v].path .. ev[v + 1].path) are its directed edges. */
 struct sync_event {
@@ -488,6 +492,55 @@ static void sweep(struct sync_graph *g, const uint32_t *src, uint32_t n,
 	}
 }
 
+/* 64 sources decided together; the events up to end hold their targets. */
+struct sweep_batch {
+	uint32_t src[64], n, end;
+};
+
+struct sweep_work {
+	struct sync_graph *g;
+	const struct sweep_batch *b;
+	uint32_t nb, next;		/* next: taken atomically */
+};
+
+/* A worker: batches touch disjoint keep[] entries (their sources'). */
+static void *sweep_worker(void *arg)
+{
+	struct sweep_work *w = arg;
+	uint64_t *reach;
+	uint32_t i;
+
+	reach = malloc(((size_t)w->g->nev + 1) * sizeof(*reach));
+	if (!reach)
+		return w;		/* the caller does the rest */
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nb)
+		sweep(w->g, w->b[i].src, w->b[i].n, w->b[i].end, reach);
+	free(reach);
+	return NULL;
+}
+
+/* The batches, on up to one thread per CPU (NC_SYNC_THREADS at most). */
+static int sweep_all(struct sync_graph *g, const struct sweep_batch *b,
+		     uint32_t nb)
+{
+	struct sweep_work w = { .g = g, .b = b, .nb = nb };
+	pthread_t tid[NC_SYNC_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t n = 0, i, want;
+
+	want = cpus > 1 ? (uint32_t)(cpus < NC_SYNC_THREADS ? cpus : NC_SYNC_THREADS) : 1;
+	if (want > nb / 8)
+		want = nb / 8 ? nb / 8 : 1;	/* not worth a thread */
+	while (n + 1 < want && !pthread_create(&tid[n], NULL, sweep_worker, &w))
+		n++;
+	/* this thread works too; if it cannot, the others finish */
+	if (sweep_worker(&w) && !n)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		pthread_join(tid[i], NULL);
+	return w.next >= nb ? 0 : -ENOMEM;
+}
+
 /*
  * Sources that need deciding, in event order, in batches of 64: near ones
  * (target within SHORT_REACH events) while the batch spans at most
@@ -495,42 +548,46 @@ static void sweep(struct sync_graph *g, const uint32_t *src, uint32_t n,
  */
 static int prune(struct sync_graph *g)
 {
-	uint32_t near[64], far[64], nn = 0, nf = 0, near_end = 0, far_end = 0;
+	struct sweep_batch near = { .n = 0 }, far = { .n = 0 }, *b = NULL, *x;
+	size_t cap = 0, nb = 0;
 	uint32_t u;
-	uint64_t *reach;
+	int err;
 
-	reach = malloc(((size_t)g->nev + 1) * sizeof(*reach));
-	if (!reach)
-		return -ENOMEM;
 	for (u = 0; u < g->nev; u++) {
 		uint32_t to = farthest(g, u);
+		struct sweep_batch *into = &near;
 
 		if (to == NC_TOPO_NONE)
 			continue;
-		if (to - u > SHORT_REACH) {
-			far[nf++] = u;
-			if (to + 1 > far_end)
-				far_end = to + 1;
-			if (nf == 64) {
-				sweep(g, far, nf, far_end, reach);
-				nf = far_end = 0;
-			}
-			continue;
+		if (to - u > SHORT_REACH)
+			into = &far;
+		if (into->n == 64 || (into == &near && near.n &&
+				      to + 1 - near.src[0] > SHORT_SPAN)) {
+			x = reserve(b, &cap, sizeof(*b), nb + 1);
+			if (!x)
+				goto nomem;
+			b = x;
+			b[nb++] = *into;
+			into->n = into->end = 0;
 		}
-		if (nn && (nn == 64 || to + 1 - near[0] > SHORT_SPAN)) {
-			sweep(g, near, nn, near_end, reach);
-			nn = near_end = 0;
-		}
-		near[nn++] = u;
-		if (to + 1 > near_end)
-			near_end = to + 1;
+		into->src[into->n++] = u;
+		if (to + 1 > into->end)
+			into->end = to + 1;
 	}
-	if (nn)
-		sweep(g, near, nn, near_end, reach);
-	if (nf)
-		sweep(g, far, nf, far_end, reach);
-	free(reach);
-	return 0;
+	x = reserve(b, &cap, sizeof(*b), nb + 2);
+	if (!x)
+		goto nomem;
+	b = x;
+	if (near.n)
+		b[nb++] = near;
+	if (far.n)
+		b[nb++] = far;
+	err = nb ? sweep_all(g, b, (uint32_t)nb) : 0;
+	free(b);
+	return err;
+nomem:
+	free(b);
+	return -ENOMEM;
 }
 
 static int emit(struct sync_graph *g, struct nc_a2a_plan *p)
