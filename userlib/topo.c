@@ -733,6 +733,9 @@ void nc_topo_link_capacities(const struct nc_topo *t, uint32_t *cap)
 	for (l = 0; l < t->nlinks; l++) {
 		double c = hr > 0 ? t->links[l].rate_mbit / hr : 1;
 
+		/* no phase puts more than nhosts messages on a link */
+		if (c > t->nhosts)
+			c = t->nhosts;
 		cap[l] = c >= 2 ? (uint32_t)(c + 1e-9) : 1;
 	}
 }

@@ -125,8 +125,9 @@ double nc_topo_a2a_bound_ns(const struct nc_topo *t);
 /*
  * Messages each link carries at once at the hosts' rate, into cap[nlinks]:
  * 1, or for a fat link (an ideal fat tree's uplink runs at the hosts' rate
- * times the hosts below it) its rate over the hosts' rate, rounded down.
- * All 1 unless every host link has the same known rate.
+ * times the hosts below it) its rate over the hosts' rate, rounded down
+ * and at most nhosts.  All 1 unless every host link has the same known
+ * rate.
  */
 void nc_topo_link_capacities(const struct nc_topo *t, uint32_t *cap);
 

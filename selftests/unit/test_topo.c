@@ -558,6 +558,41 @@ TEST(ft_3_4_4_2)
 	nc_topo_free(&t);
 }
 
+/* Messages a link carries at once: its rate over the hosts', at most N. */
+TEST(link_capacities)
+{
+	static const char mixed[] =
+		"switch s\nswitch c\nswitch d\n"
+		"host a s rate 1mbit\nhost b s rate 1mbit\nhost x d rate 1mbit\n"
+		"link s c rate 2500kbit\nlink c d rate 100gbit\n";
+	struct nc_topo_err e;
+	struct nc_topo t;
+	uint32_t cap[8], i;
+
+	CHECK_EQ(nc_topo_parse(&t, mixed, &e), 0);
+	nc_topo_link_capacities(&t, cap);
+	for (i = 0; i < t.nlinks; i++) {
+		const char *a = t.nodes[t.links[i].a].name;
+		const char *b = t.nodes[t.links[i].b].name;
+
+		if (t.nodes[t.links[i].a].kind == NC_NODE_HOST ||
+		    t.nodes[t.links[i].b].kind == NC_NODE_HOST)
+			CHECK_EQ(cap[i], 1);
+		else if (!strcmp(a, "s") || !strcmp(b, "s"))
+			CHECK_EQ(cap[i], 2);	/* 2.5 rounded down */
+		else
+			CHECK_EQ(cap[i], 3);	/* 100 000, but 3 hosts */
+	}
+	nc_topo_free(&t);
+	/* one host at another rate: nothing is known to be fat */
+	CHECK_EQ(nc_topo_parse(&t, "switch s\nswitch c\nhost a s rate 1mbit\n"
+			       "host b s rate 2mbit\nlink s c rate 10mbit\n", &e), 0);
+	nc_topo_link_capacities(&t, cap);
+	for (i = 0; i < t.nlinks; i++)
+		CHECK_EQ(cap[i], 1);
+	nc_topo_free(&t);
+}
+
 /* Table 1 of Prisacari et al.: XGFT[h : m : w], 16 to 1024 nodes. */
 static const struct {
 	uint32_t nodes, h, m[4], w[4];
@@ -890,6 +925,7 @@ int main(void)
 	RUN(figure1_bottleneck_is_s0_s1_with_load_9);
 	RUN(star_and_chain);
 	RUN(ft_3_4_4_2);
+	RUN(link_capacities);
 	RUN(every_table1_xgft_builds);
 	RUN(xgft_parameters);
 	RUN(random_trees_of_1024_hosts);
