@@ -47,9 +47,12 @@
 #include "sched.h"
 
 /* Sources whose farthest target lies further than this many events go to
- * batches of their own, which may span the whole plan. */
+ * batches of their own, which may span the whole plan; nearer ones are
+ * batched with sources of about their reach, within this many more
+ * events. */
 #define SHORT_REACH	8192
-#define SHORT_SPAN	(2 * SHORT_REACH)
+#define SWEEP_SLACK	512
+_Static_assert(SHORT_REACH <= 1 << 13, "reach classes 1..14 hold the near sources");
 /* Threads for the batches, at most (they share no writes). */
 #define NC_SYNC_THREADS	8
 
@@ -226,7 +229,7 @@ static int lanes(struct sync_graph *g)
 	for (e = 0, off[0] = 0; e < E; e++) {
 		off[e + 1] = off[e] + cap[NC_EDGE_LINK(e)];
 		if (off[e + 1] < off[e])
-			goto out;	/* absurd rates: no index fits */
+			goto out;	/* more lanes than indices */
 	}
 	nl = off[E];
 	err = 0;
@@ -541,28 +544,36 @@ static int sweep_all(struct sync_graph *g, const struct sweep_batch *b,
 	return w.next >= nb ? 0 : -ENOMEM;
 }
 
+/* A source's reach class: the bit length of its farthest target's distance. */
+static uint32_t reach_class(uint32_t reach)
+{
+	return 32 - (uint32_t)__builtin_clz(reach | 1);
+}
+
 /*
- * Sources that need deciding, in event order, in batches of 64: near ones
- * (target within SHORT_REACH events) while the batch spans at most
- * SHORT_SPAN events, far ones apart.
+ * Sources that need deciding, in event order, in batches of 64 with
+ * targets about as far (one batch per reach class, up to SHORT_REACH) and
+ * spanning little more than that reach, so that a sweep walks few events
+ * per source; far sources (beyond SHORT_REACH) are batched apart.
  */
 static int prune(struct sync_graph *g)
 {
-	struct sweep_batch near = { .n = 0 }, far = { .n = 0 }, *b = NULL, *x;
+	enum { NEAR = 15, FAR = NEAR };	/* classes 1..14, then far */
+	struct sweep_batch cls[NEAR + 1] = { 0 }, *b = NULL, *x;
 	size_t cap = 0, nb = 0;
-	uint32_t u;
+	uint32_t u, c;
 	int err;
 
 	for (u = 0; u < g->nev; u++) {
-		uint32_t to = farthest(g, u);
-		struct sweep_batch *into = &near;
+		uint32_t to = farthest(g, u), span;
+		struct sweep_batch *into;
 
 		if (to == NC_TOPO_NONE)
 			continue;
-		if (to - u > SHORT_REACH)
-			into = &far;
-		if (into->n == 64 || (into == &near && near.n &&
-				      to + 1 - near.src[0] > SHORT_SPAN)) {
+		c = to - u > SHORT_REACH ? FAR : reach_class(to - u);
+		into = &cls[c];
+		span = c == FAR ? UINT32_MAX : (2U << c) + SWEEP_SLACK;
+		if (into->n == 64 || (into->n && to + 1 - into->src[0] > span)) {
 			x = reserve(b, &cap, sizeof(*b), nb + 1);
 			if (!x)
 				goto nomem;
@@ -574,14 +585,13 @@ static int prune(struct sync_graph *g)
 		if (to + 1 > into->end)
 			into->end = to + 1;
 	}
-	x = reserve(b, &cap, sizeof(*b), nb + 2);
+	x = reserve(b, &cap, sizeof(*b), nb + NEAR + 1);
 	if (!x)
 		goto nomem;
 	b = x;
-	if (near.n)
-		b[nb++] = near;
-	if (far.n)
-		b[nb++] = far;
+	for (c = 0; c <= NEAR; c++)
+		if (cls[c].n)
+			b[nb++] = cls[c];
 	err = nb ? sweep_all(g, b, (uint32_t)nb) : 0;
 	free(b);
 	return err;
