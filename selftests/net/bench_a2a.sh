@@ -124,6 +124,33 @@ nc_load
 	echo "keep it out of the way."
 } >"$REPORT"
 
+# ideal51 JSON TOPO BOUND: OPT against Prisacari et al.'s section 5.1
+# ideal, N - 1 messages one after another at the hosts' rate (latency 0).
+# On a half-bisection tree it lies below the bound: the top links need N
+# message times, the hosts N - 1.
+ideal51() {
+	python3 - "$@" <<'PY'
+import json, re, sys
+d = json.loads(sys.argv[1]); bound = float(sys.argv[3])
+unit = {"bit": 1e-6, "kbit": 1e-3, "mbit": 1, "gbit": 1e3}
+rates = [float(m.group(1)) * unit[m.group(2).lower()]
+         for m in re.finditer(r"^host \S+ \S+ .*rate (\d+(?:\.\d+)?)([kmg]?bit)",
+                              open(sys.argv[2]).read(), re.M | re.I)]
+n = len(rates)
+print()
+print("OPT against Prisacari et al.'s section 5.1 ideal ((N - 1) x size at the"
+      " host rate, %d hosts at %.3f Mbit/s): %.4f of the bound." % (
+          n, rates[0], (n - 1) * 8e3 / rates[0] / bound))
+print()
+print("| size/peer | OPT p50 ms | 5.1 ideal ms | OPT / ideal |")
+print("|---:|---:|---:|---:|")
+for r in d["results"]:
+    ideal = (n - 1) * r["size"] * 8 / (rates[0] * 1e6) * 1e3
+    print("| %d KiB | %.1f | %.1f | %.2f |" % (
+        r["size"] // 1024, r["p50_us"] / 1e3, ideal, r["p50_us"] / 1e3 / ideal))
+PY
+}
+
 for topo in $TOPOS; do
 	name=$(basename "$topo" .topo)
 	factor=$(scale "$topo") || { echo "$topo: no schedule, skipped" >&2; continue; }
@@ -143,18 +170,21 @@ for topo in $TOPOS; do
 		grep -vE '^\s*(#|$)' "$topo" | head -n 40
 		echo '```'
 		echo
-		python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("Schedule: %d phases (bottleneck load %d), %d syncs (%d before pruning); verifier %s." % (d["phases"], d["bottleneck_load"], d["syncs"], d["syncs_unpruned"], "ok" if d["ok"] else "FAILED: "+d["why"]))' "$show"
-		echo
-		echo "| size/peer | order | p50 ms | Mbit/s | bound ms | ratio | idle | resent | timeouts | refused | lost |"
-		echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	} >>"$REPORT"
 	runs=""
 	for kind in $KINDS; do
 		# Fat-tree kinds only where the tree has fat-tree levels.
-		"$NCTL" -j sched show topo "$topo" kind "$kind" 2>/dev/null |
-			grep -q '"levels":\[{' || [ "$kind" = aapc ] || continue
+		show=$("$NCTL" -j sched show topo "$topo" kind "$kind" 2>/dev/null)
+		grep -q '"levels":\[{' <<<"$show" || [ "$kind" = aapc ] || continue
 		runs="$runs sched:$kind"
+		python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("- %s: %d phases (bottleneck load %d), %d syncs (%d before pruning); verifier %s." % (sys.argv[2], d["phases"], d["bottleneck_load"], d["syncs"], d["syncs_unpruned"], "ok" if d["ok"] else "FAILED: "+d["why"]))' "$show" "$kind" >>"$REPORT"
 	done
+	{
+		echo
+		echo "| size/peer | order | p50 ms | Mbit/s | bound ms | ratio | idle | resent | timeouts | refused | lost |"
+		echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	} >>"$REPORT"
+	opt_json=""
 	for run in $runs $ALGOS; do
 		algo=${run%%:*}
 		if [ "$algo" = sched ]; then
@@ -168,6 +198,7 @@ for topo in $TOPOS; do
 		lost0=$(fabric_drops)
 		read -r i0 t0 < <(cpu_idle)
 		json=$(bench "$algo") || { echo "| | $run | failed | | | | | | | | |" >>"$REPORT"; continue; }
+		[ "$run" = sched:opt ] && opt_json=$json
 		read -r i1 t1 < <(cpu_idle)
 		idle=$(( (i1 - i0) * 100 / (t1 - t0 + 1) ))
 		resent=$(( $(counters retransmits) - resent0 ))
@@ -187,6 +218,7 @@ for r in d["results"]:
         r["p50_us"] / 1e3 / b_ms if b_ms else 0, idle, counts))
 PY
 	done
+	[ -n "$opt_json" ] && ideal51 "$opt_json" "$topo" "$bound" >>"$REPORT"
 	echo "$name done" >&2
 	cluster_down
 done
