@@ -173,15 +173,12 @@ static int events(struct sync_graph *g)
 	return err;
 }
 
-/* Per directed edge (g->E of them), the events that cross it, in phase
- * order. */
+/* Per directed edge or lane (g->E of them), the events that cross it, in
+ * phase order. */
 static int edge_lists(struct sync_graph *g)
 {
 	uint32_t v, e, k, npath = g->ev[g->nev].path;
 
-	free(g->e_off);
-	free(g->e_ev);
-	free(g->e_from);
 	g->e_off = calloc((size_t)g->E + 1, sizeof(*g->e_off));
 	g->e_ev = malloc(((size_t)npath + 1) * sizeof(*g->e_ev));
 	g->e_from = malloc(((size_t)npath + 1) * sizeof(*g->e_from));
@@ -205,13 +202,28 @@ static int edge_lists(struct sync_graph *g)
 	return 0;
 }
 
+/* The lane the sender's previous message took on edge e (lanes at off[e]
+ * .. off[e + 1]), or NC_TOPO_NONE if it did not cross e. */
+static uint32_t prev_lane(const struct sync_graph *g, uint32_t v, uint32_t e,
+			  const uint32_t *off)
+{
+	uint32_t u = g->ev[v].prev, k;
+
+	if (u == NC_TOPO_NONE)
+		return NC_TOPO_NONE;
+	for (k = g->ev[u].path; k < g->ev[u + 1].path; k++)
+		if (g->path[k] >= off[e] && g->path[k] < off[e + 1])
+			return g->path[k] - off[e];
+	return NC_TOPO_NONE;
+}
+
 /*
  * Lanes of fat links: walking the events in phase order, a message takes
- * the lane its sender used last on that edge if it is free in this phase
- * (the sender's own order then stands for a sync), else the next free one
- * in turn; a phase with more messages than lanes (a contended schedule)
- * shares them.  path[] is rewritten to lane numbers; 0 and nothing changed
- * when no link is fat.
+ * the lane its sender's previous message took on that edge if it is still
+ * the sender's and free in this phase (the sender's own order then stands
+ * for a sync), else the next free one in turn; a phase with more messages
+ * than lanes (a contended schedule) shares them.  path[] is rewritten to
+ * lane numbers (g->E of them); nothing changes when no link is fat.
  */
 static int lanes(struct sync_graph *g)
 {
@@ -219,6 +231,7 @@ static int lanes(struct sync_graph *g)
 	uint32_t v, e, j, k, n, nl;
 	int err = -ENOMEM;
 
+	g->E = E;
 	cap = malloc(((size_t)g->t->nlinks + 1) * sizeof(*cap));
 	off = malloc(((size_t)E + 1) * sizeof(*off));
 	cursor = calloc((size_t)E + 1, sizeof(*cursor));
@@ -246,7 +259,7 @@ static int lanes(struct sync_graph *g)
 		uint32_t ph = g->ev[v].phase, r = g->ev[v].rank;
 
 		for (k = g->ev[v].path; k < g->ev[v + 1].path; k++) {
-			uint32_t *o, *u, lane = NC_TOPO_NONE;
+			uint32_t *o, *u, lane;
 
 			e = g->path[k];
 			n = off[e + 1] - off[e];
@@ -255,9 +268,9 @@ static int lanes(struct sync_graph *g)
 				continue;
 			o = owner + off[e];
 			u = used + off[e];
-			for (j = 0; j < n; j++)
-				if (o[j] == r && u[j] != ph)
-					lane = j;
+			lane = prev_lane(g, v, e, off);
+			if (lane != NC_TOPO_NONE && (o[lane] != r || u[lane] == ph))
+				lane = NC_TOPO_NONE;
 			for (j = 0; j < n && lane == NC_TOPO_NONE; j++)
 				if (u[(cursor[e] + j) % n] != ph)
 					lane = (cursor[e] + j) % n;
@@ -270,7 +283,7 @@ static int lanes(struct sync_graph *g)
 		}
 	}
 	g->E = nl;
-	err = edge_lists(g);
+	err = 0;
 out:
 	free(cap);
 	free(off);
@@ -639,11 +652,10 @@ int nc_sched_sync(const struct nc_topo *t, struct nc_a2a_plan *p)
 	p->syncs = NULL;
 	p->nsyncs = p->nsyncs_unpruned = 0;
 	err = events(&g);
-	g.E = 2 * t->nlinks;
-	if (!err)
-		err = edge_lists(&g);
 	if (!err)
 		err = lanes(&g);
+	if (!err)
+		err = edge_lists(&g);
 	if (!err)
 		err = count_unpruned(&g);
 	if (!err)

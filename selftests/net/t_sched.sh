@@ -56,6 +56,9 @@ for file in "$T_LOG/star16.topo" "$TOPO/two-switch-8x2.topo" "$TOPO/figure1.topo
 	if [ "$topo" = two-level-ft ]; then
 		for kind in opt xor lin; do
 			t_check "$topo: Prisacari's $kind installed" install_all 1 "$file" "$kind"
+			# the fat links' lanes give the fat-tree exchanges tokens too
+			t_check "$topo: $kind slice sends tokens" \
+				nc_json "$first" 'd[0]["sched_syncs"] > 0' comm show id 1
 			t_check "$topo: $kind alltoall, sizes 1..65537, verified" \
 				nc_check_all "$kind" --comm 1 --op alltoall --algo sched \
 				--bytes-list 1,1453,65537
