@@ -14,7 +14,7 @@ TOPO=$NC_TOP/selftests/net/topologies
 REPORT=$NC_OUT/alltoall-bench.md
 MIN=${NC_BENCH_MIN:-8192}
 MAX=${NC_BENCH_MAX:-262144}
-ITERS=${NC_BENCH_ITERS:-3}
+ITERS=${NC_BENCH_ITERS:-5}
 ALGOS=${NC_BENCH_ALGOS:-"linear pairwise ring"}
 # Installed schedules: Faraj-Yuan everywhere; on fat trees also Prisacari's
 # OPT and its XOR/LIN baselines (they only verify where the tree is fat).

@@ -786,7 +786,8 @@ TEST(rotate_table2)
 	nc_topo_free(&t);
 }
 
-/* AAPC and its syncs for 1024 hosts: one switch, and 32 switches of 32. */
+/* Schedules and their syncs for 1024 hosts: AAPC on one switch and on 32
+ * switches of 32, OPT on a fat tree. */
 TEST(timing_1024)
 {
 	struct nc_a2a_plan p = { 0 };
@@ -794,20 +795,28 @@ TEST(timing_1024)
 	struct nc_topo t;
 	int i;
 
-	for (i = 0; i < 2; i++) {
+	static const char *const name[] = {
+		"one switch", "32 switches of 32", "OPT on FT(2; 32, 32)",
+	};
+	static const uint32_t ft_m[] = { 32, 32 };
+
+	for (i = 0; i < 3; i++) {
 		double t0, t1, t2;
 
 		if (i == 0)
 			CHECK_EQ(nc_topo_gen_star(&t, 1024, 1000), 0);
-		else
+		else if (i == 1)
 			CHECK_EQ(two_level(&t, 32, 32), 0);
+		else	/* fat links: syncs on lanes */
+			CHECK_EQ(nc_topo_gen_ft(&t, 2, ft_m, 1000), 0);
 		t0 = now();
-		CHECK_EQ(nc_sched_aapc(&t, &p), 0);
+		CHECK_EQ(i < 2 ? nc_sched_aapc(&t, &p) :
+			 nc_sched_fattree(&t, NC_FT_OPT, &p), 0);
 		t1 = now();
 		CHECK_EQ(nc_sched_sync(&t, &p), 0);
 		t2 = now();
-		printf("# %s: %u phases, aapc %.3f s + sync %.3f s = %.3f s; %u syncs (%u before pruning%s)\n",
-		       i ? "32 switches of 32" : "one switch", p.nphases, t1 - t0,
+		printf("# %s: %u phases, %s %.3f s + sync %.3f s = %.3f s; %u syncs (%u before pruning%s)\n",
+		       name[i], p.nphases, i < 2 ? "aapc" : "opt", t1 - t0,
 		       t2 - t1, t2 - t0, p.nsyncs, p.nsyncs_unpruned,
 		       p.nsyncs_unpruned == UINT32_MAX ? ", saturated" : "");
 		if (!slow())
