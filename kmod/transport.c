@@ -7,13 +7,12 @@
  * Messages are cut into fragments of the device MTU.  The receiver keeps a
  * bitmap per message (duplicates are recognised and re-acknowledged) and
  * answers with cumulative + selective acknowledgements; the sender keeps at
- * most nc_tx_window fragments in flight.  A retransmission timeout, which
- * doubles on every timeout without progress, resends the oldest and newest
- * unacknowledged fragment of each message; a hole that selective acks
- * reveal is resent at once.  The timeout follows the measured round trip
+ * most nc_tx_window fragments in flight and retransmits what is not
+ * acknowledged after a retransmission timeout that doubles on every
+ * timeout without progress.  The timeout follows the measured round trip
  * (RFC 6298 smoothing, Karn's rule: no samples from retransmitted
- * fragments), so a receiver that is slow to run rarely causes spurious
- * retransmissions, and one that does costs two frames per message.
+ * fragments), so a receiver that is slow to run does not cause spurious
+ * retransmissions; a hole that selective acks reveal is resent at once.
  * After nc_max_retries such timeouts, or when the operation's time budget
  * is spent, the operation fails with -ETIMEDOUT.  Nothing is left behind:
  * every exit path frees the operation and the frames queued for it.
@@ -602,16 +601,10 @@ static int nc_op_push(struct nc_op *op)
 	return 0;
 }
 
-/*
- * Retransmission timeout: per message, resend the oldest and the newest
- * fragment still unacknowledged.  Both ask for an ack at once, whose
- * selective bits let nc_fast_retransmit() fill the holes between; a late
- * ack (a spurious timeout) then costs two frames, not a window.
- */
+/* Retransmission timeout: resend every fragment still unacknowledged. */
 static int nc_op_retransmit(struct nc_op *op, u32 *stalled)
 {
-	u32 i, f, last;
-	int err;
+	u32 i, f;
 
 	if (++op->retries > nc_max_retries) {
 		*stalled = op->tx[op->tx_first].d.peer;
@@ -621,16 +614,12 @@ static int nc_op_retransmit(struct nc_op *op, u32 *stalled)
 	for (i = op->tx_first; i < op->ntx; i++) {
 		struct nc_msg *m = &op->tx[i];
 
-		f = find_next_zero_bit(m->done, m->next, m->cum);
-		if (f >= m->next)
-			continue;
-		err = nc_resend(op, m, f);
-		if (err)
-			return err;
-		for (last = m->next - 1; last > f && test_bit(last, m->done); last--)
-			;
-		if (last > f) {
-			err = nc_resend(op, m, last);
+		for (f = m->cum; f < m->next; f++) {
+			int err;
+
+			if (test_bit(f, m->done))
+				continue;
+			err = nc_resend(op, m, f);
 			if (err)
 				return err;
 		}
