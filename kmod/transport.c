@@ -7,12 +7,14 @@
  * Messages are cut into fragments of the device MTU.  The receiver keeps a
  * bitmap per message (duplicates are recognised and re-acknowledged) and
  * answers with cumulative + selective acknowledgements; the sender keeps at
- * most nc_tx_window fragments in flight and retransmits what is not
- * acknowledged after a retransmission timeout that doubles on every
- * timeout without progress.  The timeout follows the measured round trip
+ * most nc_tx_window fragments in flight; a hole that selective acks
+ * reveal is resent at once.  A retransmission timeout, which doubles on
+ * every timeout without progress, resends what is unacknowledged; until
+ * the operation has seen a hole, only each message's oldest and newest
+ * such fragment, as a probe.  The timeout follows the measured round trip
  * (RFC 6298 smoothing, Karn's rule: no samples from retransmitted
- * fragments), so a receiver that is slow to run does not cause spurious
- * retransmissions; a hole that selective acks reveal is resent at once.
+ * fragments), so a receiver that is slow to run rarely causes spurious
+ * retransmissions, and one that does costs two frames per message.
  * After nc_max_retries such timeouts, or when the operation's time budget
  * is spent, the operation fails with -ETIMEDOUT.  Nothing is left behind:
  * every exit path frees the operation and the frames queued for it.
@@ -84,6 +86,7 @@ struct nc_op {
 	u32 nowed;
 	u32 frag_size;
 	bool tx_blocked;	/* the device pushed back; retry shortly */
+	bool loss_seen;		/* an ack showed a hole: frames do get lost */
 
 	unsigned long deadline;
 	unsigned long rto_at;
@@ -382,6 +385,7 @@ static int nc_fast_retransmit(struct nc_op *op, struct nc_msg *m, u32 sacked)
 		err = nc_resend(op, m, i);
 		if (err)
 			return err;
+		op->loss_seen = true;
 	}
 	m->resent_below = max(m->resent_below, sacked);
 	return 0;
@@ -601,10 +605,53 @@ static int nc_op_push(struct nc_op *op)
 	return 0;
 }
 
-/* Retransmission timeout: resend every fragment still unacknowledged. */
+/*
+ * Retransmission timeout.  Once an ack has shown a hole, frames do get
+ * lost on this path and a timeout means more of them were: resend every
+ * fragment still unacknowledged.  Before that, a timeout is most likely a
+ * late ack (a receiver slow to run): per message, resend only the oldest
+ * and the newest unacknowledged fragment, which ask for an ack at once;
+ * its selective bits let nc_fast_retransmit() fill any holes between.
+ */
+static int nc_msg_probe(struct nc_op *op, struct nc_msg *m)
+{
+	u32 f, last;
+	int err;
+
+	f = find_next_zero_bit(m->done, m->next, m->cum);
+	if (f >= m->next)
+		return 0;
+	err = nc_resend(op, m, f);
+	if (err)
+		return err;
+	/* Holes the coming ack shows go again, even if resent before. */
+	m->resent_below = m->cum;
+	/* The newest one the ack's selective bits can still show. */
+	last = min(m->next, f + 33) - 1;
+	while (last > f && test_bit(last, m->done))
+		last--;
+	return last > f ? nc_resend(op, m, last) : 0;
+}
+
+static int nc_msg_resend_all(struct nc_op *op, struct nc_msg *m)
+{
+	u32 f;
+	int err;
+
+	for (f = m->cum; f < m->next; f++) {
+		if (test_bit(f, m->done))
+			continue;
+		err = nc_resend(op, m, f);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int nc_op_retransmit(struct nc_op *op, u32 *stalled)
 {
-	u32 i, f;
+	u32 i;
+	int err;
 
 	if (++op->retries > nc_max_retries) {
 		*stalled = op->tx[op->tx_first].d.peer;
@@ -612,17 +659,10 @@ static int nc_op_retransmit(struct nc_op *op, u32 *stalled)
 	}
 	nc_stat_inc(op->c->nn, NETCOLL_STAT_RTO_EXPIRED);
 	for (i = op->tx_first; i < op->ntx; i++) {
-		struct nc_msg *m = &op->tx[i];
-
-		for (f = m->cum; f < m->next; f++) {
-			int err;
-
-			if (test_bit(f, m->done))
-				continue;
-			err = nc_resend(op, m, f);
-			if (err)
-				return err;
-		}
+		err = op->loss_seen ? nc_msg_resend_all(op, &op->tx[i]) :
+				      nc_msg_probe(op, &op->tx[i]);
+		if (err)
+			return err;
 	}
 	op->rto = min(op->rto * 2, msecs_to_jiffies(nc_rto_max_ms) ?: 1);
 	op->rto_at = jiffies + op->rto;
