@@ -64,8 +64,6 @@ static int nc_plan_for(nc_ctl *ctl, const struct nc_topo *t,
 	struct nc_sched_report r;
 	int err;
 
-	if (kind > NC_SCHED_FT_LIN)
-		return -EINVAL;
 	err = nc_sched_compute(t, kind, p);
 	if (err) {
 		nc_ctl_seterr(ctl, "no schedule of this kind for this topology");
@@ -151,7 +149,7 @@ int nc_sched_install(nc_ctl *ctl, uint32_t comm_id, const char *topology,
 	struct nc_topo t;
 	int err;
 
-	if (!ctl || !topology)
+	if (!ctl || !topology || kind > NC_SCHED_FT_LIN)
 		return -EINVAL;
 	err = nc_comm_get(ctl, comm_id, &ci);
 	if (err)

@@ -542,11 +542,12 @@ static int sweep_all(struct sync_graph *g, const struct sweep_batch *b,
 	struct sweep_work w = { .g = g, .b = b, .nb = nb };
 	pthread_t tid[NC_SYNC_THREADS];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	uint32_t n = 0, i, want;
+	uint32_t n = 0, i, want = nb / 8;	/* fewer batches: not worth a thread */
 
-	want = cpus > 1 ? (uint32_t)(cpus < NC_SYNC_THREADS ? cpus : NC_SYNC_THREADS) : 1;
-	if (want > nb / 8)
-		want = nb / 8 ? nb / 8 : 1;	/* not worth a thread */
+	if (cpus > 0 && want > (unsigned long)cpus)
+		want = (uint32_t)cpus;
+	if (want > NC_SYNC_THREADS)
+		want = NC_SYNC_THREADS;
 	while (n + 1 < want && !pthread_create(&tid[n], NULL, sweep_worker, &w))
 		n++;
 	/* this thread works too; if it cannot, the others finish */
