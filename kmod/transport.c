@@ -612,6 +612,9 @@ static int nc_op_push(struct nc_op *op)
  * late ack (a receiver slow to run): per message, resend only the oldest
  * and the newest unacknowledged fragment, which ask for an ack at once;
  * its selective bits let nc_fast_retransmit() fill any holes between.
+ * The hole is the operation's, not the message's: a message whose tail
+ * a burst dropped shows no hole before its timeout, and probing it would
+ * cost contended orders a round trip per burst.
  */
 static int nc_msg_probe(struct nc_op *op, struct nc_msg *m)
 {
