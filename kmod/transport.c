@@ -46,6 +46,9 @@
  */
 #define NC_ACK_EVERY		8
 
+/* An ack's selective bits: the fragments just past its cumulative point. */
+#define NC_SACK_BITS		32
+
 struct nc_msg {
 	struct nc_msg_desc d;
 	u32 nfrags;
@@ -409,7 +412,7 @@ static int nc_input_ack(struct nc_op *op, const struct nc_frame *f)
 	for (i = m->cum; i < cum; i++)
 		nc_tx_mark(op, m, i, &progress);
 	m->cum = max(m->cum, cum);
-	for (i = 0; i < 32; i++) {
+	for (i = 0; i < NC_SACK_BITS; i++) {
 		u32 idx = cum + 1 + i;
 
 		if (idx >= m->next)
@@ -504,7 +507,7 @@ static int nc_send_owed_acks(struct nc_op *op)
 		m->cum = find_next_zero_bit(m->done, m->nfrags, m->cum);
 		if (m->cum == m->nfrags)
 			flags = NETCOLL_F_ACK_ALL;
-		for (b = 0; b < 32 && m->cum + 1 + b < m->nfrags; b++)
+		for (b = 0; b < NC_SACK_BITS && m->cum + 1 + b < m->nfrags; b++)
 			if (test_bit(m->cum + 1 + b, m->done))
 				bits |= 1U << b;
 		err = nc_send_ack(op->c, op->seq, m->d.peer, m->d.tag, m->cum,
@@ -630,7 +633,7 @@ static int nc_msg_probe(struct nc_op *op, struct nc_msg *m)
 	/* Holes the coming ack shows go again, even if resent before. */
 	m->resent_below = m->cum;
 	/* The newest one the ack's selective bits can still show. */
-	last = min(m->next, f + 33) - 1;
+	last = min(m->next, f + 1 + NC_SACK_BITS) - 1;
 	while (last > f && test_bit(last, m->done))
 		last--;
 	return last > f ? nc_resend(op, m, last) : 0;
