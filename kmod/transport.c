@@ -19,13 +19,13 @@
  * is spent, the operation fails with -ETIMEDOUT.  Nothing is left behind:
  * every exit path frees the operation and the frames queued for it.
  *
- * Data moves straight between user memory and skbs, so the transfer work
- * runs in the calling process: the receive handler (softirq) only checks
- * a frame, queues it on the running operation and wakes the process.
- * Frames for an operation this host has not started yet are held (bounded)
- * until it starts; data frames of a finished operation are answered with
- * a whole-message ack straight from softirq, since a finished operation
- * received everything.
+ * Data moves straight between user memory and skbs, so the copies run in
+ * the calling process.  The receive handler (softirq) accounts and acks a
+ * data frame on arrival and queues it for the process's copy; incoming
+ * acks and everything else the sender does run in the process.  Frames for an operation
+ * this host has not started yet are held (bounded) until it starts; data
+ * frames of a finished operation are answered with a whole-message ack,
+ * since a finished operation received everything.
  */
 #include <linux/bsearch.h>
 #include <linux/sort.h>
@@ -60,8 +60,9 @@ struct nc_msg {
 				 */
 	u32 cum;		/* fragments below cum are all done */
 	u32 resent_below;	/* tx: holes below this were resent already */
-	bool ack_owed;		/* rx: on op->owed for the next ack round */
 	u32 since_ack;		/* rx: new fragments since our last ack */
+	u32 copied;		/* rx: fragments copied to the user */
+	/* rx fields but copied: c->lock (nc_rx_take) */
 };
 
 struct nc_key {
@@ -85,8 +86,6 @@ struct nc_op {
 	u32 unord_left;		/* unordered messages not sent completely */
 	u32 tx_open, rx_open;	/* messages not finished */
 	u32 inflight;		/* fragments sent, not acknowledged */
-	u32 *owed;		/* rx messages owing an ack */
-	u32 nowed;
 	u32 frag_size;
 	bool tx_blocked;	/* the device pushed back; retry shortly */
 	bool loss_seen;		/* an ack showed a hole: frames do get lost */
@@ -169,15 +168,17 @@ static void nc_hdr_init(struct nc_frame *f, struct nc_comm *c, u32 seq,
 	f->tag = tag;
 }
 
-static int nc_send_ack(struct nc_comm *c, u32 seq, u32 peer, u16 tag,
-		       u32 cum, u32 bits, u16 flags, gfp_t gfp)
+static struct sk_buff *nc_ack_build(struct nc_comm *c, u32 seq, u32 peer,
+				    u16 tag, u32 cum, u32 bits, u16 flags)
 {
 	struct sk_buff *skb;
 	struct nc_frame f;
 
-	skb = nc_frame_alloc(0, gfp);
-	if (!skb)
-		return -ENOMEM;
+	skb = nc_frame_alloc(0, GFP_ATOMIC);
+	if (!skb) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
+		return NULL;
+	}
 	nc_hdr_init(&f, c, seq, peer, tag);
 	f.type = NETCOLL_T_ACK;
 	f.flags = flags;
@@ -185,7 +186,21 @@ static int nc_send_ack(struct nc_comm *c, u32 seq, u32 peer, u16 tag,
 	f.frag_off = bits;
 	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
 	nc_stat_inc(c->nn, NETCOLL_STAT_TX_ACKS);
-	return nc_frame_xmit(c, skb, peer);
+	return skb;
+}
+
+/* Acks are built under c->lock and sent after it; cb holds the peer. */
+static u32 *nc_skb_peer(struct sk_buff *skb)
+{
+	return (u32 *)skb->cb;
+}
+
+static void nc_send_acks(struct nc_comm *c, struct sk_buff_head *acks)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(acks)))
+		nc_frame_xmit(c, skb, *nc_skb_peer(skb));
 }
 
 static int nc_send_frag(struct nc_op *op, struct nc_msg *m, u32 idx, u16 flags)
@@ -269,7 +284,6 @@ static void nc_op_free(struct nc_op *op)
 {
 	nc_msgs_free(op->tx, op->tx_keys, op->ntx);
 	nc_msgs_free(op->rx, op->rx_keys, op->nrx);
-	kvfree(op->owed);
 	kfree(op);
 }
 
@@ -296,9 +310,6 @@ static struct nc_op *nc_op_alloc(struct nc_comm *c,
 	skb_queue_head_init(&op->rxq);
 	if (nc_msgs_init(&op->tx, &op->tx_keys, tx, ntx) ||
 	    nc_msgs_init(&op->rx, &op->rx_keys, rx, nrx))
-		goto fail;
-	op->owed = kvcalloc(nrx, sizeof(*op->owed), GFP_KERNEL);
-	if (!op->owed)
 		goto fail;
 	for (i = 0; i < ntx; i++) {
 		struct nc_msg *m = &op->tx[i];
@@ -430,47 +441,17 @@ static int nc_input_ack(struct nc_op *op, const struct nc_frame *f)
 	return sacked ? nc_fast_retransmit(op, m, sacked) : 0;
 }
 
-/* Put m on the list of messages acked at the end of this input round. */
-static void nc_ack_owed(struct nc_op *op, struct nc_msg *m)
-{
-	if (m->ack_owed)
-		return;
-	m->ack_owed = true;
-	op->owed[op->nowed++] = m - op->rx;
-}
-
+/* The process's half of a data frame: copy it to the user. */
 static int nc_input_data(struct nc_op *op, struct sk_buff *skb,
 			 const struct nc_frame *f)
 {
-	struct nc_net *nn = op->c->nn;
 	struct iov_iter iter;
 	struct nc_msg *m;
 	struct iovec iov;
 	int err;
 
+	/* nc_rx_take() found the message and queued each fragment once. */
 	m = nc_msg_find(op->rx, op->rx_keys, op->nrx, f->src_rank, f->tag);
-	if (!m) {
-		nc_stat_inc(nn, NETCOLL_STAT_DROP_STATE);
-		return 0;
-	}
-	if (f->msg_len != m->d.len ||
-	    (m->done && f->msg_len && f->frag_size != m->frag_size)) {
-		nc_stat_inc(nn, NETCOLL_STAT_DROP_LENGTH);
-		return 0;
-	}
-	if (!m->done) {
-		/* The sender's fragment size is fixed by its first frame. */
-		m->frag_size = f->frag_size;
-		m->nfrags = nc_wire_nfrags(m->d.len, m->frag_size);
-		m->done = bitmap_zalloc(m->nfrags, GFP_KERNEL);
-		if (!m->done)
-			return -ENOMEM;
-	}
-	if (test_bit(f->seq, m->done)) {
-		nc_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
-		nc_ack_owed(op, m);
-		return 0;
-	}
 	if (f->len) {
 		err = import_single_range(ITER_DEST, m->d.ubuf + f->frag_off,
 					  f->len, &iov, &iter);
@@ -479,54 +460,121 @@ static int nc_input_data(struct nc_op *op, struct sk_buff *skb,
 		if (skb_copy_datagram_iter(skb, 0, &iter, f->len))
 			return -EFAULT;
 	}
-	__set_bit(f->seq, m->done);
-	m->done_cnt++;
-	if (m->done_cnt == m->nfrags)
+	if (++m->copied == m->nfrags)
 		op->rx_open--;
-	/* rx: m->next is one past the highest fragment seen; other = a hole */
-	if (m->done_cnt == m->nfrags || ++m->since_ack >= NC_ACK_EVERY ||
-	    (f->flags & NETCOLL_F_ACK_NOW) || f->seq != m->next)
-		nc_ack_owed(op, m);
-	m->next = max(m->next, f->seq + 1);
 	return 0;
 }
 
-/* One ack per message that owes one, after each round of input. */
-static int nc_send_owed_acks(struct nc_op *op)
+/* ---------------------------------------------------------------- */
+/* Receive bookkeeping and acks, under c->lock                        */
+/* ---------------------------------------------------------------- */
+
+/* Queue a frame of the running operation for its process. */
+static bool nc_rxq_add(struct nc_op *op, struct sk_buff *skb)
 {
-	u32 i;
-
-	for (i = 0; i < op->nowed; i++) {
-		struct nc_msg *m = &op->rx[op->owed[i]];
-		u32 bits = 0, b;
-		u16 flags = 0;
-		int err;
-
-		m->ack_owed = false;
-		m->since_ack = 0;
-		m->cum = find_next_zero_bit(m->done, m->nfrags, m->cum);
-		if (m->cum == m->nfrags)
-			flags = NETCOLL_F_ACK_ALL;
-		for (b = 0; b < NC_SACK_BITS && m->cum + 1 + b < m->nfrags; b++)
-			if (test_bit(m->cum + 1 + b, m->done))
-				bits |= 1U << b;
-		err = nc_send_ack(op->c, op->seq, m->d.peer, m->d.tag, m->cum,
-				  bits, flags, GFP_KERNEL);
-		if (err == -ENETDOWN || err == -ENOMEM)
-			return err;
+	if (op->rxq_bytes + skb->truesize > nc_rx_queue_max) {
+		nc_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
+		kfree_skb(skb);
+		return false;
 	}
-	op->nowed = 0;
-	return 0;
+	__skb_queue_tail(&op->rxq, skb);
+	op->rxq_bytes += skb->truesize;
+	return true;
+}
+
+/* Cumulative point and the selective bits after it, for the sender. */
+static void nc_ack_queue(struct nc_op *op, struct nc_msg *m,
+			 struct sk_buff_head *acks)
+{
+	struct sk_buff *skb;
+	u32 bits = 0, b;
+	u16 flags = 0;
+
+	m->since_ack = 0;
+	m->cum = find_next_zero_bit(m->done, m->nfrags, m->cum);
+	if (m->cum == m->nfrags)
+		flags = NETCOLL_F_ACK_ALL;
+	for (b = 0; b < NC_SACK_BITS && m->cum + 1 + b < m->nfrags; b++)
+		if (test_bit(m->cum + 1 + b, m->done))
+			bits |= 1U << b;
+	skb = nc_ack_build(op->c, op->seq, m->d.peer, m->d.tag, m->cum, bits,
+			   flags);
+	if (!skb)
+		return;
+	*nc_skb_peer(skb) = m->d.peer;
+	__skb_queue_tail(acks, skb);
+}
+
+/*
+ * A frame of the running operation.  Data frames are accounted and acked
+ * here, at arrival, and only their copy to the user waits for the
+ * process: a receiver that is slow to be scheduled (or shares its CPU
+ * with its peers) neither delays the sender's next phase nor makes its
+ * retransmission timer fire.  An acked fragment is on op->rxq, which
+ * only the operation's end (success or error) empties.  True: queued.
+ */
+static bool nc_rx_take(struct nc_op *op, struct sk_buff *skb,
+		       struct sk_buff_head *acks)
+{
+	const struct nc_frame *f = nc_skb_frame(skb);
+	struct nc_net *nn = op->c->nn;
+	u32 idx = f->seq;
+	bool ack_now;
+	struct nc_msg *m;
+
+	if (f->type == NETCOLL_T_ACK)
+		return nc_rxq_add(op, skb);
+	m = nc_msg_find(op->rx, op->rx_keys, op->nrx, f->src_rank, f->tag);
+	if (!m) {
+		nc_stat_inc(nn, NETCOLL_STAT_DROP_STATE);
+		goto drop;
+	}
+	if (f->msg_len != m->d.len ||
+	    (m->done && f->msg_len && f->frag_size != m->frag_size)) {
+		nc_stat_inc(nn, NETCOLL_STAT_DROP_LENGTH);
+		goto drop;
+	}
+	if (!m->done) {
+		/* The sender's fragment size is fixed by its first frame. */
+		m->done = bitmap_zalloc(nc_wire_nfrags(m->d.len, f->frag_size),
+					GFP_ATOMIC);
+		if (!m->done) {
+			nc_stat_inc(nn, NETCOLL_STAT_DROP_MEMORY);
+			goto drop;
+		}
+		m->frag_size = f->frag_size;
+		m->nfrags = nc_wire_nfrags(m->d.len, m->frag_size);
+	}
+	if (test_bit(idx, m->done)) {
+		nc_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
+		nc_ack_queue(op, m, acks);
+		consume_skb(skb);
+		return false;
+	}
+	/* m->next is one past the highest fragment seen; other = a hole */
+	ack_now = (f->flags & NETCOLL_F_ACK_NOW) || idx != m->next;
+	if (!nc_rxq_add(op, skb))
+		return false;
+	__set_bit(idx, m->done);
+	m->done_cnt++;
+	m->next = max(m->next, idx + 1);
+	if (ack_now || m->done_cnt == m->nfrags ||
+	    ++m->since_ack >= NC_ACK_EVERY)
+		nc_ack_queue(op, m, acks);
+	return true;
+drop:
+	kfree_skb(skb);
+	return false;
 }
 
 /* ---------------------------------------------------------------- */
 /* Output                                                            */
 /* ---------------------------------------------------------------- */
 
-/* The first frame of a received message sets nfrags and the bitmap. */
+/* Received and copied; nfrags is known once a fragment was copied. */
 static bool nc_rx_complete(const struct nc_msg *m)
 {
-	return m->done && m->done_cnt == m->nfrags;
+	return m->copied && m->copied == m->nfrags;
 }
 
 /*
@@ -687,9 +735,11 @@ static bool nc_op_wake(struct nc_op *op)
 /* Publish op as the running operation and take its early frames. */
 static int nc_op_start(struct nc_comm *c, struct nc_op *op)
 {
+	struct sk_buff_head acks;
 	struct sk_buff *skb, *tmp;
 	int err = 0;
 
+	__skb_queue_head_init(&acks);
 	spin_lock_bh(&c->lock);
 	if (c->dead) {
 		err = c->dead;
@@ -704,15 +754,14 @@ static int nc_op_start(struct nc_comm *c, struct nc_op *op)
 			continue;
 		__skb_unlink(skb, &c->early);
 		c->early_bytes -= skb->truesize;
-		if (seq == op->seq) {
-			__skb_queue_tail(&op->rxq, skb);
-			op->rxq_bytes += skb->truesize;
-		} else {
+		if (seq == op->seq)
+			nc_rx_take(op, skb, &acks);
+		else
 			kfree_skb(skb);
-		}
 	}
 out:
 	spin_unlock_bh(&c->lock);
+	nc_send_acks(c, &acks);
 	return err;
 }
 
@@ -756,9 +805,6 @@ static int nc_op_loop(struct nc_op *op, u32 *stalled)
 				err = nc_input_data(op, skb, f);
 			consume_skb(skb);
 		}
-		if (err)
-			break;
-		err = nc_send_owed_acks(op);
 		if (err)
 			break;
 		if (!op->tx_open && !op->rx_open)
@@ -844,32 +890,31 @@ void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
 		      const struct nc_frame *f)
 {
 	struct nc_net *nn = c->nn;
+	struct sk_buff_head acks;
+	struct sk_buff *ack;
 	struct nc_op *op;
 	int drop = 0;
 	bool wake = false;
 
 	*nc_skb_frame(skb) = *f;
 	__skb_pull(skb, NETCOLL_HDR_LEN);
+	__skb_queue_head_init(&acks);
 
 	spin_lock(&c->lock);
 	op = c->op;
 	if (c->dead) {
 		drop = NETCOLL_STAT_DROP_STATE;
 	} else if (op && f->op_seq == op->seq) {
-		if (op->rxq_bytes + skb->truesize > nc_rx_queue_max) {
-			drop = NETCOLL_STAT_DROP_MEMORY;
-		} else {
-			__skb_queue_tail(&op->rxq, skb);
-			op->rxq_bytes += skb->truesize;
-			wake = true;
-		}
+		wake = nc_rx_take(op, skb, &acks);
 	} else if (nc_seq_before(f->op_seq, c->next_seq)) {
 		spin_unlock(&c->lock);
 		/* A finished operation received everything: say so again. */
 		if (f->type == NETCOLL_T_DATA) {
 			nc_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
-			nc_send_ack(c, f->op_seq, f->src_rank, f->tag, 0, 0,
-				    NETCOLL_F_ACK_ALL, GFP_ATOMIC);
+			ack = nc_ack_build(c, f->op_seq, f->src_rank, f->tag,
+					   0, 0, NETCOLL_F_ACK_ALL);
+			if (ack)
+				nc_frame_xmit(c, ack, f->src_rank);
 		}
 		consume_skb(skb);
 		return;
@@ -886,6 +931,7 @@ void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
 	}
 	spin_unlock(&c->lock);
 
+	nc_send_acks(c, &acks);
 	if (drop) {
 		nc_stat_inc(nn, drop);
 		kfree_skb(skb);
