@@ -320,6 +320,18 @@ static struct nc_op *nc_op_alloc(struct nc_comm *c,
 		if (!m->done)
 			goto fail;
 	}
+	/*
+	 * Receive bitmaps for senders that cut at our fragment size (the
+	 * same MTU); nc_rx_take() replaces one in the rare other case.
+	 */
+	for (i = 0; i < nrx; i++) {
+		struct nc_msg *m = &op->rx[i];
+
+		m->done = bitmap_zalloc(nc_wire_nfrags(m->d.len, frag_size),
+					GFP_KERNEL);
+		if (!m->done)
+			goto fail;
+	}
 	return op;
 fail:
 	nc_op_free(op);
@@ -530,20 +542,27 @@ static bool nc_rx_take(struct nc_op *op, struct sk_buff *skb,
 		goto drop;
 	}
 	if (f->msg_len != m->d.len ||
-	    (m->done && f->msg_len && f->frag_size != m->frag_size)) {
+	    (m->nfrags && f->msg_len && f->frag_size != m->frag_size)) {
 		nc_stat_inc(nn, NETCOLL_STAT_DROP_LENGTH);
 		goto drop;
 	}
-	if (!m->done) {
+	if (!m->nfrags) {
 		/* The sender's fragment size is fixed by its first frame. */
-		m->done = bitmap_zalloc(nc_wire_nfrags(m->d.len, f->frag_size),
-					GFP_ATOMIC);
-		if (!m->done) {
-			nc_stat_inc(nn, NETCOLL_STAT_DROP_MEMORY);
-			goto drop;
+		u32 n = nc_wire_nfrags(m->d.len, f->frag_size);
+
+		if (n > nc_wire_nfrags(m->d.len, op->frag_size)) {
+			unsigned long *done;
+
+			done = bitmap_zalloc(n, GFP_ATOMIC | __GFP_NOWARN);
+			if (!done) {
+				nc_stat_inc(nn, NETCOLL_STAT_DROP_MEMORY);
+				goto drop;
+			}
+			bitmap_free(m->done);
+			m->done = done;
 		}
 		m->frag_size = f->frag_size;
-		m->nfrags = nc_wire_nfrags(m->d.len, m->frag_size);
+		m->nfrags = n;
 	}
 	if (test_bit(idx, m->done)) {
 		nc_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
