@@ -22,10 +22,10 @@
  * Data moves straight between user memory and skbs, so the copies run in
  * the calling process.  The receive handler (softirq) accounts and acks a
  * data frame on arrival and queues it for the process's copy; incoming
- * acks and everything else the sender does run in the process.  Frames for an operation
- * this host has not started yet are held (bounded) until it starts; data
- * frames of a finished operation are answered with a whole-message ack,
- * since a finished operation received everything.
+ * acks and everything else the sender does run in the process.  Frames
+ * for an operation this host has not started yet are held (bounded)
+ * until it starts; data frames of a finished operation are answered with
+ * a whole-message ack, since a finished operation received everything.
  */
 #include <linux/bsearch.h>
 #include <linux/sort.h>
