@@ -97,18 +97,6 @@ struct nc_agg_op {
 	u64 t0_ns;
 };
 
-/* A held frame's decoded header, or where a frame to send goes. */
-union nc_agg_cb {
-	struct nc_frame f;
-	u32 dst;		/* rank or NETCOLL_RANK_GROUP */
-};
-
-static union nc_agg_cb *nc_agg_cb(struct sk_buff *skb)
-{
-	BUILD_BUG_ON(sizeof(union nc_agg_cb) > sizeof(skb->cb));
-	return (union nc_agg_cb *)skb->cb;
-}
-
 static u32 nc_agg_window(const struct nc_comm *c)
 {
 	return 2 * c->oso;
@@ -239,8 +227,7 @@ static void nc_agg_queue(struct sk_buff_head *txq, struct sk_buff *skb,
 			 const struct nc_frame *f, u32 dst)
 {
 	nc_wire_encode((struct netcoll_hdr *)skb->data, f);
-	nc_agg_cb(skb)->dst = dst;
-	__skb_queue_tail(txq, skb);
+	nc_frame_defer(txq, skb, dst);
 }
 
 /*
@@ -298,18 +285,6 @@ static void nc_agg_send_ctl(struct nc_comm *c, u32 seq, u16 type, u32 dst,
 }
 
 /* Send what was queued; called without comm->lock. */
-static void nc_agg_flush(struct nc_comm *c, struct sk_buff_head *txq)
-{
-	struct sk_buff *skb;
-
-	while ((skb = __skb_dequeue(txq))) {
-		u32 dst = nc_agg_cb(skb)->dst;
-
-		nc_frame_xmit_to(c, skb, dst == NETCOLL_RANK_GROUP ?
-				 c->mcast_addr : nc_comm_addr(c, dst));
-	}
-}
-
 /*
  * cum/bitmap form (see struct netcoll_hdr, ACK) of the set have(p, ci, k).
  * The set only grows, so *cump remembers where the last scan stopped and
@@ -827,7 +802,7 @@ static void nc_agg_early(struct nc_comm *c, struct sk_buff *skb,
 	if (skb_queue_len(&op->early) >= NC_AGG_SLOTS * 256 ||
 	    !nc_agg_hold(c, skb))
 		goto drop;
-	nc_agg_cb(skb)->f = *f;
+	*nc_skb_frame(skb) = *f;
 	__skb_queue_tail(&op->early, skb);
 	nc_stat_inc(c->nn, NETCOLL_STAT_RX_EARLY);
 	return;
@@ -872,7 +847,7 @@ void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
 			kfree_skb(skb);
 			return;
 		}
-		nc_agg_cb(skb)->f = *f;
+		*nc_skb_frame(skb) = *f;
 		skb_queue_tail(&c->agg_deferred, skb);
 		nc_stat_inc(c->nn, NETCOLL_STAT_AGG_FPU_DEFERRED);
 		schedule_work(&c->agg_work);
@@ -895,7 +870,7 @@ void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
 	else
 		nc_agg_stale(c, skb, f);
 	spin_unlock(&c->lock);
-	nc_agg_flush(c, &txq);
+	nc_frames_flush(c, &txq);
 }
 
 static void nc_agg_work(struct work_struct *work)
@@ -906,7 +881,7 @@ static void nc_agg_work(struct work_struct *work)
 	local_bh_disable();
 	rcu_read_lock();
 	while ((skb = skb_dequeue(&c->agg_deferred))) {
-		struct nc_frame f = nc_agg_cb(skb)->f;
+		struct nc_frame f = *nc_skb_frame(skb);
 
 		nc_agg_rcv(c, skb, &f);
 	}
@@ -1026,7 +1001,7 @@ static void nc_agg_timer(struct timer_list *t)
 		}
 	}
 	spin_unlock(&c->lock);
-	nc_agg_flush(c, &txq);
+	nc_frames_flush(c, &txq);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1261,7 +1236,7 @@ int nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a, u32 *seqp)
 		for (k = 0; k < op->piece[j].nfrags; k++)
 			nc_agg_try(c, op, &op->piece[j], k, &txq);
 	while ((skb = __skb_dequeue(&op->early))) {
-		struct nc_frame f = nc_agg_cb(skb)->f;
+		struct nc_frame f = *nc_skb_frame(skb);
 
 		c->agg_mem -= skb->truesize;
 		nc_agg_input(c, op, skb, &f, &txq);
@@ -1269,7 +1244,7 @@ int nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a, u32 *seqp)
 	if (!op->complete)
 		nc_agg_arm(c, min(op->rto_at, op->deadline));
 	spin_unlock_bh(&c->lock);
-	nc_agg_flush(c, &txq);
+	nc_frames_flush(c, &txq);
 	*seqp = seq;
 	return 0;
 }

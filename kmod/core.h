@@ -260,6 +260,15 @@ int nc_agg_set_tree(struct nc_comm *c, u32 index, struct nc_tree *t);
 /* Frames (transport.c), shared with agg.c */
 struct sk_buff *nc_frame_alloc(unsigned int payload, gfp_t gfp);
 int nc_frame_xmit_to(struct nc_comm *c, struct sk_buff *skb, const u8 *dst);
+void nc_frame_defer(struct sk_buff_head *q, struct sk_buff *skb, u32 dst);
+void nc_frames_flush(struct nc_comm *c, struct sk_buff_head *q);
+
+/* A received frame held for later keeps its decoded header in cb. */
+static inline struct nc_frame *nc_skb_frame(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct nc_frame) > sizeof(skb->cb));
+	return (struct nc_frame *)skb->cb;
+}
 
 /* coll_reduce.c, coll_alltoall.c */
 int nc_coll_barrier(struct nc_comm *c, u32 timeout_ms);

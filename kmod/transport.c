@@ -106,12 +106,6 @@ static inline bool nc_seq_before(u32 a, u32 b)
 	return (s32)(a - b) < 0;
 }
 
-static struct nc_frame *nc_skb_frame(struct sk_buff *skb)
-{
-	BUILD_BUG_ON(sizeof(struct nc_frame) > sizeof(skb->cb));
-	return (struct nc_frame *)skb->cb;
-}
-
 /* ---------------------------------------------------------------- */
 /* Frames                                                            */
 /* ---------------------------------------------------------------- */
@@ -156,6 +150,28 @@ static int nc_frame_xmit(struct nc_comm *c, struct sk_buff *skb, u32 peer)
 	return nc_frame_xmit_to(c, skb, nc_comm_addr(c, peer));
 }
 
+/*
+ * Frames built under c->lock wait on a list and leave once it is
+ * released; cb holds each one's destination: a rank or NETCOLL_RANK_GROUP.
+ */
+void nc_frame_defer(struct sk_buff_head *q, struct sk_buff *skb, u32 dst)
+{
+	*(u32 *)skb->cb = dst;
+	__skb_queue_tail(q, skb);
+}
+
+void nc_frames_flush(struct nc_comm *c, struct sk_buff_head *q)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(q))) {
+		u32 dst = *(u32 *)skb->cb;
+
+		nc_frame_xmit_to(c, skb, dst == NETCOLL_RANK_GROUP ?
+				 c->mcast_addr : nc_comm_addr(c, dst));
+	}
+}
+
 static void nc_hdr_init(struct nc_frame *f, struct nc_comm *c, u32 seq,
 			u32 peer, u16 tag)
 {
@@ -187,20 +203,6 @@ static struct sk_buff *nc_ack_build(struct nc_comm *c, u32 seq, u32 peer,
 	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
 	nc_stat_inc(c->nn, NETCOLL_STAT_TX_ACKS);
 	return skb;
-}
-
-/* Acks are built under c->lock and sent after it; cb holds the peer. */
-static u32 *nc_skb_peer(struct sk_buff *skb)
-{
-	return (u32 *)skb->cb;
-}
-
-static void nc_send_acks(struct nc_comm *c, struct sk_buff_head *acks)
-{
-	struct sk_buff *skb;
-
-	while ((skb = __skb_dequeue(acks)))
-		nc_frame_xmit(c, skb, *nc_skb_peer(skb));
 }
 
 static int nc_send_frag(struct nc_op *op, struct nc_msg *m, u32 idx, u16 flags)
@@ -511,10 +513,8 @@ static void nc_ack_queue(struct nc_op *op, struct nc_msg *m,
 			bits |= 1U << b;
 	skb = nc_ack_build(op->c, op->seq, m->d.peer, m->d.tag, m->cum, bits,
 			   flags);
-	if (!skb)
-		return;
-	*nc_skb_peer(skb) = m->d.peer;
-	__skb_queue_tail(acks, skb);
+	if (skb)
+		nc_frame_defer(acks, skb, m->d.peer);
 }
 
 /*
@@ -780,7 +780,7 @@ static int nc_op_start(struct nc_comm *c, struct nc_op *op)
 	}
 out:
 	spin_unlock_bh(&c->lock);
-	nc_send_acks(c, &acks);
+	nc_frames_flush(c, &acks);
 	return err;
 }
 
@@ -950,7 +950,7 @@ void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
 	}
 	spin_unlock(&c->lock);
 
-	nc_send_acks(c, &acks);
+	nc_frames_flush(c, &acks);
 	if (drop) {
 		nc_stat_inc(nn, drop);
 		kfree_skb(skb);

@@ -153,11 +153,11 @@ def ms(nbytes, bps):
     return nbytes * 8 / bps * 1e3
 
 def ideal(size, latency):
+    if not latency:
+        return (n - 1) * ms(size, host_bps)
     frag = mtu - 48
     f = max(1, math.ceil(size / frag))
     t = ms(size + f * HDR, host_bps)
-    if not latency:
-        return (n - 1) * ms(size, host_bps)
     last = size - (f - 1) * frag + HDR
     near = t + ms(last, host_bps) + 2 * ms(HDR, host_bps)
     far = near + 2 * (ms(last, trunk_bps) + ms(HDR, trunk_bps))
