@@ -44,6 +44,20 @@
  * sequence comes round again; then, if its process has not collected it,
  * it waits on a list.
  *
+ * Lifetime of an operation (struct nc_agg_op): two references.
+ *  - its slot (the engine's): taken when it starts, dropped when it leaves
+ *    the slot.  A finished operation stays to answer repair requests of
+ *    slower peers.  It leaves when its sequence comes round again, when
+ *    memory is needed (nc_agg_reclaim), when its endpoint closed and its
+ *    deadline passed (the peers' time budget is spent too: nobody asks
+ *    any more), when it is cancelled, or when the communicator is freed;
+ *  - its poster's (the endpoint's table, endpoint.c): dropped by
+ *    nc_agg_release() once the result was collected, or when the endpoint
+ *    closes (which cancels it if it has not finished).
+ * The last nc_agg_op_put() frees it, in whatever context.  Frames it holds
+ * are charged to the communicator's receive memory, its buffers to the
+ * communicator's posted memory; both are given back by that free.
+ *
  * Locking: everything here is under comm->lock.  Frames are built under
  * it and sent after it is released.
  */
@@ -57,6 +71,17 @@
 #define NC_AGG_ACK_EVERY	8
 #define NC_AGG_BURST		64	/* fragments resent per timeout or nack */
 #define NC_AGG_DEFER_MAX	1024	/* float frames waiting for the worker */
+/* Ranks a piece remembers answering repair requests of (+1: the rest). */
+#define NC_AGG_ASKERS		16
+#define NC_AGG_ASK_SHIFT_MAX	6
+
+/* When a rank that asked for a piece's result may be answered again. */
+struct nc_agg_asker {
+	u32 rank;
+	u32 cum;		/* what it said it had, last time */
+	unsigned long at;	/* jiffies; 0: not answered yet */
+	u8 shift;		/* backoff, reset when it makes progress */
+};
 
 struct nc_agg_piece {
 	u32 off, len;		/* bytes of the vector */
@@ -76,13 +101,18 @@ struct nc_agg_piece {
 	u32 res_cum;		/* all result fragments below are here */
 	bool done_mark;		/* the root says the piece is done */
 	bool complete;
+	u8 naskers;
+	struct nc_agg_asker asker[NC_AGG_ASKERS + 1];	/* last: any other */
 };
 
 struct nc_agg_op {
+	refcount_t ref;		/* slot and poster, see the top */
 	u32 seq;
-	bool started, complete, reaped;
-	bool evicted;		/* out of its slot, on c->agg_uncollected */
-	struct list_head uncollected;
+	bool started, complete;
+	bool released;		/* the poster let go (collected or closed) */
+	unsigned long linger_until;	/* its endpoint closed: leave then */
+	u64 charge;		/* bytes of c->mem_used */
+	u32 repair_budget;	/* fragments this op may still resend on nacks */
 	int err;
 	u16 opcode;
 	u32 op, dtype, flags, root, fs;
@@ -127,25 +157,18 @@ static u32 nc_agg_frag_len(const struct nc_agg_op *op,
 /* Memory held for frames                                            */
 /* ---------------------------------------------------------------- */
 
+/* Frames a node holds count against the communicator's receive memory. */
 static bool nc_agg_hold(struct nc_comm *c, struct sk_buff *skb)
 {
-	if (c->agg_mem + skb->truesize > nc_rx_queue_max) {
+	if (!nc_rx_charge(c, skb)) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 		return false;
 	}
-	c->agg_mem += skb->truesize;
 	return true;
-}
-
-static void nc_agg_unhold(struct nc_comm *c, struct sk_buff *skb)
-{
-	c->agg_mem -= skb->truesize;
-	kfree_skb(skb);
 }
 
 static void nc_agg_op_free(struct nc_comm *c, struct nc_agg_op *op)
 {
-	struct sk_buff *skb;
 	u32 j, i;
 
 	for (j = 0; j < op->npieces; j++) {
@@ -154,52 +177,32 @@ static void nc_agg_op_free(struct nc_comm *c, struct nc_agg_op *op)
 		if (p->held)
 			for (i = 0; i < p->nchildren * p->nfrags; i++)
 				if (p->held[i])
-					nc_agg_unhold(c, p->held[i]);
+					nc_rx_free(c, p->held[i]);
 		kvfree(p->held);
 		kvfree(p->ready);
 		kfree(p->children);
 	}
-	while ((skb = __skb_dequeue(&op->early)))
-		nc_agg_unhold(c, skb);
+	nc_rx_purge(c, &op->early);
 	kvfree(op->buf);
+	nc_comm_mem_release(c, op->charge);
 	kfree(op);
 }
 
-/*
- * op leaves its slot to a newer operation.  Its process may not have
- * collected it yet (nonblocking starts run ahead): then it waits on a
- * list until nc_agg_wait().
- */
-static void nc_agg_retire(struct nc_comm *c, struct nc_agg_op *op)
+static void nc_agg_op_put(struct nc_comm *c, struct nc_agg_op *op)
 {
-	if (op->reaped || !op->started) {
+	if (refcount_dec_and_test(&op->ref))
 		nc_agg_op_free(c, op);
-		return;
-	}
-	op->evicted = true;
-	list_add_tail(&op->uncollected, &c->agg_uncollected);
 }
 
-/* The operation a handle names, in its slot or waiting to be collected. */
-static struct nc_agg_op *nc_agg_lookup(struct nc_comm *c, u32 seq)
+/* op leaves its slot: the engine's reference goes. */
+static void nc_agg_unslot(struct nc_comm *c, struct nc_agg_op *op)
 {
-	struct nc_agg_op *op = nc_agg_find(c, seq);
+	struct nc_agg_op **slot = &c->agg_slot[op->seq % nc_agg_window(c)];
 
-	if (op)
-		return op;
-	list_for_each_entry(op, &c->agg_uncollected, uncollected)
-		if (op->seq == seq)
-			return op;
-	return NULL;
-}
-
-/* The process is done with op. */
-static void nc_agg_collected(struct nc_comm *c, struct nc_agg_op *op)
-{
-	op->reaped = true;
-	if (op->evicted) {
-		list_del(&op->uncollected);
-		nc_agg_op_free(c, op);
+	lockdep_assert_held(&c->lock);
+	if (*slot == op) {
+		*slot = NULL;
+		nc_agg_op_put(c, op);
 	}
 }
 
@@ -210,14 +213,7 @@ static void nc_agg_collected(struct nc_comm *c, struct nc_agg_op *op)
 static void nc_agg_hdr(struct nc_comm *c, struct nc_frame *f, u32 seq,
 		       u16 type, u32 dst, u16 piece, u16 opcode)
 {
-	memset(f, 0, sizeof(*f));
-	f->type = type;
-	f->comm_id = c->id;
-	f->cookie = c->cookie;
-	f->op_seq = seq;
-	f->src_rank = c->rank;
-	f->dst_rank = dst;
-	f->tag = piece;
+	nc_frame_hdr(c, f, type, seq, dst, piece);
 	f->opcode = opcode;
 	if (dst == NETCOLL_RANK_GROUP)
 		f->flags |= NETCOLL_F_MCAST;
@@ -342,12 +338,33 @@ static u32 nc_agg_class(const struct nc_agg_op *op)
 	return min_t(u32, fls(frags), NC_AGG_CLASSES - 1);
 }
 
+static void nc_agg_arm(struct nc_comm *c, unsigned long when);
+
+/*
+ * A finished operation whose endpoint closed answers repair requests of
+ * slower peers until its deadline, as long as theirs, and then leaves:
+ * a closed endpoint's memory comes back without waiting for the slot to
+ * be reused.
+ */
+static void nc_agg_linger(struct nc_comm *c, struct nc_agg_op *op)
+{
+	op->linger_until = op->deadline ?: 1;
+	nc_agg_arm(c, op->linger_until);
+}
+
 static void nc_agg_complete(struct nc_comm *c, struct nc_agg_op *op, int err)
 {
 	if (op->complete)
 		return;
 	op->complete = true;
 	op->err = err;
+	/*
+	 * A started operation that failed may have run on some ranks and not
+	 * on others: the ranks' sequences of operations can disagree from
+	 * here on, so none may run again (see nc_comm_break).
+	 */
+	if (err)
+		nc_comm_break(c);
 	if (!err) {
 		u32 us = min_t(u64, div_u64(ktime_get_ns() - op->t0_ns,
 					     NSEC_PER_USEC), U32_MAX / 8);
@@ -482,7 +499,7 @@ static void nc_agg_try(struct nc_comm *c, struct nc_agg_op *op,
 		if (len)
 			nc_reduce(op->op, op->dtype, acc,
 				  (*slot)->data + NETCOLL_HDR_LEN, len);
-		nc_agg_unhold(c, *slot);
+		nc_rx_free(c, *slot);
 		*slot = NULL;
 	}
 	if (p->nchildren)
@@ -683,6 +700,39 @@ static bool nc_agg_have_result(const struct nc_comm *c,
 				      p->nres == p->nfrags;
 }
 
+/*
+ * May rank x, which asks for piece p's result and has everything below
+ * cum, be answered now?  Once per rto_min_ms << shift, the shift growing
+ * with each answer that brought no progress: as often as a requester
+ * backing off its own timer asks, and far less than a flood.
+ */
+static bool nc_agg_may_repair(struct nc_agg_piece *p, u32 x, u32 cum)
+{
+	struct nc_agg_asker *a = NULL;
+	unsigned long now = jiffies;
+	u32 i;
+
+	for (i = 0; i < p->naskers && !a; i++)
+		if (p->asker[i].rank == x)
+			a = &p->asker[i];
+	if (!a) {
+		a = &p->asker[p->naskers < NC_AGG_ASKERS ? p->naskers++ :
+			      NC_AGG_ASKERS];
+		if (a != &p->asker[NC_AGG_ASKERS])
+			a->rank = x;
+	}
+	if (cum > a->cum) {		/* it got what we sent: no backoff */
+		a->cum = cum;
+		a->shift = 0;
+	} else if (a->at && time_before(now, a->at)) {
+		return false;
+	}
+	a->at = (now + (msecs_to_jiffies(nc_rto_min_ms) << a->shift)) ?: 1;
+	if (a->shift < NC_AGG_ASK_SHIFT_MAX)
+		a->shift++;
+	return true;
+}
+
 static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
 			   const struct nc_frame *f, struct sk_buff_head *txq)
 {
@@ -700,31 +750,41 @@ static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
 		return;
 	}
 	x_data = ((op->flags & NETCOLL_RED_ALL) || x == op->root) && p->len;
-	if (x_data && nc_agg_have_result(c, p)) {
-		for (k = f->seq; k < p->nfrags && sent < NC_AGG_BURST; k++) {
-			if (k > f->seq && k <= f->seq + 32 &&
-			    (f->frag_off & (1U << (k - f->seq - 1))))
-				continue;
-			nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0, x,
-					 false, txq);
-			sent++;
-		}
-	} else if (!x_data && (p->done_mark || (nc_agg_is_root(c, p) &&
-						p->nready == p->nfrags))) {
+	if (x_data ? !nc_agg_have_result(c, p) :
+	    !(p->done_mark || (nc_agg_is_root(c, p) && p->nready == p->nfrags))) {
+		/* Not there yet: say we are alive (and what we hold of a child's). */
+		if (ci >= 0)
+			nc_agg_ack_child(c, op, p, ci, txq);
+		else
+			nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, x, f->tag,
+					0, 0, txq);
+		return;
+	}
+	/*
+	 * One nack makes up to NC_AGG_BURST frames: answer each peer at
+	 * most once per backoff interval, and each operation only up to its
+	 * budget, so forged or replayed nacks cannot multiply traffic.
+	 */
+	if (!op->repair_budget || !nc_agg_may_repair(p, x, f->seq)) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
+		return;
+	}
+	if (!x_data) {
 		nc_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN, 0, x, true,
 				 txq);
 		sent = 1;
 	}
-	if (sent) {
-		nc_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
-		return;
+	for (k = f->seq; x_data && k < p->nfrags && sent < NC_AGG_BURST &&
+	     sent < op->repair_budget; k++) {
+		if (k > f->seq && k <= f->seq + 32 &&
+		    (f->frag_off & (1U << (k - f->seq - 1))))
+			continue;
+		nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0, x, false,
+				 txq);
+		sent++;
 	}
-	/* Not there yet: say we are alive (and what we hold of a child's). */
-	if (ci >= 0)
-		nc_agg_ack_child(c, op, p, ci, txq);
-	else
-		nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, x, f->tag, 0, 0,
-				txq);
+	op->repair_budget -= min(sent, op->repair_budget);
+	nc_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 }
 
 static void nc_agg_input(struct nc_comm *c, struct nc_agg_op *op,
@@ -773,6 +833,10 @@ static void nc_agg_early(struct nc_comm *c, struct sk_buff *skb,
 	    (f->flags & NETCOLL_F_ACK_NOW))
 		nc_agg_send_ctl(c, f->op_seq, NETCOLL_T_AGG_ACK, f->src_rank,
 				f->tag, 0, 0, txq);
+	if (f->type == NETCOLL_T_AGG_NACK) {
+		consume_skb(skb);	/* answered: we are alive, not done */
+		return;
+	}
 	if (f->type != NETCOLL_T_AGG_UP) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		goto drop;
@@ -785,16 +849,17 @@ static void nc_agg_early(struct nc_comm *c, struct sk_buff *skb,
 			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 			goto drop;
 		}
-		nc_agg_retire(c, op);
-		*slot = NULL;
+		nc_agg_unslot(c, op);
 		op = NULL;
 	}
 	if (!op) {
-		op = kzalloc(sizeof(*op), GFP_ATOMIC);
+		/* A placeholder: only its slot refers to it. */
+		op = kzalloc(sizeof(*op), GFP_ATOMIC | __GFP_NOWARN);
 		if (!op) {
 			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 			goto drop;
 		}
+		refcount_set(&op->ref, 1);
 		op->seq = f->op_seq;
 		__skb_queue_head_init(&op->early);
 		*slot = op;
@@ -802,7 +867,6 @@ static void nc_agg_early(struct nc_comm *c, struct sk_buff *skb,
 	if (skb_queue_len(&op->early) >= NC_AGG_SLOTS * 256 ||
 	    !nc_agg_hold(c, skb))
 		goto drop;
-	*nc_skb_frame(skb) = *f;
 	__skb_queue_tail(&op->early, skb);
 	nc_stat_inc(c->nn, NETCOLL_STAT_RX_EARLY);
 	return;
@@ -841,16 +905,25 @@ void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
 	if (f->type == NETCOLL_T_AGG_UP && nc_dt_is_float(f->opcode & 0xff) &&
 	    (!nc_reduce_fpu_usable() || (READ_ONCE(nc_fpu_defer_all) &&
 					  in_serving_softirq()))) {
-		/* softirq interrupted a kernel FPU user: reduce in a worker */
-		if (skb_queue_len(&c->agg_deferred) >= NC_AGG_DEFER_MAX) {
+		/*
+		 * softirq interrupted a kernel FPU user: reduce in a worker.
+		 * A queued worker holds a reference: the communicator may be
+		 * deleted while the frame waits.
+		 */
+		if (skb_queue_len(&c->agg_deferred) >= NC_AGG_DEFER_MAX ||
+		    !nc_rx_charge(c, skb)) {
 			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 			kfree_skb(skb);
 			return;
 		}
-		*nc_skb_frame(skb) = *f;
+		if (!refcount_inc_not_zero(&c->ref)) {
+			nc_rx_free(c, skb);
+			return;
+		}
 		skb_queue_tail(&c->agg_deferred, skb);
 		nc_stat_inc(c->nn, NETCOLL_STAT_AGG_FPU_DEFERRED);
-		schedule_work(&c->agg_work);
+		if (!queue_work(nc_wq, &c->agg_work))
+			nc_comm_put(c);
 		return;
 	}
 
@@ -877,16 +950,18 @@ static void nc_agg_work(struct work_struct *work)
 {
 	struct nc_comm *c = container_of(work, struct nc_comm, agg_work);
 	struct sk_buff *skb;
+	struct nc_frame f;
 
 	local_bh_disable();
 	rcu_read_lock();
 	while ((skb = skb_dequeue(&c->agg_deferred))) {
-		struct nc_frame f = *nc_skb_frame(skb);
-
+		nc_rx_uncharge(c, skb);
+		nc_skb_hdr(skb, &f);
 		nc_agg_rcv(c, skb, &f);
 	}
 	rcu_read_unlock();
 	local_bh_enable();
+	nc_comm_put(c);		/* the reference queue_work() was given */
 }
 
 /* ---------------------------------------------------------------- */
@@ -914,9 +989,14 @@ static void nc_agg_retransmit(struct nc_comm *c, struct nc_agg_op *op,
 				sent++;
 			}
 			nc_stat_add(c->nn, NETCOLL_STAT_RETRANSMITS, sent);
-			continue;
-		}
-		if (p->up_next < p->nfrags) {
+			/*
+			 * Everything went up, and only the result acks the
+			 * last fragments: if the result was what got lost,
+			 * ask for it now rather than one timeout later.
+			 */
+			if (p->up_next < p->nfrags)
+				continue;
+		} else if (p->up_next < p->nfrags) {
 			nc_agg_push_up(c, op, p, txq);	/* window */
 			continue;	/* or our children are late */
 		}
@@ -971,8 +1051,17 @@ static void nc_agg_timer(struct timer_list *t)
 	for (i = 0; i < nc_agg_window(c); i++) {
 		struct nc_agg_op *op = c->agg_slot[i];
 
-		if (!op || !op->started || op->complete)
+		if (!op || !op->started)
 			continue;
+		if (op->complete) {
+			if (!op->linger_until)
+				continue;
+			if (time_after_eq(now, op->linger_until))
+				nc_agg_unslot(c, op);
+			else if (time_before(op->linger_until, next))
+				next = op->linger_until;
+			continue;
+		}
 		if (time_after_eq(now, op->deadline)) {
 			nc_agg_debug_dump(c, op);
 			nc_agg_complete(c, op, -ETIMEDOUT);
@@ -995,7 +1084,7 @@ static void nc_agg_timer(struct timer_list *t)
 	for (i = 0; i < nc_agg_window(c); i++) {
 		struct nc_agg_op *op = c->agg_slot[i];
 
-		if (op && op->started && !op->complete) {
+		if (op && op->started && (!op->complete || op->linger_until)) {
 			mod_timer(&c->agg_timer, next);
 			break;
 		}
@@ -1008,6 +1097,14 @@ static void nc_agg_timer(struct timer_list *t)
 /* Starting and finishing an operation (process context)             */
 /* ---------------------------------------------------------------- */
 
+/* Bytes a piece's bookkeeping takes for a tree with nchildren children. */
+static u64 nc_agg_piece_bytes(u32 nchildren, u32 nfrags)
+{
+	return (3 * (u64)nchildren + 1) * sizeof(u32) +
+	       3 * BITS_TO_LONGS(nfrags) * sizeof(long) +
+	       (u64)nchildren * nfrags * sizeof(struct sk_buff *);
+}
+
 static int nc_agg_piece_init(struct nc_comm *c, struct nc_agg_op *op,
 			     struct nc_agg_piece *p, const struct nc_tree *t)
 {
@@ -1016,10 +1113,11 @@ static int nc_agg_piece_init(struct nc_comm *c, struct nc_agg_op *op,
 	p->root = t->root;
 	p->parent = t->parent;
 	p->nchildren = t->nchildren;
-	p->children = kcalloc(3 * t->nchildren + 1, sizeof(u32), GFP_KERNEL);
-	p->ready = kvcalloc(3 * words, sizeof(long), GFP_KERNEL);
+	p->children = kcalloc(3 * t->nchildren + 1, sizeof(u32),
+			      GFP_KERNEL_ACCOUNT);
+	p->ready = kvcalloc(3 * words, sizeof(long), GFP_KERNEL_ACCOUNT);
 	p->held = kvcalloc((size_t)t->nchildren * p->nfrags,
-			   sizeof(struct sk_buff *), GFP_KERNEL);
+			   sizeof(struct sk_buff *), GFP_KERNEL_ACCOUNT);
 	if (!p->children || !p->ready || !p->held)
 		return -ENOMEM;
 	memcpy(p->children, t->children, t->nchildren * sizeof(u32));
@@ -1057,52 +1155,29 @@ static int nc_agg_check_args(struct nc_comm *c, const struct nc_agg_args *a,
 	return 0;
 }
 
-/* MTU-sized fragments of whole elements (every element size divides 16). */
+/* Fragments of whole elements that fit a frame (every element size divides 16). */
 static int nc_agg_frag_size(struct nc_comm *c, u32 *fs)
 {
-	u32 mtu = nc_comm_mtu(c);
+	u32 room = nc_comm_payload_max(c);
 
-	if (!mtu)
+	if (!room)
 		return -ENETDOWN;
-	if (mtu < NETCOLL_HDR_LEN + 16)
+	if (room < 16)
 		return -EMSGSIZE;
-	*fs = rounddown(min_t(u32, mtu - NETCOLL_HDR_LEN, 0xfff0), 16);
+	*fs = rounddown(min_t(u32, room, 0xfff0), 16);
 	return 0;
 }
 
-static struct nc_agg_op *nc_agg_prepare(struct nc_comm *c,
-					const struct nc_agg_args *a, int *errp)
+/*
+ * Pieces and their bookkeeping, under the trees' lock: the memory they and
+ * the vector take is charged to the communicator before it is allocated.
+ */
+static int nc_agg_pieces(struct nc_comm *c, struct nc_agg_op *op,
+			 const struct nc_agg_args *a, u32 esize)
 {
-	struct nc_agg_op *op;
-	u32 esize, j;
-	int err;
-
-	err = nc_agg_check_args(c, a, &esize);
-	if (err)
-		goto fail;
-	err = -ENOMEM;
-	op = kzalloc(sizeof(*op), GFP_KERNEL);
-	if (!op)
-		goto fail;
-	__skb_queue_head_init(&op->early);
-	op->op = a->op;
-	op->dtype = a->dtype;
-	op->opcode = a->op << 8 | a->dtype;
-	op->flags = a->flags;
-	op->root = (a->flags & NETCOLL_RED_ALL) ? NETCOLL_NONE : a->root;
-	op->bytes = a->count * esize;
-	op->ubuf = a->recvbuf;
-	op->npieces = clamp_t(u64, a->split, 1, max_t(u64, a->count, 1));
-	err = nc_agg_frag_size(c, &op->fs);
-	if (err)
-		goto free;
-	err = -ENOMEM;
-	op->buf = kvmalloc(max_t(u64, op->bytes, 1), GFP_KERNEL);
-	if (!op->buf)
-		goto free;
-	err = -EFAULT;
-	if (copy_from_user(op->buf, a->sendbuf, op->bytes))
-		goto free;
+	u64 total = 0, charge = sizeof(*op) + max_t(u64, op->bytes, 1);
+	int err = 0;
+	u32 j;
 
 	mutex_lock(&c->tree_lock);
 	for (j = 0; j < op->npieces; j++) {
@@ -1113,32 +1188,78 @@ static struct nc_agg_op *nc_agg_prepare(struct nc_comm *c,
 		p->off = lo * esize;
 		p->len = (hi - lo) * esize;
 		p->nfrags = nc_wire_nfrags(p->len, op->fs);
-		err = nc_agg_piece_init(c, op, p, c->trees[j]);
-		if (err)
-			break;
+		charge += nc_agg_piece_bytes(c->trees[j]->nchildren, p->nfrags);
+		total += p->nfrags;
+	}
+	err = nc_comm_mem_reserve(c, charge);
+	if (!err) {
+		op->charge = charge;
+		for (j = 0; j < op->npieces && !err; j++)
+			err = nc_agg_piece_init(c, op, &op->piece[j],
+						c->trees[j]);
+	} else {
+		j = 0;
 	}
 	mutex_unlock(&c->tree_lock);
-	if (err) {
-		op->npieces = j + 1;
+	if (err)
+		op->npieces = j;	/* free what was set up */
+	/* Repairs this operation may send: a few rounds to every peer. */
+	op->repair_budget = min_t(u64, 4 * total * max(c->size - 1, 1U) +
+				  NC_AGG_BURST, U32_MAX);
+	return err;
+}
+
+static struct nc_agg_op *nc_agg_prepare(struct nc_comm *c,
+					const struct nc_agg_args *a)
+{
+	struct nc_agg_op *op;
+	u32 esize;
+	int err;
+
+	err = nc_agg_check_args(c, a, &esize);
+	if (err)
+		return ERR_PTR(err);
+	op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
+	if (!op)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&op->ref, 1);
+	__skb_queue_head_init(&op->early);
+	op->op = a->op;
+	op->dtype = a->dtype;
+	op->opcode = a->op << 8 | a->dtype;
+	op->flags = a->flags;
+	op->root = (a->flags & NETCOLL_RED_ALL) ? NETCOLL_NONE : a->root;
+	op->bytes = a->count * esize;
+	op->ubuf = a->recvbuf;
+	op->npieces = clamp_t(u64, a->split, 1, max_t(u64, a->count, 1));
+	err = nc_agg_frag_size(c, &op->fs);
+	if (!err)
+		err = nc_agg_pieces(c, op, a, esize);
+	if (err)
 		goto free;
-	}
+	err = -ENOMEM;
+	op->buf = kvmalloc(max_t(u64, op->bytes, 1), GFP_KERNEL_ACCOUNT);
+	if (!op->buf)
+		goto free;
+	err = -EFAULT;
+	if (copy_from_user(op->buf, a->sendbuf, op->bytes))
+		goto free;
 	op->deadline = jiffies +
 		msecs_to_jiffies(a->timeout_ms ?: c->timeout_ms);
 	return op;
 free:
 	nc_agg_op_free(c, op);
-fail:
-	*errp = err;
-	return NULL;
+	return ERR_PTR(err);
 }
 
 /* Under c->lock: may operation seq start?  0, -EAGAIN (wait) or error. */
 static int nc_agg_may_start(struct nc_comm *c, u32 seq)
 {
 	struct nc_agg_op *prev = nc_agg_find(c, seq - c->oso);
+	int err = nc_comm_usable(c);
 
-	if (c->dead)
-		return c->dead;
+	if (err)
+		return err;
 	if (prev && prev->started && !prev->complete)
 		return -EAGAIN;
 	return 0;
@@ -1172,26 +1293,18 @@ static unsigned long nc_agg_rto_init(struct nc_comm *c, struct nc_agg_op *op)
 		     msecs_to_jiffies(nc_rto_max_ms));
 }
 
-int nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a, u32 *seqp)
+/* Sleep until operation c->agg_next may start (OSO limit); c->lock held. */
+static int nc_agg_wait_turn(struct nc_comm *c, struct nc_agg_op *op)
+	__must_hold(&c->lock)
 {
-	struct nc_agg_op *op, **slot;
-	struct sk_buff_head txq;
-	struct sk_buff *skb;
 	bool queued = false;
-	u32 seq, j, k;
-	int err = 0;
+	long left;
+	int err;
 
-	op = nc_agg_prepare(c, a, &err);
-	if (!op)
-		return err;
-
-	__skb_queue_head_init(&txq);
-	spin_lock_bh(&c->lock);
 	for (;;) {
-		seq = c->agg_next;
-		err = nc_agg_may_start(c, seq);
+		err = nc_agg_may_start(c, c->agg_next);
 		if (err != -EAGAIN)
-			break;
+			return err;
 		/* OSO limit: queue behind the operation OSO places back */
 		spin_unlock_bh(&c->lock);
 		if (!queued)
@@ -1200,31 +1313,59 @@ int nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a, u32 *seqp)
 		if (time_after_eq(jiffies, op->deadline)) {
 			err = -ETIMEDOUT;
 		} else {
-			long left = op->deadline - jiffies;
-			wait_queue_head_t *wq = &c->agg_wq;
-
-			left = wait_event_interruptible_timeout(*wq, nc_agg_can_start(c), left);
+			left = wait_event_interruptible_timeout(c->agg_wq,
+								nc_agg_can_start(c),
+								op->deadline - jiffies);
 			err = left < 0 ? -EINTR : 0;
 		}
 		spin_lock_bh(&c->lock);
 		if (err)
-			break;
+			return err;
 	}
+}
+
+/*
+ * Post a contribution.  Returns the operation with two references, its
+ * slot's and the caller's (give it back with nc_agg_release), or an
+ * ERR_PTR; an operation that never started consumed no sequence number.
+ */
+struct nc_agg_op *nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a)
+{
+	struct nc_agg_op *op, **slot, *old;
+	struct sk_buff_head txq;
+	struct sk_buff *skb;
+	struct nc_frame f;
+	u32 seq, j, k;
+	int err;
+
+	op = nc_agg_prepare(c, a);
+	if (IS_ERR(op))
+		return op;
+	err = nc_join_wait(c, op->deadline);
+	if (err) {
+		nc_agg_op_free(c, op);
+		return ERR_PTR(err);
+	}
+
+	__skb_queue_head_init(&txq);
+	spin_lock_bh(&c->lock);
+	err = nc_agg_wait_turn(c, op);
 	if (err) {
 		spin_unlock_bh(&c->lock);
 		nc_agg_op_free(c, op);
-		return err;
+		return ERR_PTR(err);
 	}
 
+	seq = c->agg_next;
 	slot = &c->agg_slot[seq % nc_agg_window(c)];
-	if (*slot && (*slot)->seq == seq) {
-		/* frames came first: take them over */
-		skb_queue_splice_init(&(*slot)->early, &op->early);
-		kfree(*slot);
-	} else if (*slot) {
-		nc_agg_retire(c, *slot);
-	}
+	old = *slot;
+	/* frames came first: take them over from the placeholder */
+	if (old && old->seq == seq)
+		skb_queue_splice_init(&old->early, &op->early);
+	refcount_inc(&op->ref);		/* the slot's */
 	*slot = op;
+	if (old)
+		nc_agg_op_put(c, old);
 	op->seq = seq;
 	op->started = true;
 	op->t0_ns = ktime_get_ns();
@@ -1236,38 +1377,31 @@ int nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a, u32 *seqp)
 		for (k = 0; k < op->piece[j].nfrags; k++)
 			nc_agg_try(c, op, &op->piece[j], k, &txq);
 	while ((skb = __skb_dequeue(&op->early))) {
-		struct nc_frame f = *nc_skb_frame(skb);
-
-		c->agg_mem -= skb->truesize;
+		nc_rx_uncharge(c, skb);
+		nc_skb_hdr(skb, &f);
 		nc_agg_input(c, op, skb, &f, &txq);
 	}
 	if (!op->complete)
 		nc_agg_arm(c, min(op->rto_at, op->deadline));
 	spin_unlock_bh(&c->lock);
 	nc_frames_flush(c, &txq);
-	*seqp = seq;
-	return 0;
+	return op;
+}
+
+bool nc_agg_done(const struct nc_agg_op *op)
+{
+	return READ_ONCE(op->complete);
 }
 
 /*
- * Wait for operation seq and copy its result out.  The operation stays in
- * its slot (repair requests) until its sequence comes round again.
+ * Wait for op (the caller holds a reference and is its only waiter) and
+ * copy its result out.  The operation stays in its slot for repairs.
  */
-int nc_agg_wait(struct nc_comm *c, u32 seq)
+int nc_agg_wait(struct nc_comm *c, struct nc_agg_op *op)
 {
-	struct nc_agg_op *op;
 	bool want;
 	int err;
 
-	spin_lock_bh(&c->lock);
-	op = nc_agg_lookup(c, seq);
-	if (!op || !op->started || op->reaped) {
-		spin_unlock_bh(&c->lock);
-		return -ESRCH;
-	}
-	spin_unlock_bh(&c->lock);
-
-	/* Nobody frees an operation its process has not collected. */
 	if (wait_event_interruptible(c->agg_wq,
 				     READ_ONCE(op->complete) || READ_ONCE(c->dead)))
 		return -EINTR;
@@ -1288,23 +1422,65 @@ int nc_agg_wait(struct nc_comm *c, u32 seq)
 		nc_stat_inc(c->nn, NETCOLL_STAT_OPS_FAILED);
 		if (op->err == -ETIMEDOUT)
 			nc_stat_inc(c->nn, NETCOLL_STAT_OPS_TIMEDOUT);
-		nc_event_op_failed(c, seq, -op->err, NETCOLL_NONE);
+		nc_event_op_failed(c, op->seq, -op->err, NETCOLL_NONE);
 	}
-	spin_lock_bh(&c->lock);
-	nc_agg_collected(c, op);
-	spin_unlock_bh(&c->lock);
 	return err;
 }
 
-/* Nobody will wait for seq (its caller was interrupted). */
-void nc_agg_orphan(struct nc_comm *c, u32 seq)
+/*
+ * The poster lets go of op: it collected the result, or will never wait
+ * for it.  With cancel (its endpoint closes) an unfinished operation is
+ * cancelled now, and a finished one stays only for repairs;
+ * without, an unfinished one runs on (the others need this rank's part)
+ * and a finished one stays in its slot.
+ */
+void nc_agg_release(struct nc_comm *c, struct nc_agg_op *op, bool cancel)
 {
-	struct nc_agg_op *op;
+	spin_lock_bh(&c->lock);
+	op->released = true;
+	if (!op->complete && cancel) {
+		nc_agg_complete(c, op, -ECANCELED);
+		nc_stat_inc(c->nn, NETCOLL_STAT_OPS_CANCELLED);
+		nc_agg_unslot(c, op);
+	} else if (op->complete && cancel) {
+		nc_agg_linger(c, op);
+	}
+	spin_unlock_bh(&c->lock);
+	wake_up_all(&c->agg_wq);	/* callers queued behind it (OSO) */
+	nc_agg_op_put(c, op);
+}
+
+/* Memory is short: finished operations nobody waits for leave their slots. */
+bool nc_agg_reclaim(struct nc_comm *c)
+{
+	bool freed = false;
+	u32 i;
 
 	spin_lock_bh(&c->lock);
-	op = nc_agg_lookup(c, seq);
-	if (op)
-		nc_agg_collected(c, op);
+	for (i = 0; i < NC_AGG_SLOTS; i++) {
+		struct nc_agg_op *op = c->agg_slot[i];
+
+		if (op && op->started && op->complete && op->released) {
+			nc_agg_unslot(c, op);
+			freed = true;
+		}
+	}
+	spin_unlock_bh(&c->lock);
+	return freed;
+}
+
+/* The bound endpoint closed: what it finished stays only for repairs. */
+void nc_agg_close(struct nc_comm *c)
+{
+	u32 i;
+
+	spin_lock_bh(&c->lock);
+	for (i = 0; i < NC_AGG_SLOTS; i++) {
+		struct nc_agg_op *op = c->agg_slot[i];
+
+		if (op && op->started && op->complete && op->released)
+			nc_agg_linger(c, op);
+	}
 	spin_unlock_bh(&c->lock);
 }
 
@@ -1334,7 +1510,6 @@ int nc_agg_init(struct nc_comm *c)
 	u32 i;
 
 	mutex_init(&c->tree_lock);
-	INIT_LIST_HEAD(&c->agg_uncollected);
 	timer_setup(&c->agg_timer, nc_agg_timer, 0);
 	INIT_WORK(&c->agg_work, nc_agg_work);
 	skb_queue_head_init(&c->agg_deferred);
@@ -1343,6 +1518,14 @@ int nc_agg_init(struct nc_comm *c)
 		if (nc_agg_set_tree(c, i, NULL))
 			return -ENOMEM;
 	return 0;
+}
+
+static void nc_agg_purge_deferred(struct nc_comm *c)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&c->agg_deferred)))
+		nc_rx_free(c, skb);
 }
 
 /* No more operations: fail the running ones, stop timer and worker. */
@@ -1360,22 +1543,21 @@ void nc_agg_stop(struct nc_comm *c, int err)
 	spin_unlock_bh(&c->lock);
 	wake_up_all(&c->agg_wq);
 	del_timer_sync(&c->agg_timer);
-	cancel_work_sync(&c->agg_work);
-	skb_queue_purge(&c->agg_deferred);
+	/* A pending worker's reference is ours to drop (c->dead: no new one). */
+	if (cancel_work_sync(&c->agg_work))
+		nc_comm_put(c);
+	nc_agg_purge_deferred(c);
 }
 
-/* Last reference gone (stopped before): free everything. */
+/* Last reference gone (stopped before, no endpoint left): free everything. */
 void nc_agg_free(struct nc_comm *c)
 {
-	struct nc_agg_op *op, *tmp;
 	u32 i;
 
-	list_for_each_entry_safe(op, tmp, &c->agg_uncollected, uncollected)
-		nc_agg_op_free(c, op);
 	for (i = 0; i < NC_AGG_SLOTS; i++)
 		if (c->agg_slot[i])
-			nc_agg_op_free(c, c->agg_slot[i]);
-	skb_queue_purge(&c->agg_deferred);
+			nc_agg_op_put(c, c->agg_slot[i]);
+	nc_agg_purge_deferred(c);
 	for (i = 0; i < NETCOLL_TREES_MAX; i++)
 		kfree(c->trees[i]);
 }

@@ -58,15 +58,6 @@ static int nc_eth_xmit(struct nc_bearer *b, struct sk_buff *skb, const u8 *dst)
 	skb_reset_network_header(skb);
 	skb->dev = dev;
 	skb->protocol = htons(nc_ethertype);
-	/*
-	 * Frames without payload (acks, synchronisation tokens, repair
-	 * requests) are control traffic: in a priority-aware qdisc
-	 * (pfifo_fast band 0, or a switch's strict-priority class) they do
-	 * not queue behind this host's own data, which would hold back
-	 * every pairwise synchronisation by a full queue's delay.
-	 */
-	skb->priority = skb->len > NETCOLL_HDR_LEN ? TC_PRIO_INTERACTIVE_BULK :
-						     TC_PRIO_CONTROL;
 	if (dev_hard_header(skb, dev, nc_ethertype, dst, dev->dev_addr,
 			    skb->len) < 0) {
 		kfree_skb(skb);

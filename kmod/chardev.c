@@ -1,59 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/netcoll: each open file is an endpoint in the opener's network
- * namespace.  An endpoint binds to one communicator and then runs
+ * /dev/netcoll: each open file is an endpoint (endpoint.c) in the opener's
+ * network namespace.  An endpoint binds to one communicator and then runs
  * collectives as blocking, interruptible ioctls on user buffers.
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/nsproxy.h>
-#include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <net/net_namespace.h>
 
-#include "core.h"
-
-struct nc_endpoint {
-	struct net *net;
-	struct mutex lock;		/* one operation at a time */
-	struct nc_comm *comm;		/* bound communicator, holds a ref */
-};
+#include "endpoint.h"
 
 static int nc_ep_open(struct inode *inode, struct file *file)
 {
 	struct nc_endpoint *ep;
 
-	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	ep = nc_ep_create(current->nsproxy->net_ns);
 	if (!ep)
 		return -ENOMEM;
-	ep->net = get_net(current->nsproxy->net_ns);
-	mutex_init(&ep->lock);
 	file->private_data = ep;
 	return stream_open(inode, file);
 }
 
 static int nc_ep_release(struct inode *inode, struct file *file)
 {
-	struct nc_endpoint *ep = file->private_data;
-
-	if (ep->comm) {
-		atomic_set(&ep->comm->bound, 0);
-		nc_comm_put(ep->comm);
-	}
-	put_net(ep->net);
-	mutex_destroy(&ep->lock);
-	kfree(ep);
+	nc_ep_destroy(file->private_data);
 	return 0;
 }
 
-static long nc_ep_info(void __user *arg)
+static long nc_ioc_info(void __user *arg)
 {
 	struct netcoll_info info = {
 		.abi_version = NETCOLL_ABI_VERSION,
 		.wire_version = NETCOLL_WIRE_VERSION,
 		.features = NETCOLL_FEAT_BARRIER | NETCOLL_FEAT_ALLTOALL |
 			    NETCOLL_FEAT_A2A_SCHED | NETCOLL_FEAT_REDUCE |
+			    NETCOLL_FEAT_OWNER | NETCOLL_FEAT_AUTH |
 			    (nc_reduce_float_supported() ?
 			     NETCOLL_FEAT_REDUCE_FLOAT : 0),
 		.comm_size_max = NETCOLL_COMM_SIZE_MAX,
@@ -62,39 +45,19 @@ static long nc_ep_info(void __user *arg)
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-static long nc_ep_bind(struct nc_endpoint *ep, void __user *arg)
+static long nc_ioc_bind(struct nc_endpoint *ep, void __user *arg)
 {
 	struct netcoll_bind b;
-	struct nc_comm *c;
 
 	if (copy_from_user(&b, arg, sizeof(b)))
 		return -EFAULT;
 	if (b.flags || b.size)
 		return -EINVAL;
-	if (ep->comm)
-		return -EISCONN;
-	c = nc_comm_get(nc_net(ep->net), b.comm_id);
-	if (!c)
-		return -ENOENT;
-	if (b.rank != c->rank) {
-		nc_comm_put(c);
-		return -EINVAL;
-	}
-	if (atomic_cmpxchg(&c->bound, 0, 1)) {
-		nc_comm_put(c);
-		return -EBUSY;
-	}
-	b.size = c->size;
-	if (copy_to_user(arg, &b, sizeof(b))) {
-		atomic_set(&c->bound, 0);
-		nc_comm_put(c);
-		return -EFAULT;
-	}
-	ep->comm = c;
-	return 0;
+	return nc_ep_bind(ep, &b, arg);
 }
 
-static long nc_ep_barrier(struct nc_endpoint *ep, void __user *arg)
+static long nc_ioc_barrier(struct nc_endpoint *ep, struct nc_comm *c,
+			   void __user *arg)
 {
 	struct netcoll_barrier_args a;
 
@@ -102,52 +65,52 @@ static long nc_ep_barrier(struct nc_endpoint *ep, void __user *arg)
 		return -EFAULT;
 	if (a.flags || a.reserved)
 		return -EINVAL;
-	return nc_coll_barrier(ep->comm, a.timeout_ms);
+	return nc_coll_barrier(ep, c, a.timeout_ms);
 }
 
-static long nc_ep_alltoall(struct nc_endpoint *ep, void __user *arg)
+/* One alltoall per endpoint at a time (the transport runs one op). */
+static long nc_ioc_alltoall(struct nc_endpoint *ep, struct nc_comm *c,
+			    void __user *arg)
 {
 	struct netcoll_alltoall_args a;
+	long err;
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
-	return nc_coll_alltoall(ep->comm, &a);
+	if (mutex_lock_interruptible(&ep->lock))
+		return -EINTR;
+	err = nc_coll_alltoall(c, &a);
+	mutex_unlock(&ep->lock);
+	return err;
 }
 
 /*
  * Reductions run in the aggregation engine, which has its own order and
- * limits: they do not take the endpoint's lock, so one thread can wait
- * while another starts the next operation.
+ * limits: one thread can wait while another starts the next operation.
  */
-static long nc_ep_reduce(struct nc_endpoint *ep, unsigned int cmd,
-			 void __user *arg)
+static long nc_ioc_reduce(struct nc_endpoint *ep, struct nc_comm *c,
+			  unsigned int cmd, void __user *arg)
 {
-	struct nc_comm *c;
 	struct netcoll_reduce r;
 	struct netcoll_wait w;
-	long err;
-
-	mutex_lock(&ep->lock);
-	c = ep->comm;
-	mutex_unlock(&ep->lock);
-	if (!c)
-		return -ENOTCONN;
+	int err, unused;
+	u32 idx;
 
 	if (cmd == NETCOLL_IOC_WAIT) {
 		if (copy_from_user(&w, arg, sizeof(w)))
 			return -EFAULT;
 		if (w.reserved)
 			return -EINVAL;
-		return nc_coll_wait(c, w.handle);
+		return nc_coll_wait(ep, c, w.handle);
 	}
 	if (copy_from_user(&r, arg, sizeof(r)))
 		return -EFAULT;
-	if (cmd == NETCOLL_IOC_REDUCE)
-		return nc_coll_reduce(c, &r);
-	err = nc_coll_reduce_start(c, &r);
-	if (!err && copy_to_user(arg, &r, sizeof(r))) {
-		/* the operation runs; without its handle nobody collects it */
-		nc_coll_wait(c, r.handle);
+	err = nc_coll_reduce(ep, c, &r, cmd == NETCOLL_IOC_REDUCE_START);
+	if (!err && cmd == NETCOLL_IOC_REDUCE_START &&
+	    copy_to_user(arg, &r, sizeof(r))) {
+		/* the operation runs; nobody can name it: it is an orphan */
+		if (nc_ep_claim(ep, r.handle, &idx, &unused))
+			nc_ep_orphan(ep, idx);
 		err = -EFAULT;
 	}
 	return err;
@@ -157,29 +120,33 @@ static long nc_ep_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct nc_endpoint *ep = file->private_data;
 	void __user *uarg = (void __user *)arg;
-	long err;
+	struct nc_comm *c;
 
-	if (cmd == NETCOLL_IOC_INFO)
-		return nc_ep_info(uarg);
-	if (cmd == NETCOLL_IOC_REDUCE || cmd == NETCOLL_IOC_REDUCE_START ||
-	    cmd == NETCOLL_IOC_WAIT)
-		return nc_ep_reduce(ep, cmd, uarg);
-	if (cmd != NETCOLL_IOC_BIND && cmd != NETCOLL_IOC_BARRIER &&
-	    cmd != NETCOLL_IOC_ALLTOALL)
+	switch (cmd) {
+	case NETCOLL_IOC_INFO:
+		return nc_ioc_info(uarg);
+	case NETCOLL_IOC_BIND:
+		return nc_ioc_bind(ep, uarg);
+	case NETCOLL_IOC_BARRIER:
+	case NETCOLL_IOC_ALLTOALL:
+	case NETCOLL_IOC_REDUCE:
+	case NETCOLL_IOC_REDUCE_START:
+	case NETCOLL_IOC_WAIT:
+		break;
+	default:
 		return -ENOTTY;
-
-	if (mutex_lock_interruptible(&ep->lock))
-		return -EINTR;
-	if (cmd == NETCOLL_IOC_BIND)
-		err = nc_ep_bind(ep, uarg);
-	else if (!ep->comm)
-		err = -ENOTCONN;
-	else if (cmd == NETCOLL_IOC_BARRIER)
-		err = nc_ep_barrier(ep, uarg);
-	else
-		err = nc_ep_alltoall(ep, uarg);
-	mutex_unlock(&ep->lock);
-	return err;
+	}
+	c = nc_ep_comm(ep);
+	if (!c)
+		return -ENOTCONN;
+	switch (cmd) {
+	case NETCOLL_IOC_BARRIER:
+		return nc_ioc_barrier(ep, c, uarg);
+	case NETCOLL_IOC_ALLTOALL:
+		return nc_ioc_alltoall(ep, c, uarg);
+	default:
+		return nc_ioc_reduce(ep, c, cmd, uarg);
+	}
 }
 
 static const struct file_operations nc_ep_fops = {
@@ -191,7 +158,10 @@ static const struct file_operations nc_ep_fops = {
 	.llseek		= no_llseek,
 };
 
-/* Collectives are for unprivileged applications; configuration is not. */
+/*
+ * Collectives are for unprivileged applications: the file is open to all,
+ * and BIND checks who may use which communicator (access.c).
+ */
 static struct miscdevice nc_miscdev = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= NETCOLL_DEVICE_NAME,

@@ -2,10 +2,11 @@
 /*
  * Reduce, allreduce and barrier as the endpoint sees them: argument
  * checks and the blocking or start/wait forms over the aggregation engine
- * (agg.c).  The barrier is an allreduce of nothing on the same trees: one
- * implementation for all three.
+ * (agg.c), with every posted operation kept in the endpoint's table
+ * (endpoint.c).  The barrier is an allreduce of nothing on the same trees:
+ * one implementation for all three.
  */
-#include "core.h"
+#include "endpoint.h"
 
 static int nc_coll_args(const struct netcoll_reduce *r, struct nc_agg_args *a)
 {
@@ -25,53 +26,88 @@ static int nc_coll_args(const struct netcoll_reduce *r, struct nc_agg_args *a)
 	return 0;
 }
 
-int nc_coll_reduce_start(struct nc_comm *c, struct netcoll_reduce *r)
+/*
+ * Post an operation under a number of the endpoint's: the number first
+ * (the limit is checked before anything starts), then the operation.
+ */
+static int nc_coll_post(struct nc_endpoint *ep, struct nc_comm *c,
+			const struct nc_agg_args *a, bool claimed, u32 *idx)
 {
-	struct nc_agg_args a;
-	u32 seq;
+	struct nc_agg_op *op;
 	int err;
 
-	err = nc_coll_args(r, &a);
+	err = nc_ep_reserve(ep, idx);
 	if (err)
 		return err;
-	err = nc_agg_start(c, &a, &seq);
-	if (err)
-		return err;
-	r->handle = seq;
+	op = nc_agg_start(c, a);
+	if (IS_ERR(op)) {
+		nc_ep_unreserve(ep, *idx);
+		return PTR_ERR(op);
+	}
+	nc_ep_set(ep, *idx, op, claimed);
 	return 0;
 }
 
-int nc_coll_wait(struct nc_comm *c, u64 handle)
+/* Wait for the claimed entry idx holding op. */
+static int nc_coll_collect(struct nc_endpoint *ep, struct nc_comm *c,
+			   struct nc_agg_op *op, u32 idx, bool orphan_on_intr)
 {
-	if (handle > U32_MAX)
-		return -ESRCH;
-	return nc_agg_wait(c, (u32)handle);
-}
+	int err = nc_agg_wait(c, op);
 
-static int nc_coll_run(struct nc_comm *c, const struct nc_agg_args *a)
-{
-	u32 seq;
-	int err;
-
-	err = nc_agg_start(c, a, &seq);
-	if (err)
-		return err;
-	err = nc_agg_wait(c, seq);
-	if (err == -EINTR)	/* the others still need our part: let it run */
-		nc_agg_orphan(c, seq);
+	if (err != -EINTR)
+		nc_ep_finish(ep, idx);
+	else if (orphan_on_intr)	/* the others still need our part */
+		nc_ep_orphan(ep, idx);
+	else
+		nc_ep_unclaim(ep, idx);
 	return err;
 }
 
-int nc_coll_reduce(struct nc_comm *c, const struct netcoll_reduce *r)
+static int nc_coll_run(struct nc_endpoint *ep, struct nc_comm *c,
+		       const struct nc_agg_args *a)
+{
+	struct nc_agg_op *op;
+	u32 idx;
+	int err;
+
+	err = nc_coll_post(ep, c, a, true, &idx);
+	if (err)
+		return err;
+	op = nc_ep_claimed(ep, idx);
+	return nc_coll_collect(ep, c, op, idx, true);
+}
+
+int nc_coll_reduce(struct nc_endpoint *ep, struct nc_comm *c,
+		   struct netcoll_reduce *r, bool start)
 {
 	struct nc_agg_args a;
+	u32 idx;
 	int err;
 
 	err = nc_coll_args(r, &a);
-	return err ?: nc_coll_run(c, &a);
+	if (err)
+		return err;
+	if (!start)
+		return nc_coll_run(ep, c, &a);
+	err = nc_coll_post(ep, c, &a, false, &idx);
+	if (!err)
+		r->handle = nc_ep_handle(ep, idx);
+	return err;
 }
 
-int nc_coll_barrier(struct nc_comm *c, u32 timeout_ms)
+int nc_coll_wait(struct nc_endpoint *ep, struct nc_comm *c, u64 handle)
+{
+	struct nc_agg_op *op;
+	u32 idx;
+	int err;
+
+	op = nc_ep_claim(ep, handle, &idx, &err);
+	if (!op)
+		return err;
+	return nc_coll_collect(ep, c, op, idx, false);
+}
+
+int nc_coll_barrier(struct nc_endpoint *ep, struct nc_comm *c, u32 timeout_ms)
 {
 	struct nc_agg_args a = {
 		.flags = NETCOLL_RED_ALL,
@@ -80,5 +116,5 @@ int nc_coll_barrier(struct nc_comm *c, u32 timeout_ms)
 		.timeout_ms = timeout_ms,
 	};
 
-	return nc_coll_run(c, &a);
+	return nc_coll_run(ep, c, &a);
 }

@@ -33,7 +33,18 @@ MODULE_PARM_DESC(tx_window, "Fragments in flight per operation");
 
 unsigned int nc_rx_queue_max = 8 << 20;
 module_param_named(rx_queue_max, nc_rx_queue_max, uint, 0644);
-MODULE_PARM_DESC(rx_queue_max, "Bytes of frames queued per communicator (running and early)");
+MODULE_PARM_DESC(rx_queue_max,
+		 "Default receive memory of a communicator: bytes of frames it holds (early, queued, reduction inputs)");
+
+unsigned int nc_comm_mem_max = 64 << 20;
+module_param_named(comm_mem_max, nc_comm_mem_max, uint, 0644);
+MODULE_PARM_DESC(comm_mem_max,
+		 "Default posted memory of a communicator: bytes its operations may allocate (ENOBUFS beyond)");
+
+unsigned int nc_ep_ops_max = 1024;
+module_param_named(ep_ops_max, nc_ep_ops_max, uint, 0644);
+MODULE_PARM_DESC(ep_ops_max,
+		 "Reductions an endpoint may have posted and not waited for (EAGAIN beyond)");
 
 bool nc_fpu_defer_all;
 module_param_named(fpu_defer_all, nc_fpu_defer_all, bool, 0644);
@@ -41,6 +52,9 @@ MODULE_PARM_DESC(fpu_defer_all,
 		 "Test knob: reduce every float contribution in the worker, as when softirq interrupted a kernel FPU user");
 
 unsigned int nc_net_id __read_mostly;
+
+/* Float reductions softirq could not do, and freeing communicators. */
+struct workqueue_struct *nc_wq;
 
 void nc_stats_read(struct nc_net *nn, u64 *out)
 {
@@ -94,9 +108,12 @@ static int __init nc_init(void)
 		       nc_ethertype);
 		return -EINVAL;
 	}
+	nc_wq = alloc_workqueue("netcoll", 0, 0);
+	if (!nc_wq)
+		return -ENOMEM;
 	err = register_pernet_subsys(&nc_net_ops);
 	if (err)
-		return err;
+		goto err_wq;
 	err = nc_bearer_notifier_init();
 	if (err)
 		goto err_pernet;
@@ -116,6 +133,8 @@ err_notifier:
 	nc_bearer_notifier_exit();
 err_pernet:
 	unregister_pernet_subsys(&nc_net_ops);
+err_wq:
+	destroy_workqueue(nc_wq);
 	return err;
 }
 
@@ -125,7 +144,9 @@ static void __exit nc_exit(void)
 	nc_genl_exit();
 	nc_bearer_notifier_exit();
 	unregister_pernet_subsys(&nc_net_ops);
-	rcu_barrier();	/* communicators are freed by call_rcu() */
+	/* communicators are freed by queue_rcu_work(): wait, then drain */
+	rcu_barrier();
+	destroy_workqueue(nc_wq);
 }
 
 module_init(nc_init);

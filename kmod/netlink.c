@@ -3,7 +3,9 @@
  * Generic netlink family "netcoll": configuration, statistics, events.
  * Every attribute is checked by a strict policy before a handler runs;
  * handlers check what a policy cannot (cross-attribute rules) and say why
- * in the extended ack.  Mutating commands need CAP_NET_ADMIN.
+ * in the extended ack.  Devices and new communicators need CAP_NET_ADMIN
+ * over the namespace; commands on one communicator need its owner or
+ * that (access.c).
  */
 #include <linux/etherdevice.h>
 #include <linux/rtnetlink.h>
@@ -40,6 +42,12 @@ static struct netlink_range_validation nc_oso_range = {
 static struct netlink_range_validation nc_degree_range = {
 	.min = 2,
 	.max = NETCOLL_TREE_DEGREE_MAX,
+};
+
+/* Memory limits: at least room for a few frames, at most 4 GiB - 1. */
+static struct netlink_range_validation nc_mem_range = {
+	.min = 64 << 10,
+	.max = U32_MAX,
 };
 
 static const struct nla_policy nc_member_policy[NETCOLL_A_MEMBER_MAX + 1] = {
@@ -83,7 +91,19 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_TREE_INDEX] = NLA_POLICY_MAX(NLA_U32, NETCOLL_TREES_MAX - 1),
 	[NETCOLL_A_TREE_PARENTS] = NLA_POLICY_RANGE(NLA_BINARY, sizeof(__u32),
 						    NETCOLL_COMM_SIZE_MAX * sizeof(__u32)),
+	[NETCOLL_A_COMM_OWNER] = { .type = NLA_U32 },
+	[NETCOLL_A_COMM_GROUP] = { .type = NLA_U32 },
+	[NETCOLL_A_COMM_KEY] = NLA_POLICY_RANGE(NLA_BINARY, NETCOLL_KEY_MIN,
+						NETCOLL_KEY_MAX),
+	[NETCOLL_A_COMM_MEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_mem_range),
+	[NETCOLL_A_COMM_RX_MEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_mem_range),
 };
+
+/* The user namespace ids in a request are read in: the sender's. */
+static struct user_namespace *nc_nl_userns(struct sk_buff *skb)
+{
+	return sk_user_ns(NETLINK_CB(skb).sk);
+}
 
 /* ---------------------------------------------------------------- */
 /* Devices                                                           */
@@ -319,18 +339,48 @@ fail:
 	return err;
 }
 
+/* Owner and group: named by an admin, else the sender's own. */
+static int nc_nl_owner(struct sk_buff *skb, struct genl_info *info,
+		       struct nc_comm_cfg *cfg)
+{
+	struct nlattr *uid = info->attrs[NETCOLL_A_COMM_OWNER];
+	struct nlattr *gid = info->attrs[NETCOLL_A_COMM_GROUP];
+	struct user_namespace *ns = nc_nl_userns(skb);
+
+	cfg->owner = NETLINK_CB(skb).creds.uid;
+	cfg->group = NETLINK_CB(skb).creds.gid;
+	if (uid) {
+		cfg->owner = make_kuid(ns, nla_get_u32(uid));
+		if (!uid_valid(cfg->owner)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, uid,
+					    "owner is no uid of this user namespace");
+			return -EINVAL;
+		}
+	}
+	if (gid) {
+		cfg->group = make_kgid(ns, nla_get_u32(gid));
+		if (!gid_valid(cfg->group)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, gid,
+					    "group is no gid of this user namespace");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static u32 nc_nl_u32(struct genl_info *info, int attr, u32 dflt)
+{
+	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : dflt;
+}
+
 static int nc_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nc_net *nn = nc_net(genl_info_net(info));
-	u32 id, rank, size, timeout = NETCOLL_TIMEOUT_MS_DEFAULT;
-	struct nc_comm_agg_cfg agg = {
-		.oso = NETCOLL_OSO_DEFAULT,
-		.degree = NETCOLL_TREE_DEGREE_DEFAULT,
-	};
 	struct nlattr *mcast = info->attrs[NETCOLL_A_COMM_MCAST_ADDR];
+	struct nlattr *key = info->attrs[NETCOLL_A_COMM_KEY];
+	struct nc_comm_cfg cfg = {};
 	struct nc_bearer *b;
 	struct nc_comm *c;
-	u64 cookie = 0;
 	u8 *addrs;
 	int err;
 
@@ -338,16 +388,26 @@ static int nc_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 	    GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_RANK) ||
 	    GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_MEMBERS))
 		return -EINVAL;
-	id = nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]);
-	rank = nla_get_u32(info->attrs[NETCOLL_A_COMM_RANK]);
+	cfg.id = nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]);
+	cfg.rank = nla_get_u32(info->attrs[NETCOLL_A_COMM_RANK]);
 	if (info->attrs[NETCOLL_A_COMM_COOKIE])
-		cookie = nla_get_u64(info->attrs[NETCOLL_A_COMM_COOKIE]);
-	if (info->attrs[NETCOLL_A_COMM_TIMEOUT_MS])
-		timeout = nla_get_u32(info->attrs[NETCOLL_A_COMM_TIMEOUT_MS]);
-	if (info->attrs[NETCOLL_A_COMM_OSO])
-		agg.oso = nla_get_u32(info->attrs[NETCOLL_A_COMM_OSO]);
-	if (info->attrs[NETCOLL_A_COMM_TREE_DEGREE])
-		agg.degree = nla_get_u32(info->attrs[NETCOLL_A_COMM_TREE_DEGREE]);
+		cfg.cookie = nla_get_u64(info->attrs[NETCOLL_A_COMM_COOKIE]);
+	cfg.timeout_ms = nc_nl_u32(info, NETCOLL_A_COMM_TIMEOUT_MS,
+				   NETCOLL_TIMEOUT_MS_DEFAULT);
+	cfg.oso = nc_nl_u32(info, NETCOLL_A_COMM_OSO, NETCOLL_OSO_DEFAULT);
+	cfg.degree = nc_nl_u32(info, NETCOLL_A_COMM_TREE_DEGREE,
+			       NETCOLL_TREE_DEGREE_DEFAULT);
+	cfg.mem_max = nc_nl_u32(info, NETCOLL_A_COMM_MEM_MAX,
+				READ_ONCE(nc_comm_mem_max));
+	cfg.rx_mem_max = nc_nl_u32(info, NETCOLL_A_COMM_RX_MEM_MAX,
+				   READ_ONCE(nc_rx_queue_max));
+	if (key) {
+		cfg.key = nla_data(key);
+		cfg.key_len = nla_len(key);
+	}
+	err = nc_nl_owner(skb, info, &cfg);
+	if (err)
+		return err;
 
 	rtnl_lock();
 	b = nc_nl_bearer(info);
@@ -363,22 +423,22 @@ static int nc_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 					    "not a group address of this medium");
 			goto out;
 		}
-		agg.mcast = nla_data(mcast);
+		cfg.mcast = nla_data(mcast);
 	}
-	err = nc_nl_parse_members(info, b, &addrs, &size);
+	err = nc_nl_parse_members(info, b, &addrs, &cfg.size);
 	if (err)
 		goto out;
 	err = -EINVAL;
-	if (rank >= size) {
+	if (cfg.rank >= cfg.size) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_RANK],
 				    "rank not below the member count");
-	} else if (memcmp(addrs + (size_t)rank * b->ops->addr_len,
+	} else if (memcmp(addrs + (size_t)cfg.rank * b->ops->addr_len,
 			  b->dev->dev_addr, b->ops->addr_len)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_RANK],
 				    "this rank's member address is not the device's");
 	} else {
-		c = nc_comm_create(nn, id, rank, size, cookie, timeout, &agg,
-				   b, addrs, info->extack);
+		cfg.addrs = addrs;
+		c = nc_comm_create(nn, &cfg, b, info->extack);
 		err = PTR_ERR_OR_ZERO(c);
 	}
 	kvfree(addrs);
@@ -389,13 +449,26 @@ out:
 
 static int nc_nl_comm_del(struct sk_buff *skb, struct genl_info *info)
 {
+	struct net *net = genl_info_net(info);
+	struct nc_net *nn = nc_net(net);
+	struct nc_comm *c;
+	u32 id;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
 		return -EINVAL;
+	id = nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]);
 	rtnl_lock();
-	err = nc_comm_delete(nc_net(genl_info_net(info)),
-			     nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]));
+	c = xa_load(&nn->comms, id);	/* RTNL: it cannot go away */
+	if (!c) {
+		err = -ENOENT;
+	} else if (!nc_nl_may_admin_comm(c, skb, net)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "only the communicator's owner or an admin may delete it");
+		err = -EPERM;
+	} else {
+		err = nc_comm_delete(nn, id);
+	}
 	rtnl_unlock();
 	if (err == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
@@ -423,9 +496,28 @@ static int nc_nl_fill_members(struct sk_buff *skb, const struct nc_comm *c)
 	return 0;
 }
 
-static int nc_nl_fill_comm(struct sk_buff *skb, const struct nc_comm *c,
-			   bool with_members, u32 portid, u32 seq, int flags)
+/* Who asks, for what a dump may show (the cookie and epoch or not). */
+struct nc_nl_viewer {
+	struct sk_buff *req;
+	struct net *net;
+};
+
+static int nc_nl_fill_secrets(struct sk_buff *skb, struct nc_comm *c,
+			      const struct nc_nl_viewer *v)
 {
+	if (!nc_nl_may_see_secrets(c, v->req, v->net))
+		return 0;
+	return nla_put_u64_64bit(skb, NETCOLL_A_COMM_COOKIE, c->cookie,
+				 NETCOLL_A_PAD) ||
+	       nla_put_u64_64bit(skb, NETCOLL_A_COMM_EPOCH, READ_ONCE(c->epoch),
+				 NETCOLL_A_PAD);
+}
+
+static int nc_nl_fill_comm(struct sk_buff *skb, struct nc_comm *c,
+			   bool with_members, const struct nc_nl_viewer *v,
+			   u32 portid, u32 seq, int flags)
+{
+	struct user_namespace *ns = nc_nl_userns(v->req);
 	void *hdr;
 
 	hdr = genlmsg_put(skb, portid, seq, &nc_genl_family, flags,
@@ -436,8 +528,14 @@ static int nc_nl_fill_comm(struct sk_buff *skb, const struct nc_comm *c,
 	    nla_put_u32(skb, NETCOLL_A_IFINDEX, c->ifindex) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_RANK, c->rank) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_SIZE, c->size) ||
-	    nla_put_u64_64bit(skb, NETCOLL_A_COMM_COOKIE, c->cookie,
-			      NETCOLL_A_PAD) ||
+	    nc_nl_fill_secrets(skb, c, v) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_OWNER, from_kuid_munged(ns, c->owner)) ||
+	    (gid_valid(c->group) &&
+	     nla_put_u32(skb, NETCOLL_A_COMM_GROUP, from_kgid_munged(ns, c->group))) ||
+	    nla_put_u8(skb, NETCOLL_A_COMM_AUTH, !!c->auth) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_MEM_MAX, c->mem_max) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_RX_MEM_MAX, c->rx_mem_max) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_STATE, nc_comm_state(c)) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_TIMEOUT_MS, c->timeout_ms) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_OP_SEQ, READ_ONCE(c->next_seq)) ||
 	    nla_put_u8(skb, NETCOLL_A_COMM_BOUND, !!atomic_read(&c->bound)) ||
@@ -454,6 +552,13 @@ static int nc_nl_fill_comm(struct sk_buff *skb, const struct nc_comm *c,
 	genlmsg_end(skb, hdr);
 	return 0;
 }
+
+/*
+ * The communicator a request names by COMM_ID, with a reference, for a
+ * command that changes it: only for its owner or an admin.
+ */
+static struct nc_comm *nc_nl_comm_admin(struct sk_buff *skb,
+					struct genl_info *info);
 
 /* The communicator a request names by COMM_ID, with a reference. */
 static struct nc_comm *nc_nl_comm(struct genl_info *info)
@@ -472,8 +577,23 @@ static struct nc_comm *nc_nl_comm(struct genl_info *info)
 	return c;
 }
 
+static struct nc_comm *nc_nl_comm_admin(struct sk_buff *skb,
+					struct genl_info *info)
+{
+	struct nc_comm *c = nc_nl_comm(info);
+
+	if (!IS_ERR(c) && !nc_nl_may_admin_comm(c, skb, genl_info_net(info))) {
+		nc_comm_put(c);
+		NL_SET_ERR_MSG(info->extack,
+			       "only the communicator's owner or an admin may change it");
+		return ERR_PTR(-EPERM);
+	}
+	return c;
+}
+
 static int nc_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nc_nl_viewer v = { skb, genl_info_net(info) };
 	struct nc_comm *c;
 	struct sk_buff *msg;
 	int err;
@@ -487,7 +607,8 @@ static int nc_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
 		nc_comm_put(c);
 		return -ENOMEM;
 	}
-	err = nc_nl_fill_comm(msg, c, true, info->snd_portid, info->snd_seq, 0);
+	err = nc_nl_fill_comm(msg, c, true, &v, info->snd_portid,
+			      info->snd_seq, 0);
 	nc_comm_put(c);
 	if (err) {
 		nlmsg_free(msg);
@@ -498,13 +619,14 @@ static int nc_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
 
 static int nc_nl_comm_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct nc_net *nn = nc_net(sock_net(skb->sk));
+	struct nc_nl_viewer v = { cb->skb, sock_net(skb->sk) };
+	struct nc_net *nn = nc_net(v.net);
 	unsigned long id = cb->args[0];
 	struct nc_comm *c;
 
 	rcu_read_lock();
 	xa_for_each_start(&nn->comms, id, c, cb->args[0]) {
-		if (nc_nl_fill_comm(skb, c, false, NETLINK_CB(cb->skb).portid,
+		if (nc_nl_fill_comm(skb, c, false, &v, NETLINK_CB(cb->skb).portid,
 				    cb->nlh->nlmsg_seq, NLM_F_MULTI))
 			break;
 		cb->args[0] = id + 1;
@@ -700,7 +822,7 @@ static int nc_nl_sched_set(struct sk_buff *skb, struct genl_info *info)
 	struct nc_comm *c;
 	int err;
 
-	c = nc_nl_comm(info);
+	c = nc_nl_comm_admin(skb, info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	err = c->size < 2 ? -EINVAL : nc_slice_parse(c, info, &sl);
@@ -721,7 +843,7 @@ static int nc_nl_sched_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nc_comm *c;
 
-	c = nc_nl_comm(info);
+	c = nc_nl_comm_admin(skb, info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	nc_comm_set_sched(c, NULL);
@@ -748,12 +870,12 @@ static int nc_nl_tree_set(struct sk_buff *skb, struct genl_info *info)
 	u32 *parents;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_TREE_PARENTS))
-		return -EINVAL;
-	c = nc_nl_comm(info);
+	c = nc_nl_comm_admin(skb, info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	err = -EINVAL;
+	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_TREE_PARENTS))
+		goto out;
 	if (nla_len(a) != c->size * sizeof(u32)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a,
 				    "need one parent per member");
@@ -780,7 +902,7 @@ static int nc_nl_tree_del(struct sk_buff *skb, struct genl_info *info)
 	struct nc_comm *c;
 	int err;
 
-	c = nc_nl_comm(info);
+	c = nc_nl_comm_admin(skb, info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	err = nc_agg_set_tree(c, nc_nl_tree_index(info), NULL);
@@ -932,12 +1054,12 @@ static const struct genl_small_ops nc_genl_ops[] = {
 	{
 		.cmd	= NETCOLL_CMD_DEV_ATTACH,
 		.doit	= nc_nl_dev_attach,
-		.flags	= GENL_ADMIN_PERM,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd	= NETCOLL_CMD_DEV_DETACH,
 		.doit	= nc_nl_dev_detach,
-		.flags	= GENL_ADMIN_PERM,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd	= NETCOLL_CMD_DEV_GET,
@@ -947,12 +1069,11 @@ static const struct genl_small_ops nc_genl_ops[] = {
 	{
 		.cmd	= NETCOLL_CMD_COMM_NEW,
 		.doit	= nc_nl_comm_new,
-		.flags	= GENL_ADMIN_PERM,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd	= NETCOLL_CMD_COMM_DEL,
-		.doit	= nc_nl_comm_del,
-		.flags	= GENL_ADMIN_PERM,
+		.doit	= nc_nl_comm_del,	/* owner or admin */
 	},
 	{
 		.cmd	= NETCOLL_CMD_COMM_GET,
@@ -965,23 +1086,19 @@ static const struct genl_small_ops nc_genl_ops[] = {
 	},
 	{
 		.cmd	= NETCOLL_CMD_SCHED_SET,
-		.doit	= nc_nl_sched_set,
-		.flags	= GENL_ADMIN_PERM,
+		.doit	= nc_nl_sched_set,	/* owner or admin */
 	},
 	{
 		.cmd	= NETCOLL_CMD_SCHED_DEL,
-		.doit	= nc_nl_sched_del,
-		.flags	= GENL_ADMIN_PERM,
+		.doit	= nc_nl_sched_del,	/* owner or admin */
 	},
 	{
 		.cmd	= NETCOLL_CMD_TREE_SET,
-		.doit	= nc_nl_tree_set,
-		.flags	= GENL_ADMIN_PERM,
+		.doit	= nc_nl_tree_set,	/* owner or admin */
 	},
 	{
 		.cmd	= NETCOLL_CMD_TREE_DEL,
-		.doit	= nc_nl_tree_del,
-		.flags	= GENL_ADMIN_PERM,
+		.doit	= nc_nl_tree_del,	/* owner or admin */
 	},
 	{
 		.cmd	= NETCOLL_CMD_TREE_GET,

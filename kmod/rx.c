@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Receive path, shared by every medium, in softirq.  A frame is trusted
- * only after every check below; each failed check has its own counter.
+ * only after every check below, cheapest first; each failed check has its
+ * own counter.  In order: the header alone (nc_wire_check), the
+ * communicator and the claimed sender (cookie, ranks, the sender's
+ * address), the tag and replay window of a keyed communicator, and the
+ * epoch of this incarnation.
  */
 #include <linux/skbuff.h>
 
+#include "auth.h"
 #include "bearer.h"
 
 static int nc_rcv_check(struct nc_bearer *b, struct sk_buff *skb,
@@ -20,7 +25,7 @@ static int nc_rcv_check(struct nc_bearer *b, struct sk_buff *skb,
 	if (reason)
 		return reason;
 	/* Short frames arrive padded to the medium's minimum: cut that off. */
-	if (pskb_trim(skb, NETCOLL_HDR_LEN + f->len))
+	if (pskb_trim(skb, nc_wire_frame_len(f)))
 		return NETCOLL_STAT_DROP_MEMORY;
 
 	c = xa_load(&nn->comms, f->comm_id);
@@ -35,6 +40,17 @@ static int nc_rcv_check(struct nc_bearer *b, struct sk_buff *skb,
 	    memcmp(b->ops->frame_src(skb), nc_comm_addr(c, f->src_rank),
 		   c->addr_len))
 		return NETCOLL_STAT_DROP_ADDR;
+	if (c->auth) {
+		reason = nc_auth_open(c->auth, skb, f);
+		if (reason)
+			return reason;
+	} else if (f->flags & NETCOLL_F_AUTH) {
+		return NETCOLL_STAT_DROP_AUTH;	/* keyed on one side only */
+	}
+	/* Joins carry a nonce where other frames carry the epoch. */
+	if (!nc_wire_is_join(f->type) &&
+	    (!f->epoch || f->epoch != READ_ONCE(c->epoch)))
+		return NETCOLL_STAT_DROP_EPOCH;
 	*cp = c;
 	return 0;
 }
@@ -63,6 +79,8 @@ void nc_rcv(struct nc_bearer *b, struct sk_buff *skb)
 	nc_stat_add(nn, NETCOLL_STAT_RX_BYTES, skb->len);
 	if (nc_wire_is_agg(f.type))
 		nc_agg_rcv(c, skb, &f);
+	else if (nc_wire_is_join(f.type))
+		nc_join_rcv(c, skb, &f);
 	else
 		nc_transport_rcv(c, skb, &f);
 	rcu_read_unlock();

@@ -32,6 +32,7 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 
+#include "auth.h"
 #include "bearer.h"
 
 /* Future operations whose frames we hold before they start. */
@@ -74,8 +75,8 @@ struct nc_key {
 struct nc_op {
 	struct nc_comm *c;
 	u32 seq;
+	u64 charge;		/* bytes of c->mem_used */
 	struct sk_buff_head rxq;	/* filled in softirq under c->lock */
-	u32 rxq_bytes;
 
 	struct nc_msg *tx, *rx;
 	struct nc_key *tx_keys, *rx_keys;
@@ -110,23 +111,68 @@ static inline bool nc_seq_before(u32 a, u32 b)
 /* Frames                                                            */
 /* ---------------------------------------------------------------- */
 
+/* Room for a link header in front and an auth trailer behind. */
 struct sk_buff *nc_frame_alloc(unsigned int payload, gfp_t gfp)
 {
 	struct sk_buff *skb;
 
-	skb = alloc_skb(LL_MAX_HEADER + NETCOLL_HDR_LEN + payload, gfp);
+	skb = alloc_skb(LL_MAX_HEADER + NETCOLL_HDR_LEN + payload +
+			NETCOLL_AUTH_LEN, gfp);
 	if (skb)
 		skb_reserve(skb, LL_MAX_HEADER);
 	return skb;
 }
 
-/* Hand a frame to the communicator's bearer, for dst; consumes skb. */
+/* Payload bytes a frame of c may carry: the device MTU less our headers. */
+unsigned int nc_comm_payload_max(struct nc_comm *c)
+{
+	unsigned int mtu = nc_comm_mtu(c);
+	unsigned int hdr = NETCOLL_HDR_LEN + (c->auth ? NETCOLL_AUTH_LEN : 0);
+
+	return mtu > hdr ? mtu - hdr : 0;
+}
+
+/* Header fields every frame of c carries. */
+void nc_frame_hdr(struct nc_comm *c, struct nc_frame *f, u16 type, u32 seq,
+		  u32 dst, u16 tag)
+{
+	memset(f, 0, sizeof(*f));
+	f->type = type;
+	f->comm_id = c->id;
+	f->cookie = c->cookie;
+	f->epoch = READ_ONCE(c->epoch);
+	f->op_seq = seq;
+	f->src_rank = c->rank;
+	f->dst_rank = dst;
+	f->tag = tag;
+}
+
+/*
+ * Hand a frame (header and payload, encoded) to the communicator's
+ * bearer, for dst; consumes skb.  Every frame of a keyed communicator
+ * leaves here with its tag.
+ */
 int nc_frame_xmit_to(struct nc_comm *c, struct sk_buff *skb, const u8 *dst)
 {
-	unsigned int len = skb->len;
+	unsigned int len;
 	struct nc_bearer *b;
 	int err;
 
+	/*
+	 * Frames without payload (acks, synchronisation tokens, repair
+	 * requests, joins) are control traffic: in a priority-aware qdisc
+	 * (pfifo_fast band 0, or a switch's strict-priority class) they do
+	 * not queue behind this host's own data, which would hold back
+	 * every pairwise synchronisation by a full queue's delay.
+	 */
+	skb->priority = skb->len > NETCOLL_HDR_LEN ? TC_PRIO_INTERACTIVE_BULK :
+						     TC_PRIO_CONTROL;
+	if (c->auth && nc_auth_seal(c->auth, skb)) {
+		kfree_skb(skb);
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
+		return -ENOBUFS;
+	}
+	len = skb->len;
 	rcu_read_lock();
 	b = rcu_dereference(c->bearer);
 	if (!b) {
@@ -145,7 +191,7 @@ int nc_frame_xmit_to(struct nc_comm *c, struct sk_buff *skb, const u8 *dst)
 	return 0;
 }
 
-static int nc_frame_xmit(struct nc_comm *c, struct sk_buff *skb, u32 peer)
+int nc_frame_xmit(struct nc_comm *c, struct sk_buff *skb, u32 peer)
 {
 	return nc_frame_xmit_to(c, skb, nc_comm_addr(c, peer));
 }
@@ -156,7 +202,7 @@ static int nc_frame_xmit(struct nc_comm *c, struct sk_buff *skb, u32 peer)
  */
 void nc_frame_defer(struct sk_buff_head *q, struct sk_buff *skb, u32 dst)
 {
-	*(u32 *)skb->cb = dst;
+	nc_skb_cb(skb)->dst = dst;
 	__skb_queue_tail(q, skb);
 }
 
@@ -165,23 +211,11 @@ void nc_frames_flush(struct nc_comm *c, struct sk_buff_head *q)
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(q))) {
-		u32 dst = *(u32 *)skb->cb;
+		u32 dst = nc_skb_cb(skb)->dst;
 
 		nc_frame_xmit_to(c, skb, dst == NETCOLL_RANK_GROUP ?
 				 c->mcast_addr : nc_comm_addr(c, dst));
 	}
-}
-
-static void nc_hdr_init(struct nc_frame *f, struct nc_comm *c, u32 seq,
-			u32 peer, u16 tag)
-{
-	memset(f, 0, sizeof(*f));
-	f->comm_id = c->id;
-	f->cookie = c->cookie;
-	f->op_seq = seq;
-	f->src_rank = c->rank;
-	f->dst_rank = peer;
-	f->tag = tag;
 }
 
 static struct sk_buff *nc_ack_build(struct nc_comm *c, u32 seq, u32 peer,
@@ -195,8 +229,7 @@ static struct sk_buff *nc_ack_build(struct nc_comm *c, u32 seq, u32 peer,
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
 		return NULL;
 	}
-	nc_hdr_init(&f, c, seq, peer, tag);
-	f.type = NETCOLL_T_ACK;
+	nc_frame_hdr(c, &f, NETCOLL_T_ACK, seq, peer, tag);
 	f.flags = flags;
 	f.seq = cum;
 	f.frag_off = bits;
@@ -215,8 +248,7 @@ static int nc_send_frag(struct nc_op *op, struct nc_msg *m, u32 idx, u16 flags)
 	skb = nc_frame_alloc(len, GFP_KERNEL);
 	if (!skb)
 		return -ENOMEM;
-	nc_hdr_init(&f, op->c, op->seq, m->d.peer, m->d.tag);
-	f.type = NETCOLL_T_DATA;
+	nc_frame_hdr(op->c, &f, NETCOLL_T_DATA, op->seq, m->d.peer, m->d.tag);
 	f.flags = flags;
 	f.len = len;
 	f.seq = idx;
@@ -260,8 +292,8 @@ static int nc_msgs_init(struct nc_msg **msgs, struct nc_key **keys,
 {
 	u32 i;
 
-	*msgs = kvcalloc(n, sizeof(**msgs), GFP_KERNEL);
-	*keys = kvcalloc(n, sizeof(**keys), GFP_KERNEL);
+	*msgs = kvcalloc(n, sizeof(**msgs), GFP_KERNEL_ACCOUNT);
+	*keys = kvcalloc(n, sizeof(**keys), GFP_KERNEL_ACCOUNT);
 	if (!*msgs || !*keys)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
@@ -286,21 +318,44 @@ static void nc_op_free(struct nc_op *op)
 {
 	nc_msgs_free(op->tx, op->tx_keys, op->ntx);
 	nc_msgs_free(op->rx, op->rx_keys, op->nrx);
+	nc_comm_mem_release(op->c, op->charge);
 	kfree(op);
+}
+
+/* What an operation's bookkeeping takes: messages, keys, bitmaps. */
+static u64 nc_op_bytes(const struct nc_msg_desc *d, u32 n, u32 frag_size)
+{
+	u64 bytes = (u64)n * (sizeof(struct nc_msg) + sizeof(struct nc_key));
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		bytes += BITS_TO_LONGS(nc_wire_nfrags(d[i].len, frag_size)) *
+			 sizeof(long);
+	return bytes;
 }
 
 static struct nc_op *nc_op_alloc(struct nc_comm *c,
 				 const struct nc_msg_desc *tx, u32 ntx,
 				 const struct nc_msg_desc *rx, u32 nrx,
-				 u32 frag_size)
+				 u32 frag_size, int *err)
 {
+	u64 charge = sizeof(struct nc_op) + nc_op_bytes(tx, ntx, frag_size) +
+		     nc_op_bytes(rx, nrx, frag_size);
 	struct nc_op *op;
 	u32 i;
 
-	op = kzalloc(sizeof(*op), GFP_KERNEL);
-	if (!op)
+	/* Charged before it is allocated: over the limit is ENOBUFS. */
+	*err = nc_comm_mem_reserve(c, charge);
+	if (*err)
 		return NULL;
+	*err = -ENOMEM;
+	op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
+	if (!op) {
+		nc_comm_mem_release(c, charge);
+		return NULL;
+	}
 	op->c = c;
+	op->charge = charge;
 	op->ntx = ntx;
 	op->nrx = nrx;
 	for (op->nord = 0; op->nord < ntx && !tx[op->nord].unordered; op->nord++)
@@ -318,7 +373,7 @@ static struct nc_op *nc_op_alloc(struct nc_comm *c,
 
 		m->frag_size = frag_size;
 		m->nfrags = nc_wire_nfrags(m->d.len, frag_size);
-		m->done = bitmap_zalloc(m->nfrags, GFP_KERNEL);
+		m->done = bitmap_zalloc(m->nfrags, GFP_KERNEL_ACCOUNT);
 		if (!m->done)
 			goto fail;
 	}
@@ -330,7 +385,7 @@ static struct nc_op *nc_op_alloc(struct nc_comm *c,
 		struct nc_msg *m = &op->rx[i];
 
 		m->done = bitmap_zalloc(nc_wire_nfrags(m->d.len, frag_size),
-					GFP_KERNEL);
+					GFP_KERNEL_ACCOUNT);
 		if (!m->done)
 			goto fail;
 	}
@@ -471,7 +526,7 @@ static int nc_input_data(struct nc_op *op, struct sk_buff *skb,
 					  f->len, &iov, &iter);
 		if (err)
 			return err;
-		if (skb_copy_datagram_iter(skb, 0, &iter, f->len))
+		if (skb_copy_datagram_iter(skb, NETCOLL_HDR_LEN, &iter, f->len))
 			return -EFAULT;
 	}
 	if (++m->copied == m->nfrags)
@@ -486,13 +541,12 @@ static int nc_input_data(struct nc_op *op, struct sk_buff *skb,
 /* Queue a frame of the running operation for its process. */
 static bool nc_rxq_add(struct nc_op *op, struct sk_buff *skb)
 {
-	if (op->rxq_bytes + skb->truesize > nc_rx_queue_max) {
+	if (!nc_rx_charge(op->c, skb)) {
 		nc_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
 		kfree_skb(skb);
 		return false;
 	}
 	__skb_queue_tail(&op->rxq, skb);
-	op->rxq_bytes += skb->truesize;
 	return true;
 }
 
@@ -526,9 +580,8 @@ static void nc_ack_queue(struct nc_op *op, struct nc_msg *m,
  * only the operation's end (success or error) empties.  True: queued.
  */
 static bool nc_rx_take(struct nc_op *op, struct sk_buff *skb,
-		       struct sk_buff_head *acks)
+		       const struct nc_frame *f, struct sk_buff_head *acks)
 {
-	const struct nc_frame *f = nc_skb_frame(skb);
 	struct nc_net *nn = op->c->nn;
 	u32 idx = f->seq;
 	bool ack_now;
@@ -760,21 +813,21 @@ static int nc_op_start(struct nc_comm *c, struct nc_op *op)
 
 	__skb_queue_head_init(&acks);
 	spin_lock_bh(&c->lock);
-	if (c->dead) {
-		err = c->dead;
+	err = nc_comm_usable(c);
+	if (err)
 		goto out;
-	}
 	op->seq = c->next_seq;
 	c->op = op;
 	skb_queue_walk_safe(&c->early, skb, tmp) {
-		u32 seq = nc_skb_frame(skb)->op_seq;
+		struct nc_frame f;
 
-		if (nc_seq_before(op->seq, seq))
+		nc_skb_hdr(skb, &f);
+		if (nc_seq_before(op->seq, f.op_seq))
 			continue;
 		__skb_unlink(skb, &c->early);
-		c->early_bytes -= skb->truesize;
-		if (seq == op->seq)
-			nc_rx_take(op, skb, &acks);
+		nc_rx_uncharge(c, skb);
+		if (f.op_seq == op->seq)
+			nc_rx_take(op, skb, &f, &acks);
 		else
 			kfree_skb(skb);
 	}
@@ -784,7 +837,12 @@ out:
 	return err;
 }
 
-static void nc_op_finish(struct nc_comm *c, struct nc_op *op)
+/*
+ * The running operation ends.  One that failed may have finished on some
+ * ranks and not on others, which then disagree on what the next sequence
+ * number means: the communicator is broken (nc_comm_break).
+ */
+static void nc_op_finish(struct nc_comm *c, struct nc_op *op, int err)
 {
 	struct sk_buff_head q;
 
@@ -792,9 +850,11 @@ static void nc_op_finish(struct nc_comm *c, struct nc_op *op)
 	spin_lock_bh(&c->lock);
 	c->op = NULL;
 	c->next_seq++;
+	if (err)
+		nc_comm_break(c);
 	skb_queue_splice_init(&op->rxq, &q);
 	spin_unlock_bh(&c->lock);
-	__skb_queue_purge(&q);
+	nc_rx_purge(c, &q);
 }
 
 static int nc_op_loop(struct nc_op *op, u32 *stalled)
@@ -810,18 +870,19 @@ static int nc_op_loop(struct nc_op *op, u32 *stalled)
 		spin_lock_bh(&c->lock);
 		err = c->dead;
 		skb_queue_splice_init(&op->rxq, &q);
-		op->rxq_bytes = 0;
 		spin_unlock_bh(&c->lock);
 		if (err)
 			break;
 
 		while (!err && (skb = __skb_dequeue(&q))) {
-			const struct nc_frame *f = nc_skb_frame(skb);
+			struct nc_frame f;
 
-			if (f->type == NETCOLL_T_ACK)
-				err = nc_input_ack(op, f);
+			nc_rx_uncharge(c, skb);
+			nc_skb_hdr(skb, &f);
+			if (f.type == NETCOLL_T_ACK)
+				err = nc_input_ack(op, &f);
 			else
-				err = nc_input_data(op, skb, f);
+				err = nc_input_data(op, skb, &f);
 			consume_skb(skb);
 		}
 		if (err)
@@ -856,7 +917,7 @@ static int nc_op_loop(struct nc_op *op, u32 *stalled)
 			break;
 		}
 	}
-	__skb_queue_purge(&q);
+	nc_rx_purge(c, &q);
 	return err;
 }
 
@@ -865,27 +926,35 @@ int nc_op_run(struct nc_comm *c, const struct nc_msg_desc *tx, u32 ntx,
 {
 	struct nc_net *nn = c->nn;
 	u32 stalled = U32_MAX;
-	unsigned int mtu = nc_comm_mtu(c);
+	unsigned int room = nc_comm_payload_max(c);
+	unsigned long deadline;
 	struct nc_op *op;
 	u32 frag_size;
 	int err;
 
-	if (!mtu)
+	if (!nc_comm_mtu(c))
 		return c->dead ?: -ENETDOWN;
-	if (mtu <= NETCOLL_HDR_LEN)
+	if (!room)
 		return -EMSGSIZE;
-	frag_size = min_t(u32, mtu - NETCOLL_HDR_LEN, U16_MAX);
+	frag_size = min_t(u32, room, U16_MAX);
+	deadline = jiffies + msecs_to_jiffies(timeout_ms ?: c->timeout_ms);
+	err = nc_join_wait(c, deadline);
+	if (err)
+		return err;
 
-	op = nc_op_alloc(c, tx, ntx, rx, nrx, frag_size);
+	op = nc_op_alloc(c, tx, ntx, rx, nrx, frag_size, &err);
 	if (!op)
-		return -ENOMEM;
-	op->deadline = jiffies + msecs_to_jiffies(timeout_ms ?: c->timeout_ms);
+		return err;
+	op->deadline = deadline;
 	nc_op_progress(op);
 
 	err = nc_op_start(c, op);
 	if (!err) {
 		err = nc_op_loop(op, &stalled);
-		nc_op_finish(c, op);
+		nc_op_finish(c, op, err);
+	} else {
+		nc_op_free(op);
+		return err;	/* never started: nothing to report */
 	}
 	nc_op_free(op);
 
@@ -915,8 +984,6 @@ void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
 	int drop = 0;
 	bool wake = false;
 
-	*nc_skb_frame(skb) = *f;
-	__skb_pull(skb, NETCOLL_HDR_LEN);
 	__skb_queue_head_init(&acks);
 
 	spin_lock(&c->lock);
@@ -924,7 +991,7 @@ void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
 	if (c->dead) {
 		drop = NETCOLL_STAT_DROP_STATE;
 	} else if (op && f->op_seq == op->seq) {
-		wake = nc_rx_take(op, skb, &acks);
+		wake = nc_rx_take(op, skb, f, &acks);
 	} else if (nc_seq_before(f->op_seq, c->next_seq)) {
 		spin_unlock(&c->lock);
 		/* A finished operation received everything: say so again. */
@@ -938,11 +1005,10 @@ void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
 		consume_skb(skb);
 		return;
 	} else if (f->op_seq - c->next_seq < NC_EARLY_OPS) {
-		if (c->early_bytes + skb->truesize > nc_rx_queue_max) {
+		if (!nc_rx_charge(c, skb)) {
 			drop = NETCOLL_STAT_DROP_MEMORY;
 		} else {
 			__skb_queue_tail(&c->early, skb);
-			c->early_bytes += skb->truesize;
 			nc_stat_inc(nn, NETCOLL_STAT_RX_EARLY);
 		}
 	} else {

@@ -55,6 +55,13 @@ int nc_check_comm_spec(const struct nc_comm_spec *spec)
 	/* The result group lives on the members' bearer. */
 	if (spec->mcast_addr && spec->mcast_addr_len != len)
 		return -EINVAL;
+	if (spec->flags & ~(NC_COMM_SPEC_OWNER | NC_COMM_SPEC_GROUP |
+			    NC_COMM_SPEC_KEY | NC_COMM_SPEC_MEM |
+			    NC_COMM_SPEC_RX_MEM))
+		return -EINVAL;
+	if ((spec->flags & NC_COMM_SPEC_KEY) &&
+	    (!spec->key || spec->key_len < NC_KEY_MIN || spec->key_len > NC_KEY_MAX))
+		return -EINVAL;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Error strings and statistic names. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <string.h>
 
 #include <linux/netcoll.h>
@@ -27,6 +28,8 @@ const char *nc_strerror(int err)
 		return "Cannot parse argument";
 	case NC_EPROTO:
 		return "Malformed netlink answer from the netcoll module";
+	case ENOTRECOVERABLE:
+		return "Communicator broken: an earlier operation failed, so ranks may disagree on the order of operations; delete and create it again";
 	}
 	/* strerrordesc_np: static strings, thread-safe, NULL when unknown. */
 	s = strerrordesc_np(err);
@@ -66,6 +69,12 @@ static const char *const nc_stat_names[__NETCOLL_STAT_MAX] = {
 	[NETCOLL_STAT_AGG_QUEUED]	= "agg_queued",
 	[NETCOLL_STAT_AGG_FPU_DEFERRED]	= "agg_fpu_deferred",
 	[NETCOLL_STAT_RTO_EXPIRED]	= "rto_expired",
+	[NETCOLL_STAT_DROP_EPOCH]	= "drop_epoch",
+	[NETCOLL_STAT_DROP_AUTH]	= "drop_auth",
+	[NETCOLL_STAT_DROP_REPLAY]	= "drop_replay",
+	[NETCOLL_STAT_DROP_RATELIMIT]	= "drop_ratelimit",
+	[NETCOLL_STAT_OPS_CANCELLED]	= "ops_cancelled",
+	[NETCOLL_STAT_JOINS]		= "joins",
 };
 
 const char *nc_stat_name(unsigned int id)

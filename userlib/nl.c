@@ -86,6 +86,13 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_TREE_PARENT]		= { .type = NLA_U32 },
 	[NETCOLL_A_TREE_CHILDREN]	= { .type = NLA_UNSPEC },
 	[NETCOLL_A_TREE_INSTALLED]	= { .type = NLA_U8 },
+	[NETCOLL_A_COMM_OWNER]		= { .type = NLA_U32 },
+	[NETCOLL_A_COMM_GROUP]		= { .type = NLA_U32 },
+	[NETCOLL_A_COMM_AUTH]		= { .type = NLA_U8 },
+	[NETCOLL_A_COMM_MEM_MAX]	= { .type = NLA_U32 },
+	[NETCOLL_A_COMM_RX_MEM_MAX]	= { .type = NLA_U32 },
+	[NETCOLL_A_COMM_EPOCH]		= { .type = NLA_U64 },
+	[NETCOLL_A_COMM_STATE]		= { .type = NLA_U32 },
 };
 
 static const struct nla_policy nc_member_policy[NETCOLL_A_MEMBER_MAX + 1] = {
@@ -495,7 +502,17 @@ int nc_comm_create(nc_ctl *ctl, const struct nc_comm_spec *s)
 	     nla_put_u32(msg, NETCOLL_A_COMM_TREE_DEGREE, s->tree_degree) < 0) ||
 	    (s->mcast_addr &&
 	     nla_put(msg, NETCOLL_A_COMM_MCAST_ADDR, s->mcast_addr_len,
-		     s->mcast_addr) < 0))
+		     s->mcast_addr) < 0) ||
+	    ((s->flags & NC_COMM_SPEC_OWNER) &&
+	     nla_put_u32(msg, NETCOLL_A_COMM_OWNER, s->owner) < 0) ||
+	    ((s->flags & NC_COMM_SPEC_GROUP) &&
+	     nla_put_u32(msg, NETCOLL_A_COMM_GROUP, s->group) < 0) ||
+	    ((s->flags & NC_COMM_SPEC_KEY) &&
+	     nla_put(msg, NETCOLL_A_COMM_KEY, s->key_len, s->key) < 0) ||
+	    ((s->flags & NC_COMM_SPEC_MEM) &&
+	     nla_put_u32(msg, NETCOLL_A_COMM_MEM_MAX, s->mem_max) < 0) ||
+	    ((s->flags & NC_COMM_SPEC_RX_MEM) &&
+	     nla_put_u32(msg, NETCOLL_A_COMM_RX_MEM_MAX, s->rx_mem_max) < 0))
 		goto too_big;
 	return nc_nl_request(ctl, msg, NULL, NULL);
 too_big:
@@ -576,7 +593,6 @@ static int nc_parse_comm(nc_ctl *ctl, struct nlattr **tb,
 	    MISSING(ctl, tb, NETCOLL_A_IFINDEX) ||
 	    MISSING(ctl, tb, NETCOLL_A_COMM_RANK) ||
 	    MISSING(ctl, tb, NETCOLL_A_COMM_SIZE) ||
-	    MISSING(ctl, tb, NETCOLL_A_COMM_COOKIE) ||
 	    MISSING(ctl, tb, NETCOLL_A_COMM_TIMEOUT_MS) ||
 	    MISSING(ctl, tb, NETCOLL_A_COMM_OP_SEQ) ||
 	    MISSING(ctl, tb, NETCOLL_A_COMM_BOUND))
@@ -585,7 +601,25 @@ static int nc_parse_comm(nc_ctl *ctl, struct nlattr **tb,
 	c->ifindex = nla_get_u32(tb[NETCOLL_A_IFINDEX]);
 	c->rank = nla_get_u32(tb[NETCOLL_A_COMM_RANK]);
 	c->size = nla_get_u32(tb[NETCOLL_A_COMM_SIZE]);
-	c->cookie = nla_get_u64(tb[NETCOLL_A_COMM_COOKIE]);
+	/* Only the owner and the admin see the cookie and the epoch. */
+	c->secrets = tb[NETCOLL_A_COMM_COOKIE] != NULL;
+	if (tb[NETCOLL_A_COMM_COOKIE])
+		c->cookie = nla_get_u64(tb[NETCOLL_A_COMM_COOKIE]);
+	if (tb[NETCOLL_A_COMM_EPOCH])
+		c->epoch = nla_get_u64(tb[NETCOLL_A_COMM_EPOCH]);
+	c->group = -1;
+	if (tb[NETCOLL_A_COMM_OWNER])
+		c->owner = nla_get_u32(tb[NETCOLL_A_COMM_OWNER]);
+	if (tb[NETCOLL_A_COMM_GROUP])
+		c->group = nla_get_u32(tb[NETCOLL_A_COMM_GROUP]);
+	if (tb[NETCOLL_A_COMM_AUTH])
+		c->auth = nla_get_u8(tb[NETCOLL_A_COMM_AUTH]) != 0;
+	if (tb[NETCOLL_A_COMM_STATE])
+		c->state = nla_get_u32(tb[NETCOLL_A_COMM_STATE]);
+	if (tb[NETCOLL_A_COMM_MEM_MAX])
+		c->mem_max = nla_get_u32(tb[NETCOLL_A_COMM_MEM_MAX]);
+	if (tb[NETCOLL_A_COMM_RX_MEM_MAX])
+		c->rx_mem_max = nla_get_u32(tb[NETCOLL_A_COMM_RX_MEM_MAX]);
 	c->timeout_ms = nla_get_u32(tb[NETCOLL_A_COMM_TIMEOUT_MS]);
 	c->op_seq = nla_get_u32(tb[NETCOLL_A_COMM_OP_SEQ]);
 	c->bound = nla_get_u8(tb[NETCOLL_A_COMM_BOUND]) != 0;

@@ -43,6 +43,7 @@ struct nc_frame {
 	u16 flags;
 	u32 comm_id;
 	u64 cookie;
+	u64 epoch;
 	u32 op_seq;
 	u32 src_rank;
 	u32 dst_rank;
@@ -62,6 +63,7 @@ static inline void nc_wire_encode(struct netcoll_hdr *h, const struct nc_frame *
 	h->flags = nc_tobe16(f->flags);
 	h->comm_id = nc_tobe32(f->comm_id);
 	h->cookie = nc_tobe64(f->cookie);
+	h->epoch = nc_tobe64(f->epoch);
 	h->op_seq = nc_tobe32(f->op_seq);
 	h->src_rank = nc_tobe32(f->src_rank);
 	h->dst_rank = nc_tobe32(f->dst_rank);
@@ -80,6 +82,7 @@ static inline void nc_wire_decode(struct nc_frame *f, const struct netcoll_hdr *
 	f->flags = nc_be16(h->flags);
 	f->comm_id = nc_be32(h->comm_id);
 	f->cookie = nc_be64(h->cookie);
+	f->epoch = nc_be64(h->epoch);
 	f->op_seq = nc_be32(h->op_seq);
 	f->src_rank = nc_be32(h->src_rank);
 	f->dst_rank = nc_be32(h->dst_rank);
@@ -105,20 +108,32 @@ static inline bool nc_wire_is_agg(u16 type)
 	return type >= NETCOLL_T_AGG_UP && type <= NETCOLL_T_AGG_NACK;
 }
 
-/* Flags each frame type may carry. */
+static inline bool nc_wire_is_join(u16 type)
+{
+	return type == NETCOLL_T_JOIN || type == NETCOLL_T_JOIN_ACK;
+}
+
+/* Flags each frame type may carry; any frame may be authenticated. */
 static inline u16 nc_wire_flags_allowed(u16 type)
 {
 	switch (type) {
 	case NETCOLL_T_DATA:
 	case NETCOLL_T_AGG_UP:
-		return NETCOLL_F_ACK_NOW;
+		return NETCOLL_F_ACK_NOW | NETCOLL_F_AUTH;
 	case NETCOLL_T_ACK:
-		return NETCOLL_F_ACK_ALL;
+		return NETCOLL_F_ACK_ALL | NETCOLL_F_AUTH;
 	case NETCOLL_T_AGG_DOWN:
-		return NETCOLL_F_MCAST;
+		return NETCOLL_F_MCAST | NETCOLL_F_AUTH;
 	default:
-		return 0;
+		return NETCOLL_F_AUTH;
 	}
+}
+
+/* Bytes of a frame after the link header: header, payload, trailer. */
+static inline u32 nc_wire_frame_len(const struct nc_frame *f)
+{
+	return NETCOLL_HDR_LEN + f->len +
+	       (f->flags & NETCOLL_F_AUTH ? NETCOLL_AUTH_LEN : 0);
 }
 
 /* Fragment checks shared by DATA, AGG_UP and AGG_DOWN. */
@@ -161,7 +176,7 @@ static inline int nc_wire_check(const void *frame, u32 frame_len,
 	if (f->type < NETCOLL_T_DATA || f->type > NETCOLL_T_MAX ||
 	    f->flags & ~nc_wire_flags_allowed(f->type))
 		return NETCOLL_STAT_DROP_TYPE;
-	if (f->len > frame_len - NETCOLL_HDR_LEN)
+	if (nc_wire_frame_len(f) > frame_len)
 		return NETCOLL_STAT_DROP_LENGTH;
 	if (f->src_rank >= NETCOLL_COMM_SIZE_MAX || f->src_rank == f->dst_rank)
 		return NETCOLL_STAT_DROP_RANK;
@@ -182,7 +197,7 @@ static inline int nc_wire_check(const void *frame, u32 frame_len,
 	case NETCOLL_T_AGG_UP:
 	case NETCOLL_T_AGG_DOWN:
 		return nc_wire_check_frag(f);
-	default:		/* ACK, AGG_ACK, AGG_NACK: no payload */
+	default:		/* ACK, AGG_ACK, AGG_NACK, JOIN*: no payload */
 		if (f->len || f->msg_len || f->frag_size)
 			return NETCOLL_STAT_DROP_LENGTH;
 		return 0;

@@ -124,6 +124,12 @@ nc_json() {
 		'import json,sys; d=json.load(sys.stdin); sys.exit(0 if eval(sys.argv[1]) else "false: %s on %r" % (sys.argv[1], d))' "$expr"
 }
 
+# The epoch of communicator ID as HOST has it (root sees it).
+nc_epoch() {
+	on "$1" "$NCTL" -j comm show id "$2" | python3 -c \
+		'import json,sys; print(json.load(sys.stdin)[0]["epoch"])'
+}
+
 # Sum of HOST's drop_* counters.
 nc_drops() {
 	on "$1" "$NCTL" -j stats | python3 -c \

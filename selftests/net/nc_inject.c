@@ -6,8 +6,9 @@
  * codec) and breaks exactly one property, so a test can check that the
  * matching drop counter, and only it, went up by --count.
  *
- *   nc_inject --dev eth0 --dst MAC --comm ID --cookie C --src-rank R
- *             --dst-rank D --case NAME [--count N] [--ethertype 0x88b5]
+ *   nc_inject --dev eth0 --dst MAC --comm ID --cookie C --epoch E
+ *             --src-rank R --dst-rank D --case NAME [--count N]
+ *             [--ethertype 0x88b5]
  *
  * Cases and the counter each must raise:
  *   short    drop_short     frame shorter than the header
@@ -16,6 +17,8 @@
  *   length   drop_length    payload length beyond the frame
  *   comm     drop_comm      communicator id nobody has
  *   cookie   drop_cookie    wrong cookie
+ *   epoch    drop_epoch     another incarnation's epoch
+ *   auth     drop_auth      a tag on a communicator without a key
  *   rank     drop_rank      destination rank that is not the receiver's
  *   addr     drop_addr      valid frame, sent from an address that is not
  *                           the source rank's (run it from another host)
@@ -49,13 +52,14 @@ struct args {
 	const char *dev, *kase;
 	unsigned char dst[ETH_ALEN];
 	unsigned int comm, src, dstrank, count, ethertype;
-	unsigned long long cookie;
+	unsigned long long cookie, epoch;
 };
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: nc_inject --dev DEV --dst MAC --comm ID --cookie C "
-		"--src-rank R --dst-rank D --case NAME [--count N] [--ethertype T]\n");
+		"--epoch E --src-rank R --dst-rank D --case NAME [--count N] "
+		"[--ethertype T]\n");
 	exit(2);
 }
 
@@ -71,9 +75,9 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 	struct netcoll_hdr *h = (struct netcoll_hdr *)buf;
 	struct nc_frame f = {
 		.type = NETCOLL_T_DATA, .comm_id = a->comm, .cookie = a->cookie,
-		.op_seq = 0, .src_rank = a->src, .dst_rank = a->dstrank,
-		.tag = 0, .len = 16, .seq = 0, .frag_off = 0, .msg_len = 16,
-		.frag_size = 1452,
+		.epoch = a->epoch, .op_seq = 0, .src_rank = a->src,
+		.dst_rank = a->dstrank, .tag = 0, .len = 16, .seq = 0,
+		.frag_off = 0, .msg_len = 16, .frag_size = 1444,
 	};
 	int len = NETCOLL_HDR_LEN + 16;
 
@@ -104,6 +108,12 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 		f.comm_id = 0x7ffffff0;
 	else if (!strcmp(a->kase, "cookie"))
 		f.cookie = ~a->cookie;
+	else if (!strcmp(a->kase, "epoch"))
+		f.epoch = ~a->epoch;
+	else if (!strcmp(a->kase, "auth")) {
+		f.flags = NETCOLL_F_AUTH;
+		len += NETCOLL_AUTH_LEN;
+	}
 	else if (!strcmp(a->kase, "rank"))
 		f.dst_rank = a->dstrank + 1 != a->src ? a->dstrank + 1 :
 							a->dstrank + 2;
@@ -134,7 +144,8 @@ int main(int argc, char **argv)
 		{ "comm", 1, NULL, 'c' }, { "cookie", 1, NULL, 'k' },
 		{ "src-rank", 1, NULL, 's' }, { "dst-rank", 1, NULL, 'r' },
 		{ "case", 1, NULL, 'x' }, { "count", 1, NULL, 'n' },
-		{ "ethertype", 1, NULL, 'e' }, { NULL, 0, NULL, 0 },
+		{ "ethertype", 1, NULL, 'e' }, { "epoch", 1, NULL, 'E' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct args a = { .count = 1, .ethertype = NETCOLL_ETHERTYPE };
 	unsigned char frame[ETH_FRAME_LEN];
@@ -153,6 +164,7 @@ int main(int argc, char **argv)
 		case 'x': a.kase = optarg; break;
 		case 'n': a.count = strtoul(optarg, NULL, 0); break;
 		case 'e': a.ethertype = strtoul(optarg, NULL, 0); break;
+		case 'E': a.epoch = strtoull(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}

@@ -343,18 +343,17 @@ static int parse_list(char *text, const char *what, int (*parse)(const char *),
 	return n;
 }
 
+/* "ETIMEDOUT" -> ETIMEDOUT; 0 for an unknown name. */
 static int errno_of(const char *name)
 {
-	static const struct { const char *n; int e; } t[] = {
-		{ "ETIMEDOUT", ETIMEDOUT }, { "EINVAL", EINVAL },
-		{ "EOPNOTSUPP", EOPNOTSUPP }, { "ESHUTDOWN", ESHUTDOWN },
-		{ "ENETDOWN", ENETDOWN }, { "ESRCH", ESRCH },
-	};
-	size_t i;
+	int i;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(t[i].n, name))
-			return t[i].e;
+	for (i = 1; i < 4096; i++) {
+		const char *n = strerrorname_np(i);
+
+		if (n && !strcmp(n, name))
+			return i;
+	}
 	return 0;
 }
 

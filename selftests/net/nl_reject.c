@@ -7,9 +7,12 @@
  *
  *   nl_reject --ifname IFNAME	as root: validation, lookups, duplicates,
  *				then checks that nothing was left behind
- *   nl_reject --unpriv [--ifname IFNAME]
- *				drops to uid/gid 65534 first: mutating
- *				commands get EPERM, the GET commands work
+ *   nl_reject --unpriv [--ifname IFNAME] [--comm ID]
+ *				drops to uid/gid 65534 first: devices and
+ *				new communicators get EPERM, and so does
+ *				every change to communicator ID (owned by
+ *				root), whose cookie is not shown; the GET
+ *				commands work
  *
  * Values outside a range the family's policy declares (COMM_ID 0,
  * COMM_TIMEOUT_MS 0, ...) are refused by the netlink core before the
@@ -51,6 +54,7 @@ struct ctx {
 	uint8_t addr[2][NC_ADDR_MAX];	/* members of the probe communicators */
 	uint32_t addr_len;
 	uint32_t good_id, probe_id;
+	uint32_t foreign_id;		/* --comm: somebody else's communicator */
 	nc_ctl *ctl;			/* libnetcoll, for the valid steps */
 	/* the request in flight */
 	int error, done;
@@ -827,13 +831,35 @@ static int drop_privileges(void)
 	return 0;
 }
 
+/* The view of somebody else's communicator: everything but the secrets. */
+static void unpriv_comm_view(struct ctx *c)
+{
+	struct nc_comm_info info;
+	nc_ctl *ctl;
+	int err;
+
+	err = nc_ctl_open(&ctl);
+	if (err) {
+		report(c, "unprivileged nc_ctl_open", -err, 0);
+		return;
+	}
+	err = nc_comm_get(ctl, c->good_id, &info);
+	report(c, "unprivileged COMM_GET of root's communicator succeeds", -err, 0);
+	if (!err) {
+		report(c, "... without its cookie or epoch", info.secrets ? EACCES : 0, 0);
+		report(c, "... naming its owner (root)", info.owner == 0 ? 0 : EINVAL, 0);
+		nc_comm_info_free(&info);
+	}
+	nc_ctl_close(ctl);
+}
+
 static int run_unprivileged(struct ctx *c)
 {
 	const char *dev = c->ifname;
 	struct nl_msg *msg;
 	int err;
 
-	c->good_id = 4242;
+	c->good_id = c->foreign_id ? c->foreign_id : 4242;
 	c->addr_len = 6;
 	memcpy(c->addr[0], "\x02\x00\x00\x00\x00\x01", 6);
 	memcpy(c->addr[1], "\x02\x00\x00\x00\x00\x02", 6);
@@ -844,16 +870,23 @@ static int run_unprivileged(struct ctx *c)
 	report(c, "unprivileged DEV_DETACH -> EPERM", -err, EPERM);
 	err = send_req(c, comm_new(c, c->good_id, D_NONE));
 	report(c, "unprivileged COMM_NEW -> EPERM", -err, EPERM);
-	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_COMM_DEL, 0), c->good_id));
-	report(c, "unprivileged COMM_DEL -> EPERM", -err, EPERM);
-	err = send_req(c, sched_set(c, S_NONE));
-	report(c, "unprivileged SCHED_SET -> EPERM", -err, EPERM);
-	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_SCHED_DEL, 0), c->good_id));
-	report(c, "unprivileged SCHED_DEL -> EPERM", -err, EPERM);
-	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_TREE_SET, 0), c->good_id));
-	report(c, "unprivileged TREE_SET -> EPERM", -err, EPERM);
-	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_TREE_DEL, 0), c->good_id));
-	report(c, "unprivileged TREE_DEL -> EPERM", -err, EPERM);
+	if (c->foreign_id) {
+		/* Somebody else's communicator: not ours to change. */
+		err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_COMM_DEL, 0), c->good_id));
+		report(c, "unprivileged COMM_DEL of root's communicator -> EPERM", -err, EPERM);
+		err = send_req(c, sched_set(c, S_NONE));
+		report(c, "unprivileged SCHED_SET on root's communicator -> EPERM", -err, EPERM);
+		err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_SCHED_DEL, 0), c->good_id));
+		report(c, "unprivileged SCHED_DEL on root's communicator -> EPERM", -err, EPERM);
+		err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_TREE_SET, 0), c->good_id));
+		report(c, "unprivileged TREE_SET on root's communicator -> EPERM", -err, EPERM);
+		err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_TREE_DEL, 0), c->good_id));
+		report(c, "unprivileged TREE_DEL on root's communicator -> EPERM", -err, EPERM);
+		unpriv_comm_view(c);
+	}
+	/* One that does not exist: nothing to protect, nothing to find. */
+	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_COMM_DEL, 0), 4243));
+	report(c, "unprivileged COMM_DEL of no communicator -> ENOENT", -err, ENOENT);
 
 	err = send_req(c, new_msg(c, NETCOLL_CMD_DEV_GET, NLM_F_DUMP));
 	report(c, "unprivileged DEV_GET dump succeeds", -err, 0);
@@ -868,7 +901,7 @@ static int run_unprivileged(struct ctx *c)
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: nl_reject --ifname IFNAME\n"
-		     "       nl_reject --unpriv [--ifname IFNAME]\n");
+		     "       nl_reject --unpriv [--ifname IFNAME] [--comm ID]\n");
 }
 
 int main(int argc, char **argv)
@@ -876,6 +909,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "ifname", required_argument, NULL, 'i' },
 		{ "unpriv", no_argument,       NULL, 'u' },
+		{ "comm",   required_argument, NULL, 'c' },
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -889,6 +923,9 @@ int main(int argc, char **argv)
 			break;
 		case 'u':
 			unpriv = 1;
+			break;
+		case 'c':
+			c.foreign_id = strtoul(optarg, NULL, 0);
 			break;
 		case 'h':
 			usage(stdout);

@@ -57,14 +57,23 @@ t_check "signal during a barrier nobody else joins: EINTR" \
 	--interrupt-after 500 --expect-error EINTR
 t_check "after EINTR the endpoint is released and the op sequence moved on" \
 	nc_json h1 'd[0]["bound"] == False and d[0]["agg_seq"] == 1' comm show id 4
+# Closing the file cancelled the barrier it had started: ranks may now
+# disagree on which operation is which, so the communicator is broken.
+t_check "the close cancelled the barrier: comm 4 is broken on h1 (ops_cancelled)" \
+	nc_json h1 'd[0]["state"] == "broken"' comm show id 4
+t_check "... its next operation fails at once with ENOTRECOVERABLE" \
+	on h1 "$NC_CHECK" --comm 4 --rank 0 --size 8 --op barrier --timeout 20000 \
+	--expect-error ENOTRECOVERABLE
 
 # --- the communicator is deleted under a running operation: ESHUTDOWN -----
-on h1 "$NC_CHECK" --comm 4 --rank 0 --size 8 --op barrier --timeout 20000 \
+on h1 "$NCTL" comm add id 9 dev eth0 rank 0 members "$(cluster_members)"
+on h1 "$NC_CHECK" --comm 9 --rank 0 --size 8 --op barrier --timeout 20000 \
 	--expect-error ESHUTDOWN >"$T_LOG/shutdown.log" 2>&1 &
 p=$!
 sleep 1
-on h1 "$NCTL" comm del id 4
+on h1 "$NCTL" comm del id 9
 t_check "comm deleted mid-operation: ESHUTDOWN" wait $p
+on h1 "$NCTL" comm del id 4
 
 # --- the device goes down under a running operation: ENETDOWN ------------
 on h2 "$NCTL" monitor -n 2 --timeout 20000 >"$T_LOG/monitor2.log" 2>&1 &

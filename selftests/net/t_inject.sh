@@ -8,6 +8,7 @@ cluster_star 3 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
 nc_load || { t_fail "insmod"; t_done; exit 1; }
 t_check "attach + comm add on 3 hosts" nc_comm_up 5 0x1234
 mac1=$(cluster_mac h1)
+epoch=$(nc_epoch h1 5)
 N=25
 
 # inject FROM_HOST CASE COUNTER : h1 must count exactly N under COUNTER.
@@ -15,7 +16,8 @@ inject() {
 	local from=$1 kase=$2 counter=$3 before after src=1
 	before=$(nc_stat h1 "$counter")
 	on "$from" "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 5 --cookie 0x1234 \
-		--src-rank $src --dst-rank 0 --case "$kase" --count $N >/dev/null
+		--epoch "$epoch" --src-rank $src --dst-rank 0 --case "$kase" \
+		--count $N >/dev/null
 	sleep 0.3
 	after=$(nc_stat h1 "$counter")
 	if [ $((after - before)) -eq $N ]; then
@@ -33,6 +35,8 @@ inject h2 comm drop_comm
 inject h2 cookie drop_cookie
 inject h2 rank drop_rank
 inject h3 addr drop_addr	# h3 claims to be rank 1 (h2)
+inject h2 epoch drop_epoch
+inject h2 auth drop_auth
 inject h2 state drop_state
 
 # Hostile contributions to a reduction.  h2 (rank 1) is a child of h1
@@ -44,7 +48,8 @@ inject h2 agg-mcast drop_rank
 for k in agg-wrongop:drop_opcode agg-length:drop_length; do
 	before[${#before[@]}]=$(nc_stat h1 "${k#*:}")
 	on h2 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 5 --cookie 0x1234 \
-		--src-rank 1 --dst-rank 0 --case "${k%%:*}" --count $N >/dev/null
+		--epoch "$epoch" --src-rank 1 --dst-rank 0 --case "${k%%:*}" \
+		--count $N >/dev/null
 done
 red3() {
 	local r pids=() rc=0 p
@@ -68,7 +73,7 @@ done
 rx_before=$(nc_stat h1 rx_frames)
 drops_before=$(nc_drops h1)
 on h2 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 5 --cookie 0x1234 \
-	--src-rank 1 --dst-rank 0 --case fuzz --count 2000 >/dev/null
+	--epoch "$epoch" --src-rank 1 --dst-rank 0 --case fuzz --count 2000 >/dev/null
 sleep 0.5
 rx_after=$(nc_stat h1 rx_frames)
 drops_after=$(nc_drops h1)

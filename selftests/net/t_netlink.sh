@@ -19,13 +19,15 @@ t_check "h2 sees no device of h1 (a namespace is a host)" nc_json h2 'd == []' d
 
 on h1 "$NL_REJECT" --ifname eth0 >"$T_LOG/nl_reject.log" 2>&1
 t_tally <"$T_LOG/nl_reject.log"
-on h1 "$NL_REJECT" --ifname eth0 --unpriv >"$T_LOG/nl_reject_unpriv.log" 2>&1
-t_tally <"$T_LOG/nl_reject_unpriv.log"
 
 members=$(cluster_members)
 t_check "comm add" on h1 "$NCTL" comm add id 9 dev eth0 rank 0 members "$members" cookie 0xabc timeout 3000
 t_check "comm show -j has the members" \
 	nc_json h1 'd[0]["size"] == 2 and len(d[0]["members"]) == 2 and d[0]["cookie"] == 0xabc' comm show id 9
+t_check "comm show -j: owned by its creator (root), rank 0 drew an epoch" \
+	nc_json h1 'd[0]["owner"] == 0 and d[0]["epoch"] != 0 and d[0]["state"] == "ready" and not d[0]["auth"]' comm show id 9
+on h1 "$NL_REJECT" --ifname eth0 --unpriv --comm 9 >"$T_LOG/nl_reject_unpriv.log" 2>&1
+t_tally <"$T_LOG/nl_reject_unpriv.log"
 t_expect_fail "rank whose address is not the device's" "not the device" \
 	on h1 "$NCTL" comm add id 10 dev eth0 rank 1 members "$members"
 t_expect_fail "comm add on a device not attached" "not attached" \

@@ -17,7 +17,7 @@ static struct nc_frame data_frame(void)
 {
 	struct nc_frame f = {
 		.type = NETCOLL_T_DATA, .comm_id = 7, .cookie = 0x1122334455667788ULL,
-		.op_seq = 9, .src_rank = 1, .dst_rank = 2, .tag = 3,
+		.epoch = 0x0102030405060708ULL, .op_seq = 9, .src_rank = 1, .dst_rank = 2, .tag = 3,
 		.len = 1452, .seq = 1, .frag_off = 1452, .msg_len = 3000,
 		.frag_size = 1452,
 	};
@@ -32,14 +32,17 @@ static int check(const struct nc_frame *in, uint32_t frame_len)
 	return nc_wire_check(frame, frame_len, &out);
 }
 
-TEST(header_is_48_bytes_with_fixed_offsets)
+TEST(header_is_56_bytes_with_fixed_offsets)
 {
 	CHECK_EQ(sizeof(struct netcoll_hdr), NETCOLL_HDR_LEN);
+	CHECK_EQ(NETCOLL_HDR_LEN, 56);
 	CHECK_EQ(offsetof(struct netcoll_hdr, cookie), 8);
-	CHECK_EQ(offsetof(struct netcoll_hdr, op_seq), 16);
-	CHECK_EQ(offsetof(struct netcoll_hdr, tag), 28);
-	CHECK_EQ(offsetof(struct netcoll_hdr, seq), 32);
-	CHECK_EQ(offsetof(struct netcoll_hdr, frag_size), 44);
+	CHECK_EQ(offsetof(struct netcoll_hdr, epoch), 16);
+	CHECK_EQ(offsetof(struct netcoll_hdr, op_seq), 24);
+	CHECK_EQ(offsetof(struct netcoll_hdr, tag), 36);
+	CHECK_EQ(offsetof(struct netcoll_hdr, seq), 40);
+	CHECK_EQ(offsetof(struct netcoll_hdr, frag_size), 52);
+	CHECK_EQ(sizeof(struct netcoll_auth), NETCOLL_AUTH_LEN);
 }
 
 TEST(encode_decode_round_trip_in_network_order)
@@ -54,6 +57,8 @@ TEST(encode_decode_round_trip_in_network_order)
 	CHECK_EQ(frame[7], 7);
 	CHECK_EQ(frame[8], 0x11);
 	CHECK_EQ(frame[15], 0x88);
+	CHECK_EQ(frame[16], 0x01);
+	CHECK_EQ(frame[23], 0x08);
 	CHECK_EQ(hdr->opcode, 0);
 	CHECK_EQ(nc_wire_check(frame, NETCOLL_HDR_LEN + 1452, &out), 0);
 	/* every field, padding excluded */
@@ -238,9 +243,55 @@ TEST(aggregation_frames)
 	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_TYPE);
 }
 
+/* An authenticated frame needs room for its trailer after the payload. */
+TEST(auth_trailer)
+{
+	struct nc_frame f = data_frame();
+
+	f.flags = NETCOLL_F_AUTH;
+	CHECK_EQ(nc_wire_frame_len(&f), NETCOLL_HDR_LEN + 1452 + NETCOLL_AUTH_LEN);
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 1452), NETCOLL_STAT_DROP_LENGTH);
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 1452 + NETCOLL_AUTH_LEN - 1),
+		 NETCOLL_STAT_DROP_LENGTH);
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 1452 + NETCOLL_AUTH_LEN), 0);
+	/* any type may be authenticated */
+	f.flags = NETCOLL_F_AUTH | NETCOLL_F_ACK_NOW;
+	CHECK_EQ(check(&f, sizeof(frame)), 0);
+	f.type = NETCOLL_T_JOIN;
+	f.flags = NETCOLL_F_AUTH;
+	f.len = f.msg_len = f.frag_size = f.seq = f.frag_off = 0;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + NETCOLL_AUTH_LEN), 0);
+}
+
+/* Joins: no payload, no flags but AUTH, no opcode. */
+TEST(join_frames)
+{
+	struct nc_frame f = data_frame();
+
+	f.type = NETCOLL_T_JOIN;
+	f.len = f.msg_len = f.frag_size = f.seq = f.frag_off = 0;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
+	CHECK(nc_wire_is_join(f.type));
+	f.type = NETCOLL_T_JOIN_ACK;
+	f.seq = 0xdeadbeef;	/* the nonce echoed */
+	f.frag_off = 0x12345678;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
+	f.flags = NETCOLL_F_ACK_NOW;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), NETCOLL_STAT_DROP_TYPE);
+	f.flags = 0;
+	f.len = 8;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 8), NETCOLL_STAT_DROP_LENGTH);
+	f.len = 0;
+	f.opcode = 1;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), NETCOLL_STAT_DROP_TYPE);
+	CHECK(!nc_wire_is_agg(NETCOLL_T_JOIN) && !nc_wire_is_agg(NETCOLL_T_JOIN_ACK));
+}
+
 int main(void)
 {
-	RUN(header_is_48_bytes_with_fixed_offsets);
+	RUN(header_is_56_bytes_with_fixed_offsets);
+	RUN(auth_trailer);
+	RUN(join_frames);
 	RUN(encode_decode_round_trip_in_network_order);
 	RUN(valid_frames_pass);
 	RUN(ack_frames);

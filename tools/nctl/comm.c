@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* nctl comm: create, delete and show communicators. */
 #include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,8 @@ static int usage(void)
 	printf("Usage: nctl comm add id ID dev IFNAME rank RANK MEMBERS\n"
 	       "                    [ cookie COOKIE ] [ timeout MS ]\n"
 	       "                    [ oso N ] [ degree F ] [ mcast ADDR ]\n"
+	       "                    [ owner USER ] [ group GROUP ] [ key FILE ]\n"
+	       "                    [ mem BYTES ] [ rx-mem BYTES ]\n"
 	       "       nctl comm del id ID\n"
 	       "       nctl comm show [ id ID ]\n"
 	       "MEMBERS := { members ADDR[,ADDR...] | members-file FILE }\n"
@@ -27,9 +31,16 @@ static int usage(void)
 	       "N (1..%u, default %u) reductions may be outstanding per rank, equal\n"
 	       "on every host; F (2..%u, default %u) is the degree of the built-in\n"
 	       "reduction trees; ADDR is the group address results are multicast to\n"
-	       "(default 03:6e:63 and the low 24 bits of ID).\n",
+	       "(default 03:6e:63 and the low 24 bits of ID).\n"
+	       "USER (name or uid, default: you) may bind to the communicator and\n"
+	       "change or delete it; members of GROUP (default: your group) may\n"
+	       "bind.  FILE holds %u to %u bytes of key, the same on every host:\n"
+	       "frames then carry an HMAC-SHA256 tag (\"-\" reads standard input).\n"
+	       "BYTES limit the memory operations may allocate (mem) and the\n"
+	       "frames held on receive (rx-mem); default: the module parameters\n"
+	       "comm_mem_max and rx_queue_max.\n",
 	       NETCOLL_OSO_MAX, NETCOLL_OSO_DEFAULT, NETCOLL_TREE_DEGREE_MAX,
-	       NETCOLL_TREE_DEGREE_DEFAULT);
+	       NETCOLL_TREE_DEGREE_DEFAULT, NC_KEY_MIN, NC_KEY_MAX);
 	return NCTL_OK;
 }
 
@@ -110,8 +121,51 @@ static int member_error(const char *list, const char *file, int err)
 	return nctl_fail("invalid member list%s%s: %s", in, src, nc_strerror(err));
 }
 
+/* A user or group by name or number. */
+static int parse_id_name(const char *arg, int group, uint32_t *id)
+{
+	struct passwd *pw;
+	struct group *gr;
+
+	if (nctl_u32_quiet(arg, id) == 0)
+		return 0;
+	if (group) {
+		gr = getgrnam(arg);
+		if (gr) {
+			*id = gr->gr_gid;
+			return 0;
+		}
+		return nctl_usage("no group \"%s\"", arg);
+	}
+	pw = getpwnam(arg);
+	if (pw) {
+		*id = pw->pw_uid;
+		return 0;
+	}
+	return nctl_usage("no user \"%s\"", arg);
+}
+
+/* A key file: its raw bytes, NC_KEY_MIN .. NC_KEY_MAX of them. */
+static int read_key(const char *path, uint8_t *key, uint32_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	size_t n;
+
+	if (!f)
+		return nctl_fail("cannot read key %s: %s", path, strerror(errno));
+	n = fread(key, 1, NC_KEY_MAX + 1, f);
+	if (f != stdin)
+		fclose(f);
+	if (n < NC_KEY_MIN || n > NC_KEY_MAX)
+		return nctl_fail("key %s has %zu bytes, not %u..%u", path, n,
+				 NC_KEY_MIN, NC_KEY_MAX);
+	*len = (uint32_t)n;
+	return 0;
+}
+
 static int comm_add(int argc, char **argv)
 {
+	uint8_t key[NC_KEY_MAX + 1];
 	struct nc_comm_spec spec = { 0 };
 	const char *list = NULL, *file = NULL;
 	struct nc_member *members = NULL;
@@ -183,6 +237,35 @@ static int comm_add(int argc, char **argv)
 			}
 			spec.mcast_addr = group;
 			spec.mcast_addr_len = (uint32_t)glen;
+		} else if (strcmp(kw, "owner") == 0) {
+			if (nctl_next(&argc, &argv, kw) ||
+			    parse_id_name(argv[0], 0, &spec.owner))
+				goto out;
+			spec.flags |= NC_COMM_SPEC_OWNER;
+		} else if (strcmp(kw, "group") == 0) {
+			if (nctl_next(&argc, &argv, kw) ||
+			    parse_id_name(argv[0], 1, &spec.group))
+				goto out;
+			spec.flags |= NC_COMM_SPEC_GROUP;
+		} else if (strcmp(kw, "key") == 0) {
+			if (nctl_next(&argc, &argv, kw))
+				goto out;
+			if (read_key(argv[0], key, &spec.key_len)) {
+				ret = NCTL_ERR;
+				goto out;
+			}
+			spec.key = key;
+			spec.flags |= NC_COMM_SPEC_KEY;
+		} else if (strcmp(kw, "mem") == 0) {
+			if (nctl_next(&argc, &argv, kw) ||
+			    nctl_u32(argv[0], "mem", &spec.mem_max))
+				goto out;
+			spec.flags |= NC_COMM_SPEC_MEM;
+		} else if (strcmp(kw, "rx-mem") == 0) {
+			if (nctl_next(&argc, &argv, kw) ||
+			    nctl_u32(argv[0], "rx-mem", &spec.rx_mem_max))
+				goto out;
+			spec.flags |= NC_COMM_SPEC_RX_MEM;
 		} else {
 			ret = nctl_usage("comm add: unexpected argument \"%s\"", kw);
 			goto out;
@@ -239,6 +322,7 @@ static int comm_add(int argc, char **argv)
 				  spec.id) : NCTL_OK;
 	nc_ctl_close(ctl);
 out:
+	memset(key, 0, sizeof(key));
 	free(members);
 	free(text);
 	return ret;
@@ -275,15 +359,39 @@ static int comm_del(int argc, char **argv)
 	return ret;
 }
 
+static const char *const comm_states[] = {
+	[NC_COMM_JOINING] = "joining",
+	[NC_COMM_READY] = "ready",
+	[NC_COMM_BROKEN] = "broken",
+	[NC_COMM_DEAD] = "dead",
+};
+
+static const char *comm_state(enum nc_comm_state s)
+{
+	return (unsigned int)s < sizeof(comm_states) / sizeof(comm_states[0]) ?
+	       comm_states[s] : "unknown";
+}
+
 static void print_comm_text(const struct nc_comm_info *c)
 {
 	char ifname[NC_IFNAMSIZ + 8], addr[3 * NC_ADDR_MAX];
 	uint32_t r;
 
-	printf("comm %" PRIu32 " dev %s rank %" PRIu32 " size %" PRIu32
-	       " cookie 0x%" PRIx64 " timeout %" PRIu32 " op_seq %" PRIu32 "%s\n",
-	       c->id, nctl_ifname(c->ifindex, ifname), c->rank, c->size,
-	       c->cookie, c->timeout_ms, c->op_seq, c->bound ? " bound" : "");
+	printf("comm %" PRIu32 " dev %s rank %" PRIu32 " size %" PRIu32,
+	       c->id, nctl_ifname(c->ifindex, ifname), c->rank, c->size);
+	if (c->secrets)
+		printf(" cookie 0x%" PRIx64, c->cookie);
+	printf(" timeout %" PRIu32 " op_seq %" PRIu32 " %s%s\n",
+	       c->timeout_ms, c->op_seq, comm_state(c->state),
+	       c->bound ? " bound" : "");
+	printf("    owner %" PRIu32, c->owner);
+	if (c->group >= 0)
+		printf(" group %" PRId64, c->group);
+	printf(" auth %s mem %" PRIu32 " rx-mem %" PRIu32,
+	       c->auth ? "hmac-sha256" : "none", c->mem_max, c->rx_mem_max);
+	if (c->secrets)
+		printf(" epoch 0x%016" PRIx64, c->epoch);
+	putchar('\n');
 	if (c->sched_phases)
 		printf("    alltoall schedule: %" PRIu32 " phases, %" PRIu32
 		       " tokens sent per alltoall\n", c->sched_phases, c->sched_syncs);
@@ -312,13 +420,22 @@ static void print_comm_json(const struct nc_comm_info *c)
 	printf("{\"id\":%" PRIu32 ",", c->id);
 	json_key("dev");
 	json_string(nctl_ifname(c->ifindex, ifname));
-	printf(",\"ifindex\":%" PRIu32 ",\"rank\":%" PRIu32 ",\"size\":%" PRIu32
-	       ",\"cookie\":%" PRIu64 ",\"timeout_ms\":%" PRIu32
+	printf(",\"ifindex\":%" PRIu32 ",\"rank\":%" PRIu32 ",\"size\":%" PRIu32,
+	       c->ifindex, c->rank, c->size);
+	if (c->secrets)
+		printf(",\"cookie\":%" PRIu64 ",\"epoch\":%" PRIu64, c->cookie,
+		       c->epoch);
+	printf(",\"timeout_ms\":%" PRIu32
 	       ",\"op_seq\":%" PRIu32 ",\"bound\":%s"
 	       ",\"sched_phases\":%" PRIu32 ",\"sched_syncs\":%" PRIu32,
-	       c->ifindex, c->rank, c->size, c->cookie, c->timeout_ms,
-	       c->op_seq, c->bound ? "true" : "false", c->sched_phases,
-	       c->sched_syncs);
+	       c->timeout_ms, c->op_seq, c->bound ? "true" : "false",
+	       c->sched_phases, c->sched_syncs);
+	printf(",\"state\":\"%s\",\"owner\":%" PRIu32, comm_state(c->state),
+	       c->owner);
+	if (c->group >= 0)
+		printf(",\"group\":%" PRId64, c->group);
+	printf(",\"auth\":%s,\"mem_max\":%" PRIu32 ",\"rx_mem_max\":%" PRIu32,
+	       c->auth ? "true" : "false", c->mem_max, c->rx_mem_max);
 	printf(",\"oso\":%" PRIu32 ",\"tree_degree\":%" PRIu32
 	       ",\"agg_seq\":%" PRIu32, c->oso, c->tree_degree, c->agg_seq);
 	if (c->mcast_addr_len) {

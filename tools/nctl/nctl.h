@@ -36,6 +36,7 @@ int nctl_open(nc_ctl **ctl);
 /* Command-line values; 0 on success, else the error is already printed. */
 int nctl_next(int *argc, char ***argv, const char *keyword);
 int nctl_u32(const char *text, const char *what, uint32_t *v);
+int nctl_u32_quiet(const char *text, uint32_t *v);
 int nctl_u64(const char *text, const char *what, uint64_t *v);
 
 /* JSON output helpers (stdout). */

@@ -110,6 +110,22 @@ int nctl_u32(const char *text, const char *what, uint32_t *v)
 	return 0;
 }
 
+/* A u32 in decimal or hex, or -1 without a word: names may follow. */
+int nctl_u32_quiet(const char *text, uint32_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (text[0] < '0' || text[0] > '9')
+		return -1;
+	errno = 0;
+	x = strtoull(text, &end, 0);
+	if (errno || *end || x > UINT32_MAX)
+		return -1;
+	*v = (uint32_t)x;
+	return 0;
+}
+
 void json_string(const char *s)
 {
 	const unsigned char *p;

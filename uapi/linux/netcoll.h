@@ -19,13 +19,16 @@
 /* ------------------------------------------------------------------ */
 
 #define NETCOLL_GENL_NAME		"netcoll"
-#define NETCOLL_GENL_VERSION		1
+#define NETCOLL_GENL_VERSION		2
 #define NETCOLL_GENL_MCGRP_EVENTS	"events"
 
 /*
- * Commands.  DEV_ATTACH/DEV_DETACH/COMM_NEW/COMM_DEL need CAP_NET_ADMIN;
- * the GET commands are open to everybody.  EVENT_* are only ever sent by
- * the kernel, on the "events" multicast group.
+ * Commands.  DEV_ATTACH/DEV_DETACH/COMM_NEW need CAP_NET_ADMIN over the
+ * network namespace (the "admin").  COMM_DEL, SCHED_* and TREE_SET/DEL act
+ * on one communicator: its owner or the admin.  The GET commands are open
+ * to everybody (a communicator's cookie only to its owner and the admin;
+ * its key to nobody).  EVENT_* are only ever sent by the kernel, on the
+ * "events" multicast group.
  */
 enum netcoll_cmd {
 	NETCOLL_CMD_UNSPEC,
@@ -34,7 +37,9 @@ enum netcoll_cmd {
 	NETCOLL_CMD_DEV_GET,		/* doit (IFINDEX|IFNAME) or dumpit */
 	NETCOLL_CMD_COMM_NEW,		/* COMM_ID, IFINDEX|IFNAME, COMM_RANK,
 					 * COMM_MEMBERS, [COMM_COOKIE],
-					 * [COMM_TIMEOUT_MS]
+					 * [COMM_TIMEOUT_MS], [COMM_OWNER],
+					 * [COMM_GROUP], [COMM_KEY],
+					 * [COMM_MEM_MAX], [COMM_RX_MEM_MAX]
 					 */
 	NETCOLL_CMD_COMM_DEL,		/* COMM_ID */
 	NETCOLL_CMD_COMM_GET,		/* doit (COMM_ID, with members) or
@@ -114,10 +119,53 @@ enum netcoll_attr {
 					 * reduction (its own space; COMM_OP_SEQ
 					 * counts alltoalls)
 					 */
+	NETCOLL_A_COMM_OWNER,		/* u32 uid (in the requester's user
+					 * namespace) that may bind and
+					 * reconfigure; default: the creator
+					 */
+	NETCOLL_A_COMM_GROUP,		/* u32 gid whose members may bind;
+					 * default: the creator's group
+					 */
+	NETCOLL_A_COMM_KEY,		/* binary, NETCOLL_KEY_MIN ..
+					 * NETCOLL_KEY_MAX bytes: frames carry
+					 * an HMAC-SHA256 tag under this key;
+					 * write-only, never dumped
+					 */
+	NETCOLL_A_COMM_AUTH,		/* u8 (out): frames are authenticated */
+	NETCOLL_A_COMM_MEM_MAX,		/* u32 bytes: operations a process may
+					 * have posted (buffers and bookkeeping);
+					 * default: module parameter comm_mem_max
+					 */
+	NETCOLL_A_COMM_RX_MEM_MAX,	/* u32 bytes: frames held on receive
+					 * (early, queued, reduction inputs);
+					 * default: module parameter rx_queue_max
+					 */
+	NETCOLL_A_COMM_EPOCH,		/* u64 (out): this incarnation, agreed
+					 * with rank 0; 0 until joined
+					 */
+	NETCOLL_A_COMM_STATE,		/* u32 (out): enum netcoll_comm_state */
 
 	__NETCOLL_A_MAX,
 	NETCOLL_A_MAX = __NETCOLL_A_MAX - 1
 };
+
+/*
+ * A communicator's life on one host.  JOINING: waiting for rank 0's epoch
+ * (operations wait too).  READY: operations run.  BROKEN: an operation
+ * failed after it had started, so this rank's sequence of operations may
+ * differ from its peers'; every later operation fails with ENOTRECOVERABLE
+ * until the communicator is deleted and created again.  DEAD: deleted,
+ * or its device went away.
+ */
+enum netcoll_comm_state {
+	NETCOLL_COMM_JOINING,
+	NETCOLL_COMM_READY,
+	NETCOLL_COMM_BROKEN,
+	NETCOLL_COMM_DEAD,
+};
+
+#define NETCOLL_KEY_MIN			16
+#define NETCOLL_KEY_MAX			64
 
 /* Inside NETCOLL_A_COMM_MEMBERS: one NETCOLL_A_MEMBER nest per rank. */
 enum netcoll_members_attr {
@@ -214,6 +262,15 @@ enum netcoll_stat {
 	NETCOLL_STAT_AGG_QUEUED,	/* starts that waited for a free OSO */
 	NETCOLL_STAT_AGG_FPU_DEFERRED,	/* float reductions moved out of softirq */
 	NETCOLL_STAT_RTO_EXPIRED,	/* retransmission timeouts (not SACK repairs) */
+	NETCOLL_STAT_DROP_EPOCH,	/* another incarnation of the communicator */
+	NETCOLL_STAT_DROP_AUTH,		/* tag missing, wrong or unexpected */
+	NETCOLL_STAT_DROP_REPLAY,	/* authentic, but seen before or too old */
+	NETCOLL_STAT_DROP_RATELIMIT,	/* repair or join request refused: too
+					 * soon after the last answer to that peer,
+					 * or the operation's repair budget spent
+					 */
+	NETCOLL_STAT_OPS_CANCELLED,	/* posted operations cancelled by close */
+	NETCOLL_STAT_JOINS,		/* epoch requests answered (rank 0) */
 
 	__NETCOLL_STAT_MAX,
 	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
@@ -232,6 +289,8 @@ enum netcoll_stat {
 #define NETCOLL_FEAT_A2A_SCHED		_BITULL(2)	/* installed schedules */
 #define NETCOLL_FEAT_REDUCE		_BITULL(3)	/* aggregation trees */
 #define NETCOLL_FEAT_REDUCE_FLOAT	_BITULL(4)	/* float and double */
+#define NETCOLL_FEAT_OWNER		_BITULL(5)	/* owned communicators */
+#define NETCOLL_FEAT_AUTH		_BITULL(6)	/* authenticated frames */
 
 struct netcoll_info {
 	__u32	abi_version;		/* NETCOLL_ABI_VERSION */
@@ -243,9 +302,11 @@ struct netcoll_info {
 
 /*
  * Bind this endpoint to a communicator of the caller's network namespace.
- * rank must be the communicator's local rank.  One endpoint per
- * communicator at a time (-EBUSY); an endpoint binds once (-EISCONN).
- * On success the kernel writes the number of members into size.
+ * rank must be the communicator's local rank.  Only the communicator's
+ * owner, a member of its group or the admin may bind (-EACCES).  One
+ * endpoint per communicator at a time (-EBUSY); an endpoint binds once
+ * (-EISCONN).  On success the kernel writes the number of members into
+ * size.
  */
 struct netcoll_bind {
 	__u32	comm_id;
@@ -372,18 +433,32 @@ struct netcoll_wait {
 #define NETCOLL_IOC_WAIT	_IOW(NETCOLL_IOC_MAGIC, 0x94, struct netcoll_wait)
 
 /*
+ * Handles from REDUCE_START belong to the endpoint (open file) that made
+ * them.  Closing the endpoint cancels what it posted and has not finished
+ * and frees everything it posted.
+ *
  * Errors an operation returns (negated, as ioctl errno):
  *   ENOENT    NETCOLL_A2A_SCHED without an installed schedule
  *   EINVAL    bad arguments (unknown flag, reserved field set, sizes)
  *   ENOTCONN  endpoint not bound
- *   ETIMEDOUT a peer did not answer within the time budget
+ *   EACCES    BIND by somebody who is not the owner, in the group or admin
+ *   ETIMEDOUT a peer did not answer within the time budget (or rank 0
+ *             never told this rank the communicator's epoch)
  *   EINTR     a signal cancelled the operation (peers then time out)
  *   ENETDOWN  the communicator's device went down or was detached
  *   ESHUTDOWN the communicator was deleted
+ *   ENOTRECOVERABLE an earlier operation of the communicator failed after
+ *             it started: ranks may disagree on the order of operations,
+ *             so none runs until the communicator is created again
+ *   ENOBUFS   the operation would exceed the communicator's memory limit
+ *   EAGAIN    the endpoint has as many operations posted and not waited
+ *             for as the module parameter ep_ops_max allows
  *   EFAULT    bad user buffer
  *   EOPNOTSUPP float or double reduction on an architecture without
  *             kernel FPU support, or a bitwise op on a float type
+ *   EBADF     WAIT for a handle of another endpoint
  *   ESRCH     WAIT for an unknown or already waited-for handle
+ *   EBUSY     WAIT for a handle another thread is waiting for
  */
 
 /* ------------------------------------------------------------------ */
@@ -391,7 +466,7 @@ struct netcoll_wait {
 /* ------------------------------------------------------------------ */
 
 #define NETCOLL_ETHERTYPE		0x88B5	/* IEEE local experimental 1 */
-#define NETCOLL_WIRE_VERSION		1
+#define NETCOLL_WIRE_VERSION		2
 
 enum netcoll_frame_type {
 	NETCOLL_T_DATA = 1,		/* a fragment of a message */
@@ -410,6 +485,13 @@ enum netcoll_frame_type {
 					 * frag_off as in ACK, of what this rank
 					 * has
 					 */
+	NETCOLL_T_JOIN = 7,		/* to rank 0: which epoch?  epoch carries
+					 * the asker's random nonce
+					 */
+	NETCOLL_T_JOIN_ACK = 8,		/* from rank 0: epoch is the answer;
+					 * seq:frag_off echo the asker's nonce
+					 * (high:low 32 bits)
+					 */
 
 	__NETCOLL_T_MAX,
 	NETCOLL_T_MAX = __NETCOLL_T_MAX - 1
@@ -421,8 +503,11 @@ enum netcoll_frame_type {
 #define NETCOLL_F_MCAST			0x0004	/* AGG_DOWN to the group; dst_rank is
 						 * NETCOLL_RANK_GROUP
 						 */
+#define NETCOLL_F_AUTH			0x0008	/* a struct netcoll_auth follows
+						 * the payload
+						 */
 #define NETCOLL_F_KNOWN			(NETCOLL_F_ACK_ALL | NETCOLL_F_ACK_NOW | \
-					 NETCOLL_F_MCAST)
+					 NETCOLL_F_MCAST | NETCOLL_F_AUTH)
 
 #define NETCOLL_RANK_GROUP		0xffffffffU
 
@@ -449,6 +534,10 @@ struct netcoll_hdr {
 	__be16	flags;			/* NETCOLL_F_* */
 	__be32	comm_id;
 	__be64	cookie;			/* the communicator's cookie */
+	__be64	epoch;			/* this incarnation of the communicator,
+					 * chosen at random by rank 0 (JOIN: the
+					 * asker's nonce)
+					 */
 	__be32	op_seq;			/* operation sequence in the communicator */
 	__be32	src_rank;
 	__be32	dst_rank;
@@ -461,6 +550,24 @@ struct netcoll_hdr {
 	__be16	opcode;			/* AGG_*: op << 8 | dtype, else 0 */
 };
 
-#define NETCOLL_HDR_LEN			48
+#define NETCOLL_HDR_LEN			56
+
+/*
+ * Authenticated frames (the communicator has a key) carry NETCOLL_F_AUTH
+ * and, right after the len bytes of payload, this trailer.  tag is the
+ * first 16 bytes of HMAC-SHA256(key, header | payload | pn), over the
+ * header as sent (NETCOLL_F_AUTH set).  pn counts a sender's frames,
+ * separately for frames without payload (class 1: acks, tokens, repair
+ * requests, joins; top bit set) and with payload (class 0), so that
+ * control frames overtaking data in a priority queue are not replays; a
+ * receiver keeps a window of the last 64 pns per sender and class.
+ */
+struct netcoll_auth {
+	__be64	pn;
+	__u8	tag[16];
+};
+
+#define NETCOLL_AUTH_LEN		24
+#define NETCOLL_PN_CONTROL		_BITULL(63)
 
 #endif /* _UAPI_LINUX_NETCOLL_H */

@@ -188,6 +188,34 @@ struct nc_comm_spec {
 	uint32_t tree_degree;		/* 0: NETCOLL_TREE_DEGREE_DEFAULT */
 	const uint8_t *mcast_addr;	/* NULL: derived from the id */
 	uint32_t mcast_addr_len;
+	/* Fields below count only when their bit is in flags. */
+	uint32_t flags;			/* NC_COMM_SPEC_* */
+	uint32_t owner;			/* uid that may bind and reconfigure */
+	uint32_t group;			/* gid whose members may bind */
+	const uint8_t *key;		/* frames carry an HMAC-SHA256 tag */
+	uint32_t key_len;		/* NC_KEY_MIN .. NC_KEY_MAX bytes */
+	uint32_t mem_max;		/* bytes operations may allocate */
+	uint32_t rx_mem_max;		/* bytes of frames held on receive */
+};
+
+/* Bits of nc_comm_spec.flags; without them the module's defaults apply. */
+#define NC_COMM_SPEC_OWNER	0x01	/* default: the creator */
+#define NC_COMM_SPEC_GROUP	0x02	/* default: the creator's group */
+#define NC_COMM_SPEC_KEY	0x04	/* default: no authentication */
+#define NC_COMM_SPEC_MEM	0x08	/* default: module comm_mem_max */
+#define NC_COMM_SPEC_RX_MEM	0x10	/* default: module rx_queue_max */
+
+#define NC_KEY_MIN	16
+#define NC_KEY_MAX	64
+
+/* The life of a communicator on this host (nc_comm_info.state). */
+enum nc_comm_state {
+	NC_COMM_JOINING,	/* waiting for rank 0's epoch */
+	NC_COMM_READY,
+	NC_COMM_BROKEN,		/* an operation failed: ENOTRECOVERABLE until
+				 * deleted and created again
+				 */
+	NC_COMM_DEAD,		/* deleted, or its device went away */
 };
 
 struct nc_comm_info {
@@ -207,6 +235,15 @@ struct nc_comm_info {
 	uint8_t mcast_addr[NC_ADDR_MAX];	/* result group */
 	uint32_t mcast_addr_len;
 	struct nc_member *members;	/* size entries, or NULL in lists */
+	uint32_t owner;			/* uid */
+	int64_t group;			/* gid, or -1: none */
+	int auth;			/* frames are authenticated */
+	int secrets;			/* cookie and epoch were shown (only
+					 * to the owner and the admin)
+					 */
+	uint64_t epoch;			/* this incarnation; 0 while joining */
+	enum nc_comm_state state;
+	uint32_t mem_max, rx_mem_max;
 };
 
 int nc_comm_create(nc_ctl *ctl, const struct nc_comm_spec *spec);

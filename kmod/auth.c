@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Frame authentication: HMAC-SHA256 with the kernel crypto API, truncated
+ * to 128 bits, and an anti-replay window of 64 packet numbers per sender
+ * and class (as IPsec's ESP, RFC 4303 3.4.3).
+ *
+ * Why HMAC and not an AEAD such as gcm(aes), as TIPC uses: netcoll only
+ * needs integrity, and a MAC needs no nonce.  A communicator's key is
+ * shared by all its members and survives re-creating the communicator,
+ * while packet numbers start again: under GCM that would reuse nonces,
+ * which gives the authentication key away.  HMAC has no such failure.
+ *
+ * Replays across incarnations of a communicator carry another epoch (in
+ * the header, so under the tag) and are dropped by the receive path;
+ * within one incarnation the window drops them.  Control frames (no
+ * payload) number separately from data frames, because a priority qdisc
+ * lets them overtake queued data and the window would take the data for
+ * old.
+ */
+#include <crypto/algapi.h>
+#include <crypto/hash.h>
+#include <crypto/sha2.h>
+#include <linux/slab.h>
+
+#include "auth.h"
+
+#define NC_AUTH_TAG_LEN		16
+#define NC_AUTH_WINDOW		64
+
+struct nc_replay {
+	u64 top;		/* highest packet number accepted */
+	u64 seen;		/* bit i: top - i accepted */
+};
+
+struct nc_auth {
+	struct crypto_shash *tfm;
+	atomic64_t tx_pn[2];	/* [1]: control frames */
+	spinlock_t lock;	/* protects win[] */
+	struct nc_replay win[];	/* [sender * 2 + class] */
+};
+
+struct nc_auth *nc_auth_create(const u8 *key, u32 key_len, u32 peers)
+{
+	struct nc_auth *a;
+	int err;
+
+	a = kvzalloc(struct_size(a, win, 2 * (size_t)peers), GFP_KERNEL_ACCOUNT);
+	if (!a)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&a->lock);
+	atomic64_set(&a->tx_pn[0], 0);
+	atomic64_set(&a->tx_pn[1], 0);
+	a->tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	if (IS_ERR(a->tfm)) {
+		err = PTR_ERR(a->tfm);
+		kvfree(a);
+		return ERR_PTR(err);
+	}
+	err = crypto_shash_setkey(a->tfm, key, key_len);
+	if (err) {
+		nc_auth_free(a);
+		return ERR_PTR(err);
+	}
+	return a;
+}
+
+void nc_auth_free(struct nc_auth *a)
+{
+	if (!a)
+		return;
+	crypto_free_shash(a->tfm);
+	kvfree(a);
+}
+
+/* The truncated tag of len bytes at data. */
+static int nc_auth_tag(struct nc_auth *a, const u8 *data, u32 len, u8 *tag)
+{
+	SHASH_DESC_ON_STACK(desc, a->tfm);
+	u8 mac[SHA256_DIGEST_SIZE];
+	int err;
+
+	desc->tfm = a->tfm;
+	err = crypto_shash_digest(desc, data, len, mac);
+	shash_desc_zero(desc);
+	memcpy(tag, mac, NC_AUTH_TAG_LEN);
+	memzero_explicit(mac, sizeof(mac));
+	return err;
+}
+
+int nc_auth_seal(struct nc_auth *a, struct sk_buff *skb)
+{
+	struct netcoll_hdr *h = (struct netcoll_hdr *)skb->data;
+	bool ctl = skb->len == NETCOLL_HDR_LEN;
+	struct netcoll_auth *t;
+	u64 pn;
+
+	BUILD_BUG_ON(sizeof(*t) != NETCOLL_AUTH_LEN);
+	if (skb_is_nonlinear(skb) || skb_tailroom(skb) < NETCOLL_AUTH_LEN)
+		return -ENOBUFS;
+	h->flags |= htons(NETCOLL_F_AUTH);
+	pn = atomic64_inc_return(&a->tx_pn[ctl]);
+	if (ctl)
+		pn |= NETCOLL_PN_CONTROL;
+	t = skb_put(skb, NETCOLL_AUTH_LEN);
+	t->pn = cpu_to_be64(pn);
+	return nc_auth_tag(a, skb->data, skb->len - NC_AUTH_TAG_LEN, t->tag);
+}
+
+/* Accept pn from sender's class once, if not too old. */
+static bool nc_auth_fresh(struct nc_auth *a, u32 sender, bool ctl, u64 pn)
+{
+	struct nc_replay *w = &a->win[2 * sender + ctl];
+	bool fresh = true;
+	u64 d;
+
+	if (!pn)
+		return false;
+	spin_lock(&a->lock);
+	if (pn > w->top) {
+		d = pn - w->top;
+		w->seen = d >= NC_AUTH_WINDOW ? 0 : w->seen << d;
+		w->seen |= 1;
+		w->top = pn;
+	} else {
+		d = w->top - pn;
+		if (d >= NC_AUTH_WINDOW || (w->seen & BIT_ULL(d)))
+			fresh = false;
+		else
+			w->seen |= BIT_ULL(d);
+	}
+	spin_unlock(&a->lock);
+	return fresh;
+}
+
+int nc_auth_open(struct nc_auth *a, struct sk_buff *skb,
+		 const struct nc_frame *f)
+{
+	u32 body = NETCOLL_HDR_LEN + f->len;
+	struct netcoll_auth t;
+	u8 tag[NC_AUTH_TAG_LEN];
+	bool ctl = !f->len;
+	u64 pn;
+
+	if (!(f->flags & NETCOLL_F_AUTH))
+		return NETCOLL_STAT_DROP_AUTH;
+	/* nc_wire_check() made sure the trailer is there */
+	if (skb_linearize(skb))
+		return NETCOLL_STAT_DROP_MEMORY;
+	memcpy(&t, skb->data + body, sizeof(t));
+	if (nc_auth_tag(a, skb->data, body + sizeof(t.pn), tag) ||
+	    crypto_memneq(tag, t.tag, NC_AUTH_TAG_LEN))
+		return NETCOLL_STAT_DROP_AUTH;
+	pn = be64_to_cpu(t.pn);
+	if (!!(pn & NETCOLL_PN_CONTROL) != ctl)
+		return NETCOLL_STAT_DROP_AUTH;
+	if (!nc_auth_fresh(a, f->src_rank, ctl, pn & ~NETCOLL_PN_CONTROL))
+		return NETCOLL_STAT_DROP_REPLAY;
+	if (pskb_trim(skb, body))
+		return NETCOLL_STAT_DROP_MEMORY;
+	return 0;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Authenticated frames (optional per communicator): every frame carries a
+ * struct netcoll_auth trailer, an HMAC-SHA256 tag over header, payload and
+ * packet number under the communicator's key, and receivers keep a replay
+ * window per sender and class (uapi/linux/netcoll.h).
+ *
+ * Owner: struct nc_comm (c->auth), set at creation and never changed, so
+ * the receive path reads it without a lock; freed with the communicator.
+ * The windows are under nc_auth's own lock, taken only in softirq.
+ */
+#ifndef NC_AUTH_H
+#define NC_AUTH_H
+
+#include "core.h"
+
+struct nc_auth *nc_auth_create(const u8 *key, u32 key_len, u32 peers);
+void nc_auth_free(struct nc_auth *a);
+/* Append the trailer to a linear frame being sent; 0 or -errno. */
+int nc_auth_seal(struct nc_auth *a, struct sk_buff *skb);
+/*
+ * Check a received frame (header validated into f, source rank a member)
+ * and cut its trailer off: 0, or the drop counter (enum netcoll_stat).
+ */
+int nc_auth_open(struct nc_auth *a, struct sk_buff *skb,
+		 const struct nc_frame *f);
+
+#endif /* NC_AUTH_H */

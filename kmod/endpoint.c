@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Endpoints and the reductions they posted.
+ *
+ * ep->ops maps a handle number to an operation and holds the poster's
+ * reference on it (agg.c).  An entry is, under the xarray's lock:
+ *   posted    REDUCE_START returned its handle; any thread of the process
+ *             may WAIT for it;
+ *   claimed   a thread waits for it (a blocking REDUCE, or WAIT): a second
+ *             WAIT gets EBUSY, and nobody else removes it;
+ *   orphaned  claimed, and its waiter is gone (a signal interrupted a
+ *             blocking REDUCE, whose operation the peers still need): it
+ *             runs on and is reaped once finished.
+ * The one who removes an entry (the finishing waiter, the reaper, or
+ * release) gives its reference back with nc_agg_release(): exactly one
+ * path per entry.  Release cancels whatever has not finished: a closed
+ * file leaves nothing behind.
+ *
+ * A handle is the endpoint's id (high 32 bits) and the entry's number, so
+ * a handle of another endpoint is recognised (EBADF), not looked up.
+ */
+#include <linux/slab.h>
+
+#include "endpoint.h"
+
+#define NC_EP_CLAIMED		XA_MARK_1	/* XA_MARK_0: free (ALLOC) */
+#define NC_EP_ORPHAN		XA_MARK_2
+
+static atomic_t nc_ep_ids = ATOMIC_INIT(0);
+
+struct nc_endpoint *nc_ep_create(struct net *net)
+{
+	struct nc_endpoint *ep;
+
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
+	if (!ep)
+		return NULL;
+	ep->net = get_net(net);
+	mutex_init(&ep->lock);
+	ep->id = atomic_inc_return(&nc_ep_ids);
+	xa_init_flags(&ep->ops, XA_FLAGS_ALLOC1);
+	return ep;
+}
+
+void nc_ep_destroy(struct nc_endpoint *ep)
+{
+	struct nc_comm *c = ep->comm;
+	struct nc_agg_op *op;
+	unsigned long idx;
+
+	if (c) {
+		xa_for_each(&ep->ops, idx, op) {
+			xa_erase(&ep->ops, idx);
+			nc_agg_release(c, op, true);
+		}
+		nc_agg_close(c);
+		atomic_set(&c->bound, 0);
+		nc_comm_put(c);
+	}
+	xa_destroy(&ep->ops);
+	put_net(ep->net);
+	mutex_destroy(&ep->lock);
+	kfree(ep);
+}
+
+/* BIND; b is the caller's request, written back to uarg on success. */
+int nc_ep_bind(struct nc_endpoint *ep, struct netcoll_bind *b,
+	       void __user *uarg)
+{
+	struct nc_comm *c;
+	int err;
+
+	mutex_lock(&ep->lock);
+	err = -EISCONN;
+	if (ep->comm)
+		goto out;
+	err = -ENOENT;
+	c = nc_comm_get(nc_net(ep->net), b->comm_id);
+	if (!c)
+		goto out;
+	if (!nc_may_bind(c))
+		err = -EACCES;
+	else if (b->rank != c->rank)
+		err = -EINVAL;
+	else if (atomic_cmpxchg(&c->bound, 0, 1))
+		err = -EBUSY;
+	else
+		err = 0;
+	if (!err) {
+		b->size = c->size;
+		if (copy_to_user(uarg, b, sizeof(*b))) {
+			atomic_set(&c->bound, 0);
+			err = -EFAULT;
+		}
+	}
+	if (err) {
+		nc_comm_put(c);
+		goto out;
+	}
+	ep->comm = c;	/* ops see it under ep->lock (nc_ep_comm) */
+out:
+	mutex_unlock(&ep->lock);
+	return err;
+}
+
+struct nc_comm *nc_ep_comm(struct nc_endpoint *ep)
+{
+	struct nc_comm *c;
+
+	mutex_lock(&ep->lock);
+	c = ep->comm;
+	mutex_unlock(&ep->lock);
+	return c;
+}
+
+/* Finished orphans leave: their waiters are gone. */
+static void nc_ep_reap(struct nc_endpoint *ep)
+{
+	struct nc_agg_op *op;
+	unsigned long idx;
+
+	xa_for_each_marked(&ep->ops, idx, op, NC_EP_ORPHAN)
+		if (nc_agg_done(op))
+			nc_ep_finish(ep, idx);
+}
+
+/* A number for an operation about to be posted; -EAGAIN over the limit. */
+int nc_ep_reserve(struct nc_endpoint *ep, u32 *idx)
+{
+	int err;
+
+	nc_ep_reap(ep);
+	xa_lock(&ep->ops);
+	if (ep->nposted >= READ_ONCE(nc_ep_ops_max)) {
+		xa_unlock(&ep->ops);
+		return -EAGAIN;
+	}
+	err = __xa_alloc_cyclic(&ep->ops, idx, NULL, xa_limit_32b, &ep->next,
+				GFP_KERNEL_ACCOUNT);
+	if (err >= 0) {
+		ep->nposted++;
+		err = 0;
+	}
+	xa_unlock(&ep->ops);
+	return err;
+}
+
+void nc_ep_unreserve(struct nc_endpoint *ep, u32 idx)
+{
+	xa_lock(&ep->ops);
+	__xa_erase(&ep->ops, idx);
+	ep->nposted--;
+	xa_unlock(&ep->ops);
+}
+
+/* The operation posted under idx (its reference now the entry's). */
+void nc_ep_set(struct nc_endpoint *ep, u32 idx, struct nc_agg_op *op,
+	       bool claimed)
+{
+	xa_lock(&ep->ops);
+	__xa_store(&ep->ops, idx, op, GFP_KERNEL);	/* reserved: no allocation */
+	if (claimed)
+		__xa_set_mark(&ep->ops, idx, NC_EP_CLAIMED);
+	xa_unlock(&ep->ops);
+}
+
+u64 nc_ep_handle(const struct nc_endpoint *ep, u32 idx)
+{
+	return (u64)ep->id << 32 | idx;
+}
+
+/* The operation a handle names, for its only waiter; NULL and *err if not. */
+struct nc_agg_op *nc_ep_claim(struct nc_endpoint *ep, u64 handle, u32 *idx,
+			      int *err)
+{
+	struct nc_agg_op *op;
+
+	if (upper_32_bits(handle) != ep->id) {
+		*err = -EBADF;
+		return NULL;
+	}
+	*idx = lower_32_bits(handle);
+	xa_lock(&ep->ops);
+	op = xa_load(&ep->ops, *idx);
+	if (!op || xa_get_mark(&ep->ops, *idx, NC_EP_ORPHAN)) {
+		*err = -ESRCH;
+		op = NULL;
+	} else if (xa_get_mark(&ep->ops, *idx, NC_EP_CLAIMED)) {
+		*err = -EBUSY;
+		op = NULL;
+	} else {
+		__xa_set_mark(&ep->ops, *idx, NC_EP_CLAIMED);
+	}
+	xa_unlock(&ep->ops);
+	return op;
+}
+
+/* The waiter was interrupted: the handle may be waited for again. */
+void nc_ep_unclaim(struct nc_endpoint *ep, u32 idx)
+{
+	xa_clear_mark(&ep->ops, idx, NC_EP_CLAIMED);
+}
+
+/* The claimed entry idx is done with: remove it, give the reference back. */
+void nc_ep_finish(struct nc_endpoint *ep, u32 idx)
+{
+	struct nc_agg_op *op;
+
+	xa_lock(&ep->ops);
+	op = __xa_erase(&ep->ops, idx);
+	if (op)
+		ep->nposted--;
+	xa_unlock(&ep->ops);
+	if (op)
+		nc_agg_release(ep->comm, op, false);
+}
+
+/* The claimed entry idx loses its waiter but runs on; reaped when done. */
+void nc_ep_orphan(struct nc_endpoint *ep, u32 idx)
+{
+	xa_set_mark(&ep->ops, idx, NC_EP_ORPHAN);
+}
+
+/* The operation of an entry the caller claimed (it stays until finished). */
+struct nc_agg_op *nc_ep_claimed(struct nc_endpoint *ep, u32 idx)
+{
+	return xa_load(&ep->ops, idx);
+}
