@@ -151,8 +151,9 @@ struct nc_tree *nc_tree_from_parents(u32 rank, u32 size, const u32 *parents,
 
 struct nc_auth;
 
-/* Per peer state of a communicator: when rank 0 may answer its JOIN. */
+/* Per peer state of a communicator, kept by rank 0 for joins. */
 struct nc_peer {
+	u64 nonce;			/* of its first JOIN; 0: none yet */
 	unsigned long answer_at;	/* jiffies; 0: never answered */
 	u8 answer_shift;		/* backoff of those answers */
 };

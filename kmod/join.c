@@ -15,12 +15,16 @@
  * peer at most as often as the peer may legitimately ask
  * (nc_join_may_answer), so a forged flood of JOINs is not amplified.
  *
- * A rank whose communicator is re-created alone joins the same epoch
- * (rank 0 did not change) but starts its sequence numbers again: its
- * operations and its peers' then fail (ETIMEDOUT, then ENOTRECOVERABLE,
- * nc_comm_break), never mix.  One re-created on rank 0 alone has a new
- * epoch: its frames and its peers' are dropped and their operations fail
- * the same way.
+ * A rank whose communicator is re-created alone would start its sequence
+ * numbers again under the same epoch, and be served results of its
+ * peers' old operations as its new ones.  Rank 0 remembers the nonce of
+ * each member's first JOIN: a JOIN with another nonce comes from a new
+ * incarnation of that member, so rank 0 breaks the communicator
+ * (nc_comm_break) and refuses it (JOIN_ACK with epoch 0), which breaks
+ * the asker too; the other members, missing both, fail and break in
+ * turn.  Every rank gets an error, none another call's data.  One
+ * re-created on rank 0 alone has a new epoch: its frames and its peers'
+ * are dropped (drop_epoch) and their operations fail the same way.
  */
 #include <linux/random.h>
 
@@ -108,11 +112,17 @@ static bool nc_join_may_answer(struct nc_comm *c, u32 peer)
 
 static void nc_join_answer(struct nc_comm *c, const struct nc_frame *q)
 {
+	struct nc_peer *p = &c->peers[q->src_rank];
+	bool ok, refuse;
 	struct sk_buff *skb;
 	struct nc_frame f;
-	bool ok;
 
 	spin_lock(&c->lock);
+	if (!p->nonce)
+		p->nonce = q->epoch;
+	refuse = p->nonce != q->epoch;	/* a new incarnation of the asker */
+	if (refuse && !c->dead)
+		nc_comm_break(c);
 	ok = !c->dead && nc_join_may_answer(c, q->src_rank);
 	spin_unlock(&c->lock);
 	if (!ok) {
@@ -125,6 +135,8 @@ static void nc_join_answer(struct nc_comm *c, const struct nc_frame *q)
 		return;
 	}
 	nc_frame_hdr(c, &f, NETCOLL_T_JOIN_ACK, 0, q->src_rank, 0);
+	if (refuse)
+		f.epoch = 0;
 	f.seq = upper_32_bits(q->epoch);
 	f.frag_off = lower_32_bits(q->epoch);
 	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
@@ -147,14 +159,18 @@ void nc_join_rcv(struct nc_comm *c, struct sk_buff *skb,
 		consume_skb(skb);
 		return;
 	}
-	if (f->src_rank != 0 || !f->epoch) {
+	if (f->src_rank != 0) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
 		kfree_skb(skb);
 		return;
 	}
 	spin_lock(&c->lock);
 	if (!c->epoch && !c->dead && nonce == c->join_nonce) {
-		c->epoch = f->epoch;
+		/* epoch 0: rank 0 knew an earlier incarnation of ours */
+		if (f->epoch)
+			c->epoch = f->epoch;
+		else
+			nc_comm_break(c);
 		joined = true;
 	}
 	spin_unlock(&c->lock);
@@ -178,11 +194,14 @@ int nc_join_wait(struct nc_comm *c, unsigned long deadline)
 	if (left > 0)
 		left = wait_event_interruptible_timeout(c->wq,
 							READ_ONCE(c->epoch) ||
-							READ_ONCE(c->dead), left);
+							READ_ONCE(c->dead) ||
+							READ_ONCE(c->broken), left);
 	if (left < 0)
 		return -EINTR;
 	if (READ_ONCE(c->dead))
 		return READ_ONCE(c->dead);
+	if (READ_ONCE(c->broken))
+		return -ENOTRECOVERABLE;
 	if (READ_ONCE(c->epoch))
 		return 0;
 	nc_event_op_failed(c, 0, ETIMEDOUT, 0);

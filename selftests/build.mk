@@ -12,10 +12,11 @@ $(UNIT_TEST_BINS): $(B)/selftests/unit/%: $(B)/selftests/unit/%.o $(LIBNC_A)
 
 UNIT_TESTS += $(UNIT_TEST_BINS)
 
-NET_TEST_NAMES := nc_check nl_reject ep_errors nc_inject nc_red_check
+NET_TEST_NAMES := nc_check nl_reject ep_errors nc_inject nc_red_check nc_hostile \
+		  nc_replay nc_churn
 NET_TEST_BINS := $(NET_TEST_NAMES:%=$(B)/selftests/net/%)
 
 $(NET_TEST_BINS): $(B)/selftests/net/%: $(B)/selftests/net/%.o $(LIBNC_A)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(NL_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(NL_LIBS) -lm -pthread
 
 USER_TARGETS += $(NET_TEST_BINS)

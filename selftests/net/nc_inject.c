@@ -33,6 +33,13 @@
  *   agg-length  drop_length  the operation's op, but 24 bytes instead of 16
  *   agg-seq     drop_state   an operation far in the future
  *   agg-mcast   drop_rank    a multicast result addressed to one rank
+ *
+ * Requests that ask for an answer (they are valid; what counts is how much
+ * the receiver sends back):
+ *   agg-nack    repair request for piece 0 of operation --seq, from
+ *               fragment 0 (the receiver must be that piece's root or
+ *               the sender's parent)
+ *   join        JOIN to rank 0, each with another nonce
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -51,7 +58,7 @@
 struct args {
 	const char *dev, *kase;
 	unsigned char dst[ETH_ALEN];
-	unsigned int comm, src, dstrank, count, ethertype;
+	unsigned int comm, src, dstrank, count, ethertype, seq;
 	unsigned long long cookie, epoch;
 };
 
@@ -59,7 +66,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: nc_inject --dev DEV --dst MAC --comm ID --cookie C "
 		"--epoch E --src-rank R --dst-rank D --case NAME [--count N] "
-		"[--ethertype T]\n");
+		"[--seq S] [--ethertype T]\n");
 	exit(2);
 }
 
@@ -119,6 +126,20 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 							a->dstrank + 2;
 	else if (!strcmp(a->kase, "state"))
 		f.op_seq = 0x40000000;
+	else if (!strcmp(a->kase, "agg-nack") || !strcmp(a->kase, "join")) {
+		f.type = strcmp(a->kase, "join") ? NETCOLL_T_AGG_NACK :
+						   NETCOLL_T_JOIN;
+		f.op_seq = a->seq;
+		f.len = f.msg_len = f.frag_size = f.opcode = 0;
+		f.frag_off = 0;
+		if (f.type == NETCOLL_T_JOIN) {
+			f.dst_rank = 0;
+			f.epoch = 0x6e630000ULL + i + 1;	/* the nonce */
+		} else {
+			f.opcode = NETCOLL_OP_SUM << 8 | NETCOLL_DT_DOUBLE;
+		}
+		len = NETCOLL_HDR_LEN;
+	}
 	else if (strcmp(a->kase, "addr") && strcmp(a->kase, "short") &&
 		 strcmp(a->kase, "version") && strcmp(a->kase, "fuzz"))
 		return -1;
@@ -145,6 +166,7 @@ int main(int argc, char **argv)
 		{ "src-rank", 1, NULL, 's' }, { "dst-rank", 1, NULL, 'r' },
 		{ "case", 1, NULL, 'x' }, { "count", 1, NULL, 'n' },
 		{ "ethertype", 1, NULL, 'e' }, { "epoch", 1, NULL, 'E' },
+		{ "seq", 1, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct args a = { .count = 1, .ethertype = NETCOLL_ETHERTYPE };
@@ -165,6 +187,7 @@ int main(int argc, char **argv)
 		case 'n': a.count = strtoul(optarg, NULL, 0); break;
 		case 'e': a.ethertype = strtoul(optarg, NULL, 0); break;
 		case 'E': a.epoch = strtoull(optarg, NULL, 0); break;
+		case 'S': a.seq = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}

@@ -14,6 +14,18 @@
  *				root), whose cookie is not shown; the GET
  *				commands work
  *
+ *   nl_reject --fuzz N [--unpriv] [--ifname IFNAME] [--seed S]
+ *				N random messages per command (and for two
+ *				unknown ones): random attributes, some of them
+ *				plausible (small ids and ranks, the device,
+ *				member lists, phases) so that they get past the
+ *				policy into the handlers.  Every answer must be
+ *				success or an errno a bad request explains;
+ *				afterwards (as root) whatever the messages
+ *				created is deleted and the state compared with
+ *				the one before; unprivileged, nothing may
+ *				have changed at all
+ *
  * Values outside a range the family's policy declares (COMM_ID 0,
  * COMM_TIMEOUT_MS 0, ...) are refused by the netlink core before the
  * module sees them, and the core says ERANGE for those; everything the
@@ -819,6 +831,287 @@ out:
 	return ret;
 }
 
+
+/* ---------------------------------------------------------------- */
+/* Fuzzing                                                           */
+/* ---------------------------------------------------------------- */
+
+static uint32_t fuzz_u32(const struct ctx *c)
+{
+	switch (rand() % 6) {
+	case 0: return 0;
+	case 1: return UINT32_MAX;
+	case 2: return (uint32_t)rand();
+	case 3: return if_nametoindex(c->ifname);
+	default: return 1 + rand() % 8;	/* ids, ranks, counts */
+	}
+}
+
+static void fuzz_bytes(struct nl_msg *msg, int type, int maxlen)
+{
+	unsigned char b[96];
+	int len = rand() % (maxlen + 1), i;
+
+	for (i = 0; i < len; i++)
+		b[i] = (unsigned char)rand();
+	nla_put(msg, type, len, b);
+}
+
+/* A member list of random length, addresses mostly plausible. */
+static void fuzz_members(const struct ctx *c, struct nl_msg *msg)
+{
+	struct nlattr *nest = nla_nest_start(msg, NETCOLL_A_COMM_MEMBERS), *m;
+	int n = rand() % 5, i;
+	uint8_t addr[NC_ADDR_MAX];
+
+	for (i = 0; nest && i < n; i++) {
+		m = nla_nest_start(msg, rand() % 4 ? NETCOLL_A_MEMBER : rand() % 4);
+		if (!m)
+			break;
+		if (rand() % 4)
+			nla_put_u32(msg, NETCOLL_A_MEMBER_RANK, rand() % 4);
+		memcpy(addr, c->addr[rand() % 2], c->addr_len);
+		if (rand() % 3 == 0)
+			addr[c->addr_len - 1] = (uint8_t)rand();
+		if (rand() % 4)
+			nla_put(msg, NETCOLL_A_MEMBER_ADDR,
+				rand() % 8 ? (int)c->addr_len : rand() % NC_ADDR_MAX, addr);
+		nla_nest_end(msg, m);
+	}
+	if (nest)
+		nla_nest_end(msg, nest);
+}
+
+/* A right member list: ranks 0 .. n-1, ours first, the rest distinct. */
+static void fuzz_valid_members(const struct ctx *c, struct nl_msg *msg)
+{
+	struct nlattr *nest = nla_nest_start(msg, NETCOLL_A_COMM_MEMBERS), *m;
+	int n = 1 + rand() % 4, i;
+	uint8_t addr[NC_ADDR_MAX];
+
+	for (i = 0; nest && i < n; i++) {
+		m = nla_nest_start(msg, NETCOLL_A_MEMBER);
+		if (!m)
+			break;
+		nla_put_u32(msg, NETCOLL_A_MEMBER_RANK, i);
+		memcpy(addr, c->addr[0], c->addr_len);
+		addr[c->addr_len - 1] ^= (uint8_t)(2 * i);
+		nla_put(msg, NETCOLL_A_MEMBER_ADDR, c->addr_len, addr);
+		nla_nest_end(msg, m);
+	}
+	if (nest)
+		nla_nest_end(msg, nest);
+}
+
+static void fuzz_phase(const struct ctx *c, struct nl_msg *msg)
+{
+	struct nlattr *nest = nla_nest_start(msg, NETCOLL_A_SCHED_PHASE);
+	uint32_t toks[4];
+	int i;
+
+	if (!nest)
+		return;
+	for (i = 1; i <= NETCOLL_A_PHASE_MAX + 1; i++) {
+		if (rand() % 2)
+			continue;
+		if (i == NETCOLL_A_PHASE_SYNC_IN || i == NETCOLL_A_PHASE_SYNC_OUT) {
+			toks[0] = rand() % 4;
+			toks[1] = rand() % 4;
+			toks[2] = fuzz_u32(c);
+			toks[3] = rand() % 4;
+			nla_put(msg, i, 4 * (1 + rand() % 4), toks);
+		} else {
+			nla_put_u32(msg, i, rand() % 6);
+		}
+	}
+	nla_nest_end(msg, nest);
+}
+
+/*
+ * A request that is nearly right for its command, so that a good part of
+ * them reach the handlers' own checks, some succeed, and the rest of the
+ * fuzz then meets the communicators they made.
+ */
+static void fuzz_plausible(struct ctx *c, struct nl_msg *msg, uint8_t cmd)
+{
+	uint32_t parents[4] = { 0, 0, rand() % 4, rand() % 5 };
+	uint8_t key[NETCOLL_KEY_MAX];
+	int i;
+
+	nla_put_u32(msg, NETCOLL_A_COMM_ID, 1 + rand() % 8);
+	switch (cmd) {
+	case NETCOLL_CMD_COMM_NEW:
+		nla_put_string(msg, NETCOLL_A_IFNAME, c->ifname);
+		nla_put_u32(msg, NETCOLL_A_COMM_RANK, rand() % 3 ? 0 : rand() % 3);
+		if (rand() % 2)
+			fuzz_members(c, msg);
+		else
+			fuzz_valid_members(c, msg);
+		if (rand() % 3 == 0) {
+			for (i = 0; i < NETCOLL_KEY_MAX; i++)
+				key[i] = (uint8_t)rand();
+			nla_put(msg, NETCOLL_A_COMM_KEY, 12 + rand() % 56, key);
+		}
+		if (rand() % 4 == 0)
+			nla_put_u32(msg, NETCOLL_A_COMM_OWNER, fuzz_u32(c));
+		if (rand() % 4 == 0)
+			nla_put_u32(msg, NETCOLL_A_COMM_MEM_MAX, fuzz_u32(c) << 16);
+		if (rand() % 4 == 0)
+			nla_put_u32(msg, NETCOLL_A_COMM_OSO, rand() % 40);
+		break;
+	case NETCOLL_CMD_SCHED_SET:
+		for (i = rand() % 4; i >= 0; i--)
+			fuzz_phase(c, msg);
+		break;
+	case NETCOLL_CMD_TREE_SET:
+		nla_put(msg, NETCOLL_A_TREE_PARENTS, 4 * (1 + rand() % 4), parents);
+		nla_put_u32(msg, NETCOLL_A_TREE_INDEX, rand() % 10);
+		break;
+	}
+}
+
+static struct nl_msg *fuzz_msg(struct ctx *c, uint8_t cmd)
+{
+	struct nl_msg *msg = new_msg(c, cmd, rand() % 6 ? 0 : NLM_F_DUMP);
+	int k = rand() % 8, type;
+
+	if (rand() % 3 == 0) {
+		fuzz_plausible(c, msg, cmd);
+		k = rand() % 3;
+	}
+	while (k--) {
+		type = rand() % (NETCOLL_A_MAX + 3);
+		switch (rand() % 5) {
+		case 0:
+			fuzz_bytes(msg, type, 80);
+			break;
+		case 1:
+			nla_put_u32(msg, type, fuzz_u32(c));
+			break;
+		case 2:
+			nla_put_u64(msg, type, rand() % 2 ? (uint64_t)rand() << 32 | rand() : 0);
+			break;
+		case 3:
+			if (type == NETCOLL_A_IFNAME || rand() % 2)
+				nla_put_string(msg, NETCOLL_A_IFNAME,
+					       rand() % 3 ? c->ifname : "lo");
+			else
+				nla_put_u32(msg, NETCOLL_A_COMM_ID, 1 + rand() % 8);
+			break;
+		default:
+			if (rand() % 2)
+				fuzz_members(c, msg);
+			else
+				fuzz_phase(c, msg);
+			break;
+		}
+	}
+	return msg;
+}
+
+/* What a bad request may be answered with. */
+static int fuzz_errno_ok(int e)
+{
+	switch (e) {
+	case 0: case EINVAL: case ERANGE: case ENOENT: case EEXIST: case ENODEV:
+	case EPERM: case EOPNOTSUPP: case EMSGSIZE: case ENETDOWN: case E2BIG:
+	case EBUSY: case ENOBUFS:
+		return 1;
+	}
+	return 0;
+}
+
+static int fuzz_mutates(unsigned int cmd)
+{
+	return cmd != NETCOLL_CMD_DEV_GET && cmd != NETCOLL_CMD_COMM_GET &&
+	       cmd != NETCOLL_CMD_STATS_GET && cmd != NETCOLL_CMD_TREE_GET;
+}
+
+/*
+ * n messages per command, the commands interleaved at random, so that
+ * schedules and trees meet the communicators other messages made.
+ */
+static void run_fuzz(struct ctx *c, unsigned int n, int unpriv)
+{
+	enum { NCMD = NETCOLL_CMD_MAX + 2 };
+	static unsigned int seen[NCMD][256], left[NCMD], odd[NCMD];
+	unsigned int cmd, i, total = n * NCMD;
+	char what[160], list[1024];
+	size_t len;
+	int err, e;
+
+	for (cmd = 0; cmd < NCMD; cmd++)
+		left[cmd] = n;
+	for (i = 0; i < total; i++) {
+		do
+			cmd = rand() % NCMD;
+		while (!left[cmd]);
+		left[cmd]--;
+		err = -send_req(c, fuzz_msg(c, (uint8_t)cmd));
+		/* keep the device attached for the other commands */
+		if (!err && cmd == NETCOLL_CMD_DEV_DETACH && c->ctl)
+			nc_dev_attach(c->ctl, c->ifname);
+		seen[cmd][err > 0 && err < 256 ? err : 0]++;
+		/* unprivileged: a change would succeed; none may */
+		if (!fuzz_errno_ok(err) || (unpriv && !err && fuzz_mutates(cmd))) {
+			if (!odd[cmd]++)
+				fprintf(stderr, "nl_reject: command %u answered %s (%s)\n",
+					cmd, errname(err), c->ext);
+		}
+	}
+	for (cmd = 0; cmd < NCMD; cmd++) {
+		len = 0;
+		list[0] = '\0';
+		for (e = 0; e < 256; e++)
+			if (seen[cmd][e])
+				len += snprintf(list + len, len < sizeof(list) ? sizeof(list) - len : 0,
+						" %s x%u", errname(e), seen[cmd][e]);
+		snprintf(what, sizeof(what), "%s%u random messages of command %u:%s",
+			 unpriv ? "unprivileged: " : "", n, cmd, list);
+		check(c, what, !odd[cmd], "an unexpected answer (see stderr)");
+	}
+}
+
+/* As root: delete what the fuzz created, then compare with before. */
+static int fuzz_privileged(struct ctx *c, unsigned int n)
+{
+	struct snapshot before = { 0 }, after = { 0 };
+	struct nc_dev_info *dev;
+	size_t i, ndev;
+	int err;
+
+	if (take_snapshot(c->ctl, &before))
+		return 1;
+	err = nc_dev_list(c->ctl, c->ifname, &dev, &ndev);
+	if (err) {
+		fprintf(stderr, "nl_reject: %s is not attached\n", c->ifname);
+		free_snapshot(&before);
+		return 1;
+	}
+	c->addr_len = dev->addr_len;
+	memcpy(c->addr[0], dev->addr, dev->addr_len);
+	memcpy(c->addr[1], dev->addr, dev->addr_len);
+	c->addr[1][dev->addr_len - 1] ^= 1;
+	free(dev);
+	run_fuzz(c, n, 0);
+	if (take_snapshot(c->ctl, &after)) {
+		free_snapshot(&before);
+		return 1;
+	}
+	for (i = 0; i < after.ncomms; i++)
+		if (!has_comm(before.comms, before.ncomms, after.comms[i].id))
+			nc_comm_delete(c->ctl, after.comms[i].id);
+	/* a fuzzed DEV_DETACH may have taken the device away */
+	if (nc_dev_list(c->ctl, c->ifname, &dev, &ndev))
+		nc_dev_attach(c->ctl, c->ifname);
+	else
+		free(dev);
+	free_snapshot(&after);
+	check_no_leaks(c, &before);
+	free_snapshot(&before);
+	return 0;
+}
+
 /* Give up root before any socket exists: netlink checks the opener too. */
 static int drop_privileges(void)
 {
@@ -901,7 +1194,8 @@ static int run_unprivileged(struct ctx *c)
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: nl_reject --ifname IFNAME\n"
-		     "       nl_reject --unpriv [--ifname IFNAME] [--comm ID]\n");
+		     "       nl_reject --unpriv [--ifname IFNAME] [--comm ID]\n"
+		     "       nl_reject --fuzz N [--unpriv] [--ifname IFNAME] [--seed S]\n");
 }
 
 int main(int argc, char **argv)
@@ -910,11 +1204,14 @@ int main(int argc, char **argv)
 		{ "ifname", required_argument, NULL, 'i' },
 		{ "unpriv", no_argument,       NULL, 'u' },
 		{ "comm",   required_argument, NULL, 'c' },
+		{ "fuzz",   required_argument, NULL, 'f' },
+		{ "seed",   required_argument, NULL, 's' },
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctx c = { 0 };
 	int opt, unpriv = 0, ret = 1, err;
+	unsigned int fuzz = 0, seed = 1;
 
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -926,6 +1223,12 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			c.foreign_id = strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			fuzz = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			seed = strtoul(optarg, NULL, 0);
 			break;
 		case 'h':
 			usage(stdout);
@@ -956,8 +1259,19 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	srand(seed);
 	/* A setup failure (non-zero) leaves the remaining cases unrun. */
-	err = unpriv ? run_unprivileged(&c) : run_privileged(&c);
+	if (fuzz && unpriv) {
+		c.addr_len = 6;
+		memcpy(c.addr[0], "\x02\x00\x00\x00\x00\x01", 6);
+		memcpy(c.addr[1], "\x02\x00\x00\x00\x00\x02", 6);
+		run_fuzz(&c, fuzz, 1);
+		err = 0;
+	} else if (fuzz) {
+		err = fuzz_privileged(&c, fuzz);
+	} else {
+		err = unpriv ? run_unprivileged(&c) : run_privileged(&c);
+	}
 	printf("%u passed, %u failed\n", c.passed, c.failed);
 	ret = err || c.failed || !c.passed;
 out:

@@ -4,7 +4,8 @@
 cd "$(dirname "$0")" || exit 1
 passed=0
 failed=0
-for t in t_netlink.sh t_alltoall.sh t_lossy.sh t_inject.sh t_faults.sh t_sched.sh t_reduce.sh; do
+for t in t_netlink.sh t_alltoall.sh t_lossy.sh t_inject.sh t_faults.sh t_sched.sh t_reduce.sh \
+	 t_security.sh t_races.sh t_fuzz.sh; do
 	start=$(date +%s)
 	out=$(bash "./$t" 2>&1 | tee /dev/stderr | grep -E '^[0-9]+ passed, [0-9]+ failed$')
 	rc=${PIPESTATUS[0]}

@@ -490,7 +490,9 @@ enum netcoll_frame_type {
 					 */
 	NETCOLL_T_JOIN_ACK = 8,		/* from rank 0: epoch is the answer;
 					 * seq:frag_off echo the asker's nonce
-					 * (high:low 32 bits)
+					 * (high:low 32 bits).  Epoch 0: refused,
+					 * rank 0 knew an earlier incarnation of
+					 * the asker (both are broken now)
 					 */
 
 	__NETCOLL_T_MAX,

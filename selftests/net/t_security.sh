@@ -1,0 +1,270 @@
+#!/bin/bash
+# The hostile local user and the hostile frame: every attack of the
+# security issue, each asserting the safe outcome.  Owned communicators
+# (EACCES, EPERM), handles that belong to their endpoint (EBADF, EBUSY),
+# bounded memory given back on close (ENOBUFS, EAGAIN, /proc/meminfo), a
+# failed operation breaking the communicator instead of mixing calls
+# (ENOTRECOVERABLE, never wrong data), authenticated frames (drop_auth,
+# drop_replay), bounded repair and join answers (drop_ratelimit), and
+# epochs against replays into a re-created communicator (drop_epoch).
+T_NAME=security
+source "$(dirname "$0")/lib.sh"
+
+HOSTILE=$NC_BUILD/selftests/net/nc_hostile
+REPLAY=$NC_BUILD/selftests/net/nc_replay
+OWNER=1000		# the job's user
+NOBODY=65534		# anybody else
+
+# "on HOST" runs commands, not functions: these prefixes change the user.
+as_owner=(setpriv --reuid=$OWNER --regid=$OWNER --clear-groups)
+as_nobody=(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups)
+as_member=(setpriv --reuid=1001 --regid=1001 --groups=2000)
+as_other=(setpriv --reuid=1001 --regid=1001 --clear-groups)
+
+# tally_n N FILE : FILE's ok/FAIL lines, which must be N in all.
+tally_n() {
+	local n
+	n=$(grep -cE '^(ok|FAIL) - ' "$2")
+	t_tally <"$2"
+	[ "$n" -eq "$1" ] || t_fail "$(basename "$2"): $n results, expected $1 ($(tail -n 2 "$2" | tr '\n' ' '))"
+}
+
+# comm_up ID HOSTS NCTL_ARGS... : communicator ID over HOSTS (rank order).
+comm_up() {
+	local id=$1 hosts=($2) h r=0 members=""
+	shift 2
+	for h in "${hosts[@]}"; do members+="${members:+,}$(cluster_mac "$h")"; done
+	for h in "${hosts[@]}"; do
+		on "$h" "$NCTL" comm add id "$id" dev eth0 rank $r members "$members" "$@" ||
+			return 1
+		r=$((r + 1))
+	done
+}
+
+comm_del() {
+	local id=$1 h
+	for h in $ALL4; do on "$h" "$NCTL" comm del id "$id" 2>/dev/null; done
+	return 0
+}
+
+# red_all LOG ID nc_red_check args : on every host at once; all must pass.
+red_all() {
+	local name=$1 id=$2 h r=0 pids=() rc=0 i
+	shift 2
+	for h in $ALL4; do
+		on "$h" "$NC_RED_CHECK" --comm "$id" --rank $r --size 4 "$@" \
+			>"$T_LOG/$name.$h.log" 2>&1 &
+		pids+=($!)
+		r=$((r + 1))
+	done
+	i=0
+	for h in $ALL4; do
+		wait "${pids[$i]}" || { rc=1; echo "$h: $(grep -m2 FAIL "$T_LOG/$name.$h.log")"; }
+		i=$((i + 1))
+	done
+	return $rc
+}
+
+# Counter deltas: snap HOST, then delta HOST COUNTER.
+declare -A SNAP
+snap() {
+	local k v
+	while read -r k v; do SNAP[$1.$k]=$v; done < <(on "$1" "$NCTL" -j stats |
+		python3 -c 'import json,sys; [print(k, v) for k, v in json.load(sys.stdin).items()]')
+}
+delta() { echo $(( $(nc_stat "$1" "$2") - ${SNAP[$1.$2]:-0} )); }
+drops_delta() {
+	local now=$(nc_drops "$1") before=0 k
+	for k in "${!SNAP[@]}"; do
+		[[ $k == "$1".drop_* ]] && before=$((before + SNAP[$k]))
+	done
+	echo $((now - before))
+}
+
+cluster_star 4 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
+nc_load || { t_fail "insmod"; t_done; exit 1; }
+ALL4=$(cluster_hosts | tr '\n' ' ')
+H1MAC=$(cluster_mac h1)
+for h in $ALL4; do on "$h" "$NCTL" dev attach dev eth0; done
+
+# --- 2. only the owner, its group or the admin may bind -------------------
+t_check "comm 1 (root's) on 4 hosts" comm_up 1 "$ALL4"
+on h1 "$NCTL" comm add id 2 dev eth0 rank 0 members "$H1MAC" owner $OWNER group $OWNER
+on h1 "$NCTL" comm add id 3 dev eth0 rank 0 members "$H1MAC" owner $OWNER group 2000
+{
+	on h1 "${as_nobody[@]}" "$HOSTILE" bind-denied 1 0
+	on h1 "${as_owner[@]}" "$HOSTILE" bind-denied 1 0
+	on h1 "${as_nobody[@]}" "$HOSTILE" bind-denied 2 0
+	on h1 "${as_owner[@]}" "$HOSTILE" bind 2 0
+	on h1 "${as_member[@]}" "$HOSTILE" bind 3 0
+	on h1 "${as_other[@]}" "$HOSTILE" bind-denied 3 0
+	on h1 "$HOSTILE" bind 2 0		# root is the admin
+} >"$T_LOG/bind.log" 2>&1
+tally_n 7 "$T_LOG/bind.log"
+secrets_shown() {
+	on h1 "${as_owner[@]}" "$NCTL" -j comm show id 2 | grep -q epoch &&
+		! on h1 "${as_nobody[@]}" "$NCTL" -j comm show id 2 | grep -q epoch
+}
+t_check "the owner sees its cookie and epoch; nobody else does" secrets_shown
+t_expect_fail "nobody may delete the owner's communicator (EPERM)" "owner or an admin" \
+	on h1 "${as_nobody[@]}" "$NCTL" comm del id 3
+owner_changes() {
+	on h1 "${as_owner[@]}" "$NCTL" sched del id 3 && on h1 "${as_owner[@]}" "$NCTL" comm del id 3
+}
+t_check "the owner may reconfigure and delete its own" owner_changes
+
+# --- 1, 3. handles belong to their endpoint; no double free ---------------
+{
+	on h1 "${as_owner[@]}" "$HOSTILE" handles 2
+	on h1 "${as_owner[@]}" "$HOSTILE" race-wait 2 200
+	on h1 "${as_owner[@]}" "$HOSTILE" wait-close 2 200
+} >"$T_LOG/handles.log" 2>&1
+tally_n 9 "$T_LOG/handles.log"
+echo 16 >/sys/module/netcoll/parameters/ep_ops_max
+on h1 "${as_owner[@]}" "$HOSTILE" ops-limit 2 16 >"$T_LOG/ops-limit.log" 2>&1
+echo 1024 >/sys/module/netcoll/parameters/ep_ops_max
+tally_n 3 "$T_LOG/ops-limit.log"
+
+# --- 4. bounded memory, back on close -------------------------------------
+# Two members, the second never joins in: what rank 0 posts stays posted.
+on h1 "$NCTL" comm add id 4 dev eth0 rank 0 members "$H1MAC,$(cluster_mac h2)" owner $OWNER
+snap h1
+on h1 "${as_owner[@]}" "$HOSTILE" memory 4 0 16 72 >"$T_LOG/memory.log" 2>&1
+tally_n 3 "$T_LOG/memory.log"
+t_check "closing cancelled the posted operations (ops_cancelled +$(delta h1 ops_cancelled))" \
+	test "$(delta h1 ops_cancelled)" -ge 3
+t_check "... which leaves the communicator broken (its peers may have started them)" \
+	nc_json h1 'd[0]["state"] == "broken"' comm show id 4
+
+# --- 3b. an operation only some ranks ran: errors, never another's data ----
+t_check "comm 5 (the owner's) on 4 hosts" comm_up 5 "$ALL4" owner $OWNER
+t_check "h1 alone runs an allreduce: ETIMEDOUT" \
+	on h1 "${as_owner[@]}" "$NC_RED_CHECK" --comm 5 --rank 0 --size 4 --all --ops sum \
+	--dtypes int64 --count-list 4 --timeout 300 --expect-error ETIMEDOUT
+t_check "h1 is broken (ENOTRECOVERABLE), the others time out on it; no result is another call's" \
+	red_all drift 5 --all --ops sum --dtypes int64 --count-list 4 --iters 24 \
+	--timeout 1500 --expect-error ANY
+t_check "... h1's error is ENOTRECOVERABLE at once" \
+	grep -q "got State not recoverable (iteration 0)" "$T_LOG/drift.h1.log"
+t_check "comm 6 on 4 hosts" comm_up 6 "$ALL4"
+t_check "h1 alone runs an alltoall: ETIMEDOUT" \
+	on h1 "$NC_CHECK" --comm 6 --rank 0 --size 4 --op alltoall --bytes 1000 \
+	--timeout 300 --expect-error ETIMEDOUT
+drift_a2a() {
+	local h r=0 pids=() rc=0 p
+	for h in $ALL4; do
+		on "$h" "$NC_CHECK" --comm 6 --rank $r --size 4 --op alltoall --bytes 1000 \
+			--iters 24 --timeout 1500 --expect-error ANY >"$T_LOG/drift-a2a.$h.log" 2>&1 &
+		pids+=($!)
+		r=$((r + 1))
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	return $rc
+}
+t_check "alltoall after it: every rank fails, every block before a failure verified" drift_a2a
+
+# --- 5. forged frames on a keyed communicator ------------------------------
+head -c 32 /dev/urandom >"$T_LOG/key"
+t_check "comm 7 with a key on 4 hosts" comm_up 7 "$ALL4" key "$T_LOG/key" cookie 0x77
+t_check "... authenticated" nc_json h1 'd[0]["auth"] and "key" not in d[0]' comm show id 7
+epoch7=$(nc_epoch h1 7)
+snap h1
+for k in agg-wrongop agg-length agg-seq; do
+	on h2 "$NC_INJECT" --dev eth0 --dst "$H1MAC" --comm 7 --cookie 0x77 --epoch "$epoch7" \
+		--src-rank 1 --dst-rank 0 --case $k --count 50 >/dev/null
+done
+on h2 "$NC_INJECT" --dev eth0 --dst "$H1MAC" --comm 7 --cookie 0x77 --epoch "$epoch7" \
+	--src-rank 1 --dst-rank 0 --case state --count 50 >/dev/null
+sleep 0.3
+t_check "200 forged frames from rank 1's address, valid but for the tag: all drop_auth ($(delta h1 drop_auth))" \
+	test "$(delta h1 drop_auth)" -eq 200
+t_check "the allreduce those forged contributions aimed at: bit-exact" \
+	red_all keyed 7 --all --ops sum,minloc --dtypes double,int32 --count-list 2,5000
+t_check "alltoall on the keyed communicator: verified" \
+	nc_check_all keyed-a2a --comm 7 --op alltoall --bytes-list 1,1420,100000
+
+# --- 6. repair and join requests are not amplified -------------------------
+t_check "allreduce of 100000 doubles on comm 1 (op 0: rank 0 keeps its result)" \
+	red_all big 1 --all --ops sum --dtypes double --count-list 100000 --split 1 \
+	--timeout 60000
+epoch1=$(nc_epoch h1 1)
+snap h1
+on h2 "$NC_INJECT" --dev eth0 --dst "$H1MAC" --comm 1 --cookie 0 --epoch "$epoch1" \
+	--src-rank 1 --dst-rank 0 --case agg-nack --seq 0 --count 500 >/dev/null
+sleep 0.5
+sent=$(delta h1 tx_frames)
+refused=$(delta h1 drop_ratelimit)
+t_check "500 forged repair requests (28 KB): rank 0 sent $sent frames, not 32000 ($refused refused)" \
+	test "$sent" -gt 0 -a "$sent" -le 384 -a "$refused" -gt 400
+snap h1
+on h2 "$NC_INJECT" --dev eth0 --dst "$H1MAC" --comm 1 --cookie 0 --epoch 0 \
+	--src-rank 1 --dst-rank 0 --case join --count 500 >/dev/null
+sleep 0.5
+sent=$(delta h1 tx_frames)
+refused=$(delta h1 drop_ratelimit)
+t_check "500 forged joins: rank 0 answered $sent ($refused refused)" \
+	test "$sent" -le 8 -a "$refused" -ge 490
+# Without a key anybody on the segment can speak for a member: a JOIN with
+# another nonce looks like that member re-created, and rank 0 breaks.
+t_check "... on an unkeyed communicator they break it (forgery needs a key to stop)" \
+	nc_json h1 'd[0]["state"] == "broken"' comm show id 1
+snap h1
+on h2 "$NC_INJECT" --dev eth0 --dst "$H1MAC" --comm 7 --cookie 0x77 --epoch 0 \
+	--src-rank 1 --dst-rank 0 --case join --count 500 >/dev/null
+sleep 0.5
+t_check "500 forged joins on the keyed comm 7: all drop_auth, nothing answered, still ready" \
+	test "$(delta h1 drop_auth)" -eq 500 -a "$(delta h1 tx_frames)" -eq 0 -a \
+	"$(nc_json h1 'd[0]["state"] == "ready"' comm show id 7 && echo y)" = y
+
+# --- 7. replays into a re-created communicator; re-created on one host -----
+t_check "comm 8 on 4 hosts" comm_up 8 "$ALL4" cookie 0x88
+on h2 "$REPLAY" record --dev eth0 --outgoing --seconds 60 --count 400 \
+	--out "$T_LOG/run8.frames" >"$T_LOG/record8.log" 2>&1 &
+rec=$!
+sleep 0.3
+run8() {
+	red_all "$1" 8 --all --ops sum --dtypes double --count-list 1,3000 --iters 3 &&
+		nc_check_all "$1-a2a" --comm 8 --op alltoall --bytes-list 100,5000
+}
+t_check "a run to capture: allreduce and alltoall on comm 8" run8 run8
+wait $rec
+comm_del 8
+t_check "comm 8 deleted and created again, same id and cookie" comm_up 8 "$ALL4" cookie 0x88
+snap h1
+on h2 "$REPLAY" replay --dev eth0 --in "$T_LOG/run8.frames" --to "$H1MAC" --times 3 \
+	>"$T_LOG/replay8.log" 2>&1
+sleep 0.5
+t_check "the old run's frames, replayed 3 times into the new one: dropped (drop_epoch +$(delta h1 drop_epoch), drop_rank +$(delta h1 drop_rank))" \
+	test "$(delta h1 drop_epoch)" -gt 0 -a "$(delta h1 rx_frames)" -eq 0
+t_check "the new incarnation's allreduce and alltoall: verified" run8 new8
+
+on h2 "$REPLAY" record --dev eth0 --outgoing --seconds 60 --count 400 \
+	--out "$T_LOG/run7.frames" >"$T_LOG/record7.log" 2>&1 &
+rec=$!
+sleep 0.3
+t_check "a run to capture on the keyed comm 7" \
+	red_all run7 7 --all --ops sum --dtypes double --count-list 1,3000 --iters 3
+wait $rec
+snap h1
+on h2 "$REPLAY" replay --dev eth0 --in "$T_LOG/run7.frames" --to "$H1MAC" \
+	>"$T_LOG/replay7.log" 2>&1
+sleep 0.5
+t_check "replayed into the same keyed incarnation: dropped (drop_replay +$(delta h1 drop_replay), drop_rank +$(delta h1 drop_rank))" \
+	test "$(delta h1 drop_replay)" -gt 0 -a "$(delta h1 rx_frames)" -eq 0
+t_check "... and the next allreduce: bit-exact" \
+	red_all after7 7 --all --ops sum --dtypes double --count-list 3000
+
+first9() {
+	comm_up 9 "$ALL4" && red_all first9 9 --all --ops sum --dtypes int64 --count-list 10
+}
+t_check "comm 9 on 4 hosts, one verified allreduce" first9
+on h3 "$NCTL" comm del id 9
+on h3 "$NCTL" comm add id 9 dev eth0 rank 2 members "$(cluster_members)"
+t_check "re-created on h3 alone: every rank fails, no result is another call's" \
+	red_all once9 9 --all --ops sum --dtypes int64 --count-list 10 --iters 8 \
+	--timeout 1500 --expect-error ANY
+
+for i in 1 2 4 5 6 7 8 9; do comm_del $i; done
+t_check "rmmod" nc_unload
+cluster_down
+t_done
