@@ -25,7 +25,7 @@ USER_TARGETS :=
 UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
-	bench-alltoall bench-reduce clean checkpatch sparse
+	bench-alltoall bench-reduce bench-auth clean checkpatch sparse
 
 all: module user
 
@@ -80,6 +80,12 @@ bench-reduce: all
 	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-reduce -- selftests/net/bench_reduce.sh
 	@mkdir -p docs
 	cp $(B)/vm/bench-reduce/reduce-bench.md docs/reduce-bench.md
+
+# Authenticated frames against none, side by side; the report lands in docs/.
+bench-auth: all
+	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-auth -- selftests/net/bench_auth.sh
+	@mkdir -p docs
+	cp $(B)/vm/bench-auth/auth-bench.md docs/auth-bench.md
 
 vm-check: all
 	$(VM_RUN) --timeout 2400 -- selftests/net/run-all.sh

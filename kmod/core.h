@@ -17,6 +17,9 @@
  *                reaches it only through c->op, under c->lock.
  *   nc_tree      this rank's view of an aggregation tree (tree.c).  Owned by
  *                c->trees[], replaced under c->tree_lock.
+ *   nc_sched     an alltoall order (sched.c).  An installed one is owned by
+ *                c->a2a_sched, replaced under c->sched_lock; a built-in one
+ *                by the alltoall call that made it.
  *   nc_agg_op    one reduction (agg.c).  Reference counted: its slot in
  *                c->agg_slot[] (the engine) and the endpoint that posted it
  *                hold one each; see agg.c for the rules.
