@@ -18,31 +18,34 @@
  * pieces into fragments of the device MTU, so a large vector is pipelined
  * through the tree fragment by fragment.
  *
- * Reliability, which Ethernet does not give:
- *  - up: a child keeps its partial result until the parent has it.  The
- *    parent acks every NC_AGG_ACK_EVERY fragments (the child's send
- *    window moves on) and at once when asked; the result arriving later
- *    acks everything implicitly, so a one-fragment allreduce costs one
- *    frame per tree edge and no acks.
- *  - down: a rank that still lacks its result when its retransmission
- *    timer fires asks the sender of the result again (AGG_NACK, saying
- *    what it has) and gets the missing fragments by unicast.  With
- *    multicast distribution that is the repair path: the fast path stays
- *    one frame per result fragment, and a lost multicast costs a timeout,
- *    never a result.  SHARP sends every result twice (UD multicast and
+ * Reliability is the core's (rel.h), in both directions:
+ *  - up: a piece's partial result is a message from child to parent.  The
+ *    parent keeps a fragment set per child and acks as the core says (every
+ *    NC_ACK_EVERY fragments, on holes, duplicates and request); the child
+ *    resends holes its selective acks show at once and the rest on its
+ *    retransmission timeout.  The result arriving later acks everything
+ *    implicitly, so a one-fragment allreduce costs one frame per tree edge
+ *    and no acks.
+ *  - down: the result is a message from the root (multicast) or the
+ *    parent (down the tree).  A rank whose result shows a hole, or is
+ *    still missing when its timer fires, sends the sender its set's ack
+ *    (AGG_NACK) and gets the missing fragments by unicast.  With multicast
+ *    distribution that is the repair path: the fast path stays one frame
+ *    per result fragment.  SHARP sends every result twice (UD multicast and
  *    RC); on a software switch that doubles the per-host frame cost for a
  *    loss that is rare, so we repair on demand instead.
- *  - liveness: a rank asked about an operation it has not finished
- *    answers with an ack, so slow but alive peers reset the retry count;
- *    only the operation's time budget then ends the wait (-ETIMEDOUT).
+ *  - timing: the round trip of fragments going up (a probe now and then
+ *    asks for an ack at once) gives the retransmission timeout, as for the
+ *    alltoall transport.  A rank asked about an operation it has not
+ *    finished answers with an ack, so slow but alive peers reset the retry
+ *    count; only the operation's time budget then ends the wait.
  *
  * Outstanding operations: a rank starts operation s only when its
  * operation s - OSO is finished (callers sleep, they do not fail).  Hence
  * when any rank starts s, every rank finished s - 2 * OSO (it started
- * s - OSO), which makes a ring of 2 * OSO slots enough: a finished
- * operation stays in its slot, answering repair requests, until its
- * sequence comes round again; then, if its process has not collected it,
- * it waits on a list.
+ * s - OSO), which makes a ring of 2 * OSO slots enough.  Frames of
+ * operations not started yet wait in c->agg_early (the core's early
+ * frames).
  *
  * Lifetime of an operation (struct nc_agg_op): two references.
  *  - its slot (the engine's): taken when it starts, dropped when it leaves
@@ -66,21 +69,24 @@
 #include <linux/uaccess.h>
 
 #include "bearer.h"
+#include "rel.h"
 #include "shared/nc_reduce.h"
 
-#define NC_AGG_ACK_EVERY	8
 #define NC_AGG_BURST		64	/* fragments resent per timeout or nack */
 #define NC_AGG_DEFER_MAX	1024	/* float frames waiting for the worker */
-/* Ranks a piece remembers answering repair requests of (+1: the rest). */
-#define NC_AGG_ASKERS		16
-#define NC_AGG_ASK_SHIFT_MAX	6
+#define NC_AGG_ASK_SHIFT_MAX	6	/* repair backoff: rto_min_ms << 6 */
+#define NC_AGG_PROBE_EVERY	16	/* ops between round-trip probes */
 
-/* When a rank that asked for a piece's result may be answered again. */
+/*
+ * A rank that may ask this one for a piece's result: when it may be
+ * answered again.  Each piece at most once per interval; the interval
+ * doubles while the asker makes no progress.
+ */
 struct nc_agg_asker {
-	u32 rank;
-	u32 cum;		/* what it said it had, last time */
-	unsigned long at;	/* jiffies; 0: not answered yet */
-	u8 shift;		/* backoff, reset when it makes progress */
+	unsigned long at;		/* this interval ends; 0: none yet */
+	u32 cum[NETCOLL_TREES_MAX];	/* what it said it had, per piece */
+	u8 shift;
+	u8 answered;			/* pieces answered this interval */
 };
 
 struct nc_agg_piece {
@@ -90,19 +96,15 @@ struct nc_agg_piece {
 	u32 root, parent, src;	/* src: sends us the result (or marker) */
 	u32 nchildren;
 	u32 *children;		/* ascending: the reduction order */
-	u32 *since_ack;		/* per child: fragments since our last ack */
-	u32 *child_cum;		/* per child: all its fragments below are in */
+	struct nc_frags *got;	/* per child: its fragments here */
 	struct sk_buff **held;	/* [child * nfrags + k] until reduced */
 	unsigned long *ready;	/* combined here (own and children's) */
-	unsigned long *up_acked;	/* the parent has it */
-	unsigned long *res;	/* result fragment here */
-	u32 nready, nup_acked, nres, up_next;
-	u32 up_cum;		/* all fragments below were acked */
-	u32 res_cum;		/* all result fragments below are here */
+	u32 nready, up_next;
+	struct nc_frags up;	/* what the parent acked */
+	struct nc_frags res;	/* result fragments here */
+	u32 res_asked;		/* a hole past this was asked for already */
 	bool done_mark;		/* the root says the piece is done */
 	bool complete;
-	u8 naskers;
-	struct nc_agg_asker asker[NC_AGG_ASKERS + 1];	/* last: any other */
 };
 
 struct nc_agg_op {
@@ -110,6 +112,7 @@ struct nc_agg_op {
 	u32 seq;
 	bool started, complete;
 	bool released;		/* the poster let go (collected or closed) */
+	bool progress;		/* an ack being applied acked something */
 	unsigned long linger_until;	/* its endpoint closed: leave then */
 	u64 charge;		/* bytes of c->mem_used */
 	u32 repair_budget;	/* fragments this op may still resend on nacks */
@@ -121,10 +124,13 @@ struct nc_agg_op {
 	void __user *ubuf;	/* where the result goes */
 	u32 npieces, pieces_done;
 	struct nc_agg_piece piece[NETCOLL_TREES_MAX];
-	struct sk_buff_head early;	/* frames that came before the start */
-	unsigned long deadline, rto_at, rto;
-	u32 retries;
-	u64 t0_ns;
+	struct nc_agg_asker *askers;	/* [c->size]; NULL: nobody asks us */
+	unsigned long deadline;
+	struct nc_rtx rtx;
+	/* One fragment going up is timed for the round-trip estimate. */
+	struct nc_agg_piece *probe;
+	u32 probe_k;
+	u64 probe_ns;
 };
 
 static u32 nc_agg_window(const struct nc_comm *c)
@@ -153,19 +159,14 @@ static u32 nc_agg_frag_len(const struct nc_agg_op *op,
 	return p->len ? min(op->fs, p->len - off) : 0;
 }
 
-/* ---------------------------------------------------------------- */
-/* Memory held for frames                                            */
-/* ---------------------------------------------------------------- */
-
-/* Frames a node holds count against the communicator's receive memory. */
-static bool nc_agg_hold(struct nc_comm *c, struct sk_buff *skb)
+static bool nc_agg_tree_dist(const struct nc_agg_op *op)
 {
-	if (!nc_rx_charge(c, skb)) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
-		return false;
-	}
-	return true;
+	return !(op->flags & NETCOLL_RED_MCAST);
 }
+
+/* ---------------------------------------------------------------- */
+/* Life of an operation                                              */
+/* ---------------------------------------------------------------- */
 
 static void nc_agg_op_free(struct nc_comm *c, struct nc_agg_op *op)
 {
@@ -178,11 +179,16 @@ static void nc_agg_op_free(struct nc_comm *c, struct nc_agg_op *op)
 			for (i = 0; i < p->nchildren * p->nfrags; i++)
 				if (p->held[i])
 					nc_rx_free(c, p->held[i]);
+		for (i = 0; p->got && i < p->nchildren; i++)
+			nc_frags_free(&p->got[i]);
+		nc_frags_free(&p->up);
+		nc_frags_free(&p->res);
+		kvfree(p->got);
 		kvfree(p->held);
 		kvfree(p->ready);
 		kfree(p->children);
 	}
-	nc_rx_purge(c, &op->early);
+	kvfree(op->askers);
 	kvfree(op->buf);
 	nc_comm_mem_release(c, op->charge);
 	kfree(op);
@@ -206,139 +212,12 @@ static void nc_agg_unslot(struct nc_comm *c, struct nc_agg_op *op)
 	}
 }
 
-/* ---------------------------------------------------------------- */
-/* Frames out                                                        */
-/* ---------------------------------------------------------------- */
-
-static void nc_agg_hdr(struct nc_comm *c, struct nc_frame *f, u32 seq,
-		       u16 type, u32 dst, u16 piece, u16 opcode)
+static void nc_agg_arm(struct nc_comm *c, unsigned long when)
 {
-	nc_frame_hdr(c, f, type, seq, dst, piece);
-	f->opcode = opcode;
-	if (dst == NETCOLL_RANK_GROUP)
-		f->flags |= NETCOLL_F_MCAST;
+	if (!c->dead && (!timer_pending(&c->agg_timer) ||
+			 time_before(when, c->agg_timer.expires)))
+		mod_timer(&c->agg_timer, when);
 }
-
-static void nc_agg_queue(struct sk_buff_head *txq, struct sk_buff *skb,
-			 const struct nc_frame *f, u32 dst)
-{
-	nc_wire_encode((struct netcoll_hdr *)skb->data, f);
-	nc_frame_defer(txq, skb, dst);
-}
-
-/*
- * Fragment k of piece p (type AGG_UP or AGG_DOWN) from op->buf, or with
- * marker set an empty AGG_DOWN: the piece is done.
- */
-static void nc_agg_send_frag(struct nc_comm *c, struct nc_agg_op *op,
-			     struct nc_agg_piece *p, u32 k, u16 type,
-			     u16 flags, u32 dst, bool marker,
-			     struct sk_buff_head *txq)
-{
-	u32 len = marker ? 0 : nc_agg_frag_len(op, p, k);
-	struct sk_buff *skb;
-	struct nc_frame f;
-
-	skb = nc_frame_alloc(len, GFP_ATOMIC);
-	if (!skb) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
-		return;		/* the timer sends it again */
-	}
-	nc_agg_hdr(c, &f, op->seq, type, dst, p - op->piece, op->opcode);
-	f.flags |= flags;
-	if (!marker && p->len) {
-		f.len = len;
-		f.seq = k;
-		f.frag_off = k * op->fs;
-		f.msg_len = p->len;
-		f.frag_size = op->fs;
-	}
-	skb_put(skb, NETCOLL_HDR_LEN);
-	skb_put_data(skb, op->buf + p->off + k * op->fs, len);
-	nc_agg_queue(txq, skb, &f, dst);
-}
-
-/* AGG_ACK or AGG_NACK: cum and the bitmap of the 32 fragments after it. */
-static void nc_agg_send_ctl(struct nc_comm *c, u32 seq, u16 type, u32 dst,
-			    u16 piece, u32 cum, u32 bits,
-			    struct sk_buff_head *txq)
-{
-	struct sk_buff *skb;
-	struct nc_frame f;
-
-	skb = nc_frame_alloc(0, GFP_ATOMIC);
-	if (!skb) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
-		return;
-	}
-	nc_agg_hdr(c, &f, seq, type, dst, piece, 0);
-	f.seq = cum;
-	f.frag_off = bits;
-	skb_put(skb, NETCOLL_HDR_LEN);
-	nc_agg_queue(txq, skb, &f, dst);
-	if (type == NETCOLL_T_AGG_ACK)
-		nc_stat_inc(c->nn, NETCOLL_STAT_TX_ACKS);
-}
-
-/* Send what was queued; called without comm->lock. */
-/*
- * cum/bitmap form (see struct netcoll_hdr, ACK) of the set have(p, ci, k).
- * The set only grows, so *cump remembers where the last scan stopped and
- * a vector's acks cost linear time, not quadratic.
- */
-static void nc_agg_summary(const struct nc_agg_piece *p, u32 ci,
-			   bool (*have)(const struct nc_agg_piece *, u32, u32),
-			   u32 *cump, u32 *bitsp)
-{
-	u32 cum, bits = 0, k;
-
-	for (cum = *cump; cum < p->nfrags && have(p, ci, cum); cum++)
-		;
-	for (k = cum + 1; k < p->nfrags && k <= cum + 32; k++)
-		if (have(p, ci, k))
-			bits |= 1U << (k - cum - 1);
-	*cump = cum;
-	*bitsp = bits;
-}
-
-static bool nc_agg_have_up(const struct nc_agg_piece *p, u32 ci, u32 k)
-{
-	return test_bit(k, p->ready) || p->held[ci * p->nfrags + k];
-}
-
-static bool nc_agg_have_res(const struct nc_agg_piece *p, u32 ci, u32 k)
-{
-	return test_bit(k, p->res);
-}
-
-/* Tell child ci which of its fragments of piece p we have. */
-static void nc_agg_ack_child(struct nc_comm *c, struct nc_agg_op *op,
-			     struct nc_agg_piece *p, u32 ci,
-			     struct sk_buff_head *txq)
-{
-	u32 bits;
-
-	nc_agg_summary(p, ci, nc_agg_have_up, &p->child_cum[ci], &bits);
-	p->since_ack[ci] = 0;
-	nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
-			p - op->piece, p->child_cum[ci], bits, txq);
-}
-
-/* ---------------------------------------------------------------- */
-/* Progress                                                          */
-/* ---------------------------------------------------------------- */
-
-/* Large operations take longer: their timeouts learn apart (by fragments). */
-static u32 nc_agg_class(const struct nc_agg_op *op)
-{
-	u32 j, frags = 0;
-
-	for (j = 0; j < op->npieces; j++)
-		frags += op->piece[j].nfrags;
-	return min_t(u32, fls(frags), NC_AGG_CLASSES - 1);
-}
-
-static void nc_agg_arm(struct nc_comm *c, unsigned long when);
 
 /*
  * A finished operation whose endpoint closed answers repair requests of
@@ -365,16 +244,95 @@ static void nc_agg_complete(struct nc_comm *c, struct nc_agg_op *op, int err)
 	 */
 	if (err)
 		nc_comm_break(c);
-	if (!err) {
-		u32 us = min_t(u64, div_u64(ktime_get_ns() - op->t0_ns,
-					     NSEC_PER_USEC), U32_MAX / 8);
-		u32 *srtt = &c->agg_srtt_us[nc_agg_class(op)];
-
-		*srtt = *srtt ? (7 * *srtt + us) / 8 : us;
+	else
 		nc_stat_inc(c->nn, NETCOLL_STAT_AGG_OPS);
-	}
 	wake_up_all(&c->agg_wq);
 }
+
+/* Something new arrived or was acked: the timer restarts from the estimate. */
+static void nc_agg_progress(struct nc_comm *c, struct nc_agg_op *op)
+{
+	nc_rtx_progress(&op->rtx, &c->agg_rtt);
+	nc_agg_arm(c, op->rtx.at);
+}
+
+/* ---------------------------------------------------------------- */
+/* Frames out                                                        */
+/* ---------------------------------------------------------------- */
+
+/*
+ * Fragment k of piece p (type AGG_UP or AGG_DOWN) from op->buf, or with
+ * marker set an empty AGG_DOWN: the piece is done.
+ */
+static void nc_agg_send_frag(struct nc_comm *c, struct nc_agg_op *op,
+			     struct nc_agg_piece *p, u32 k, u16 type,
+			     u16 flags, u32 dst, bool marker,
+			     struct sk_buff_head *txq)
+{
+	u32 len = marker ? 0 : nc_agg_frag_len(op, p, k);
+	struct sk_buff *skb;
+	struct nc_frame f;
+
+	skb = nc_frame_alloc(len, GFP_ATOMIC);
+	if (!skb) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+		return;		/* the timer sends it again */
+	}
+	nc_frame_hdr(c, &f, type, op->seq, dst, p - op->piece);
+	f.opcode = op->opcode;
+	f.flags = flags | (dst == NETCOLL_RANK_GROUP ? NETCOLL_F_MCAST : 0);
+	if (!marker && p->len) {
+		f.len = len;
+		f.seq = k;
+		f.frag_off = k * op->fs;
+		f.msg_len = p->len;
+		f.frag_size = op->fs;
+	}
+	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
+	skb_put_data(skb, op->buf + p->off + k * op->fs, len);
+	nc_frame_defer(txq, skb, dst);
+}
+
+/* AGG_ACK or AGG_NACK of piece j: a fragment set's ack. */
+static void nc_agg_send_ctl(struct nc_comm *c, u32 seq, u16 type, u32 dst,
+			    u16 piece, u32 cum, u32 sack,
+			    struct sk_buff_head *txq)
+{
+	struct sk_buff *skb;
+
+	skb = nc_ctl_frame(c, type, seq, dst, piece, cum, sack, 0, 0);
+	if (skb)
+		nc_frame_defer(txq, skb, dst);
+}
+
+/* Tell child ci which of its fragments of piece p we have. */
+static void nc_agg_ack_child(struct nc_comm *c, struct nc_agg_op *op,
+			     struct nc_agg_piece *p, u32 ci,
+			     struct sk_buff_head *txq)
+{
+	u32 cum, sack;
+
+	nc_frags_summary(&p->got[ci], &cum, &sack);
+	nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
+			p - op->piece, cum, sack, txq);
+}
+
+/* Ask the sender of piece p's result for what is missing. */
+static void nc_agg_ask(struct nc_comm *c, struct nc_agg_op *op,
+		       struct nc_agg_piece *p, struct sk_buff_head *txq)
+{
+	u32 cum = 0, sack = 0;
+
+	if (p->want_data && p->len)
+		nc_frags_summary(&p->res, &cum, &sack);
+	p->res_asked = max(p->res_asked, p->res.next);
+	nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_NACK, p->src, p - op->piece,
+			cum, sack, txq);
+}
+
+/* ---------------------------------------------------------------- */
+/* Progress                                                          */
+/* ---------------------------------------------------------------- */
 
 static void nc_agg_piece_check(struct nc_comm *c, struct nc_agg_op *op,
 			       struct nc_agg_piece *p)
@@ -384,7 +342,7 @@ static void nc_agg_piece_check(struct nc_comm *c, struct nc_agg_op *op,
 	if (p->complete)
 		return;
 	if (p->want_data)
-		done = p->nres == p->nfrags;
+		done = nc_frags_full(&p->res);
 	else
 		done = p->done_mark ||
 		       (nc_agg_is_root(c, p) && p->nready == p->nfrags);
@@ -393,11 +351,6 @@ static void nc_agg_piece_check(struct nc_comm *c, struct nc_agg_op *op,
 	p->complete = true;
 	if (++op->pieces_done == op->npieces)
 		nc_agg_complete(c, op, 0);
-}
-
-static bool nc_agg_tree_dist(const struct nc_agg_op *op)
-{
-	return !(op->flags & NETCOLL_RED_MCAST);
 }
 
 static void nc_agg_to_children(struct nc_comm *c, struct nc_agg_op *op,
@@ -411,10 +364,18 @@ static void nc_agg_to_children(struct nc_comm *c, struct nc_agg_op *op,
 				 p->children[i], marker, txq);
 }
 
-static void nc_agg_set_res(struct nc_agg_piece *p, u32 k)
+/* Distribute result fragment k (or with marker the piece's end). */
+static void nc_agg_distribute(struct nc_comm *c, struct nc_agg_op *op,
+			      struct nc_agg_piece *p, u32 k, bool marker,
+			      struct sk_buff_head *txq)
 {
-	if (!__test_and_set_bit(k, p->res))
-		p->nres++;
+	if (nc_agg_tree_dist(op)) {
+		nc_agg_to_children(c, op, p, k, marker, txq);
+		return;
+	}
+	nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
+			 NETCOLL_RANK_GROUP, marker, txq);
+	nc_stat_inc(c->nn, NETCOLL_STAT_AGG_MCAST_TX);
 }
 
 /* At the root: fragment k of piece p is final.  Hand it out. */
@@ -423,31 +384,17 @@ static void nc_agg_root_result(struct nc_comm *c, struct nc_agg_op *op,
 			       struct sk_buff_head *txq)
 {
 	bool all = op->flags & NETCOLL_RED_ALL;
-	bool piece_done = p->nready == p->nfrags;
 
 	if (p->want_data)
-		nc_agg_set_res(p, k);
+		nc_frags_set(&p->res, k);
 	if (all && p->len) {
-		if (nc_agg_tree_dist(op)) {
-			nc_agg_to_children(c, op, p, k, false, txq);
-		} else {
-			nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
-					 NETCOLL_RANK_GROUP, false, txq);
-			nc_stat_inc(c->nn, NETCOLL_STAT_AGG_MCAST_TX);
-		}
+		nc_agg_distribute(c, op, p, k, false, txq);
 	} else {
 		if (!all && op->root != c->rank && p->len)
 			nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
 					 op->root, false, txq);
-		if (piece_done) {
-			if (nc_agg_tree_dist(op)) {
-				nc_agg_to_children(c, op, p, 0, true, txq);
-			} else {
-				nc_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN,
-						 0, NETCOLL_RANK_GROUP, true, txq);
-				nc_stat_inc(c->nn, NETCOLL_STAT_AGG_MCAST_TX);
-			}
-		}
+		if (p->nready == p->nfrags)
+			nc_agg_distribute(c, op, p, 0, true, txq);
 	}
 	nc_agg_piece_check(c, op, p);
 }
@@ -457,13 +404,23 @@ static void nc_agg_push_up(struct nc_comm *c, struct nc_agg_op *op,
 			   struct nc_agg_piece *p, struct sk_buff_head *txq)
 {
 	u32 window = max(nc_tx_window, 1U), inflight = 0, j;
+	u16 flags;
 
 	/* one window per operation, whatever the split */
 	for (j = 0; j < op->npieces; j++)
-		inflight += op->piece[j].up_next - op->piece[j].nup_acked;
+		inflight += op->piece[j].up_next - op->piece[j].up.count;
 	while (p->up_next < p->nfrags && test_bit(p->up_next, p->ready) &&
 	       inflight++ < window) {
-		nc_agg_send_frag(c, op, p, p->up_next, NETCOLL_T_AGG_UP, 0,
+		flags = 0;
+		/* now and then one fragment asks for its ack: a round trip */
+		if (!op->probe && (!c->agg_rtt.srtt_us ||
+				   op->seq % NC_AGG_PROBE_EVERY == 0)) {
+			op->probe = p;
+			op->probe_k = p->up_next;
+			op->probe_ns = ktime_get_ns();
+			flags = NETCOLL_F_ACK_NOW;
+		}
+		nc_agg_send_frag(c, op, p, p->up_next, NETCOLL_T_AGG_UP, flags,
 				 p->parent, false, txq);
 		p->up_next++;
 	}
@@ -512,10 +469,18 @@ static void nc_agg_try(struct nc_comm *c, struct nc_agg_op *op,
 		nc_agg_push_up(c, op, p, txq);
 }
 
-static void nc_agg_mark_up_acked(struct nc_agg_piece *p, u32 k)
+/*
+ * The result (or the done marker) acks fragment k of piece p going up:
+ * progress, but no round-trip sample (the tree's time is in it).
+ */
+static void nc_agg_up_acked(struct nc_comm *c, struct nc_agg_op *op,
+			    struct nc_agg_piece *p, u32 k)
 {
-	if (k < p->up_next && !__test_and_set_bit(k, p->up_acked))
-		p->nup_acked++;
+	if (k >= p->up_next || !nc_frags_set(&p->up, k))
+		return;
+	op->progress = true;
+	if (op->probe == p && op->probe_k == k)
+		op->probe = NULL;
 }
 
 /* ---------------------------------------------------------------- */
@@ -571,7 +536,7 @@ static void nc_agg_in_up(struct nc_comm *c, struct nc_agg_op *op,
 			 struct sk_buff_head *txq)
 {
 	struct nc_agg_piece *p = nc_agg_piece_of(c, op, f);
-	struct sk_buff **slot;
+	enum nc_rx_verdict v;
 	int ci;
 
 	if (!p)
@@ -583,25 +548,20 @@ static void nc_agg_in_up(struct nc_comm *c, struct nc_agg_op *op,
 	}
 	if (!nc_agg_data_ok(c, op, p, f))
 		goto drop;
-	slot = &p->held[ci * p->nfrags + f->seq];
-	if (test_bit(f->seq, p->ready) || *slot) {
+	if (nc_frags_test(&p->got[ci], f->seq)) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
-		if (f->flags & NETCOLL_F_ACK_NOW)
-			nc_agg_ack_child(c, op, p, ci, txq);
-		kfree_skb(skb);
-		return;
+		nc_agg_ack_child(c, op, p, ci, txq);	/* its ack was lost */
+		goto drop;
 	}
-	if (skb_linearize(skb)) {
+	if (skb_linearize(skb) || !nc_rx_charge(c, skb)) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 		goto drop;
 	}
-	if (!nc_agg_hold(c, skb))
-		goto drop;
-	*slot = skb;
-	p->since_ack[ci]++;
+	v = nc_frags_receive(&p->got[ci], f->seq, f->flags & NETCOLL_F_ACK_NOW);
+	p->held[ci * p->nfrags + f->seq] = skb;
+	nc_agg_progress(c, op);
 	nc_agg_try(c, op, p, f->seq, txq);
-	if ((f->flags & NETCOLL_F_ACK_NOW) ||
-	    p->since_ack[ci] >= NC_AGG_ACK_EVERY)
+	if (v == NC_RX_NEW_ACK)
 		nc_agg_ack_child(c, op, p, ci, txq);
 	return;
 drop:
@@ -613,7 +573,7 @@ static void nc_agg_in_down(struct nc_comm *c, struct nc_agg_op *op,
 			   struct sk_buff_head *txq)
 {
 	struct nc_agg_piece *p = nc_agg_piece_of(c, op, f);
-	u32 k, i;
+	u32 k;
 
 	if (!p)
 		goto drop;
@@ -627,11 +587,11 @@ static void nc_agg_in_down(struct nc_comm *c, struct nc_agg_op *op,
 			goto dup;
 		p->done_mark = true;
 		for (k = 0; k < p->up_next; k++)
-			nc_agg_mark_up_acked(p, k);
+			nc_agg_up_acked(c, op, p, k);
 		if (nc_agg_tree_dist(op))
 			nc_agg_to_children(c, op, p, 0, true, txq);
 		if (p->want_data && !p->len)
-			nc_agg_set_res(p, 0);
+			nc_frags_set(&p->res, 0);
 		nc_agg_piece_check(c, op, p);
 		kfree_skb(skb);
 		return;
@@ -643,21 +603,24 @@ static void nc_agg_in_down(struct nc_comm *c, struct nc_agg_op *op,
 	if (!nc_agg_data_ok(c, op, p, f))
 		goto drop;
 	k = f->seq;
-	if (test_bit(k, p->res))
+	if (nc_frags_test(&p->res, k))
 		goto dup;
 	if (skb_copy_bits(skb, NETCOLL_HDR_LEN, op->buf + p->off + k * op->fs,
 			  f->len)) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_LENGTH);
 		goto drop;
 	}
-	nc_agg_set_res(p, k);
-	nc_agg_mark_up_acked(p, k);
+	nc_frags_set(&p->res, k);
+	nc_agg_up_acked(c, op, p, k);
+	nc_agg_progress(c, op);
 	nc_agg_push_all(c, op, txq);
 	if ((op->flags & NETCOLL_RED_ALL) && nc_agg_tree_dist(op))
-		for (i = 0; i < p->nchildren; i++)
-			nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
-					 p->children[i], false, txq);
+		nc_agg_to_children(c, op, p, k, false, txq);
 	nc_agg_piece_check(c, op, p);
+	/* a hole behind it: ask for it now, not one timeout later */
+	if (!p->complete && k > p->res_asked && nc_frags_test(&p->res, k) &&
+	    find_next_zero_bit(p->res.bits, k, p->res.cum) < k)
+		nc_agg_ask(c, op, p, txq);
 	kfree_skb(skb);
 	return;
 dup:
@@ -666,11 +629,47 @@ drop:
 	kfree_skb(skb);
 }
 
+/* What an ack from the parent is applied to. */
+struct nc_agg_ack_ctx {
+	struct nc_comm *c;
+	struct nc_agg_op *op;
+	struct nc_agg_piece *p;
+	struct sk_buff_head *txq;
+};
+
+static void nc_agg_newly_acked(void *arg, u32 k)
+{
+	struct nc_agg_ack_ctx *x = arg;
+	struct nc_agg_op *op = x->op;
+
+	op->progress = true;
+	if (op->probe == x->p && op->probe_k == k) {
+		nc_rtt_sample(&x->c->agg_rtt,
+			      div_u64(ktime_get_ns() - op->probe_ns, NSEC_PER_USEC));
+		op->probe = NULL;
+	}
+}
+
+/* Resend fragment k going up, asking for an ack at once. */
+static int nc_agg_resend_up(void *arg, u32 k)
+{
+	struct nc_agg_ack_ctx *x = arg;
+
+	if (x->op->probe == x->p && x->op->probe_k == k)
+		x->op->probe = NULL;	/* Karn: its ack would be ambiguous */
+	nc_agg_send_frag(x->c, x->op, x->p, k, NETCOLL_T_AGG_UP,
+			 NETCOLL_F_ACK_NOW, x->p->parent, false, x->txq);
+	nc_stat_inc(x->c->nn, NETCOLL_STAT_RETRANSMITS);
+	return 0;
+}
+
+/* The parent says which of our fragments going up it has. */
 static void nc_agg_in_ack(struct nc_comm *c, struct nc_agg_op *op,
 			  const struct nc_frame *f, struct sk_buff_head *txq)
 {
-	struct nc_agg_piece *p = nc_agg_piece_of(c, op, f);
-	u32 k;
+	struct nc_agg_ack_ctx x = { c, op, nc_agg_piece_of(c, op, f), txq };
+	struct nc_agg_piece *p = x.p;
+	u32 sacked;
 
 	if (!p)
 		return;
@@ -679,60 +678,54 @@ static void nc_agg_in_ack(struct nc_comm *c, struct nc_agg_op *op,
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
 		return;
 	}
-	if (f->src_rank == p->parent) {
-		for (k = p->up_cum; k < min(f->seq, p->up_next); k++)
-			nc_agg_mark_up_acked(p, k);
-		for (k = 0; k < 32; k++)
-			if (f->frag_off & (1U << k))
-				nc_agg_mark_up_acked(p, f->seq + 1 + k);
-		while (p->up_cum < p->up_next && test_bit(p->up_cum, p->up_acked))
-			p->up_cum++;
-		nc_agg_push_all(c, op, txq);
-	}
+	if (f->src_rank != p->parent || nc_agg_is_root(c, p))
+		return;			/* an alive answer: no news */
+	op->progress = false;
+	sacked = nc_frags_ack(&p->up, f->seq, f->frag_off, p->up_next,
+			      nc_agg_newly_acked, &x);
+	if (op->progress)
+		nc_agg_progress(c, op);
+	if (sacked)
+		nc_frags_fast_retransmit(&p->up, sacked, nc_agg_resend_up, &x);
+	nc_agg_push_all(c, op, txq);
 }
 
-/* Somebody lacks (part of) the result of piece p: send what they miss. */
 /* The whole result of piece p is here (at its root: combined here). */
 static bool nc_agg_have_result(const struct nc_comm *c,
 			       const struct nc_agg_piece *p)
 {
 	return nc_agg_is_root(c, p) ? p->nready == p->nfrags :
-				      p->nres == p->nfrags;
+				      nc_frags_full(&p->res);
 }
 
 /*
- * May rank x, which asks for piece p's result and has everything below
- * cum, be answered now?  Once per rto_min_ms << shift, the shift growing
- * with each answer that brought no progress: as often as a requester
- * backing off its own timer asks, and far less than a flood.
+ * May rank x, which asks for piece j's result and has everything below
+ * cum, be answered now?  Each piece once per interval of rto_min_ms <<
+ * shift, the shift growing while x makes no progress: as often as a
+ * requester backing off its own timer asks, and far less than a flood.
  */
-static bool nc_agg_may_repair(struct nc_agg_piece *p, u32 x, u32 cum)
+static bool nc_agg_may_repair(struct nc_agg_op *op, u32 x, u32 j, u32 cum)
 {
-	struct nc_agg_asker *a = NULL;
+	struct nc_agg_asker *a = &op->askers[x];
 	unsigned long now = jiffies;
-	u32 i;
 
-	for (i = 0; i < p->naskers && !a; i++)
-		if (p->asker[i].rank == x)
-			a = &p->asker[i];
-	if (!a) {
-		a = &p->asker[p->naskers < NC_AGG_ASKERS ? p->naskers++ :
-			      NC_AGG_ASKERS];
-		if (a != &p->asker[NC_AGG_ASKERS])
-			a->rank = x;
-	}
-	if (cum > a->cum) {		/* it got what we sent: no backoff */
-		a->cum = cum;
+	if (cum > a->cum[j]) {		/* it got what we sent: no backoff */
+		a->cum[j] = cum;
 		a->shift = 0;
-	} else if (a->at && time_before(now, a->at)) {
-		return false;
 	}
-	a->at = (now + (msecs_to_jiffies(nc_rto_min_ms) << a->shift)) ?: 1;
-	if (a->shift < NC_AGG_ASK_SHIFT_MAX)
-		a->shift++;
+	if (!a->at || time_after_eq(now, a->at)) {
+		a->at = (now + (msecs_to_jiffies(nc_rto_min_ms) << a->shift)) ?: 1;
+		if (a->answered && a->shift < NC_AGG_ASK_SHIFT_MAX)
+			a->shift++;
+		a->answered = 0;
+	}
+	if (a->answered & BIT(j))
+		return false;
+	a->answered |= BIT(j);
 	return true;
 }
 
+/* Somebody lacks (part of) the result of piece p: send what it misses. */
 static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
 			   const struct nc_frame *f, struct sk_buff_head *txq)
 {
@@ -750,23 +743,23 @@ static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
 		return;
 	}
 	x_data = ((op->flags & NETCOLL_RED_ALL) || x == op->root) && p->len;
-	if (x_data ? !nc_agg_have_result(c, p) :
-	    !(p->done_mark || (nc_agg_is_root(c, p) && p->nready == p->nfrags))) {
-		/* Not there yet: say we are alive (and what we hold of a child's). */
+	/*
+	 * Not there yet, or an answer now would come too soon: say we are
+	 * alive (and what we hold of a child's), one frame for one.  One
+	 * nack makes up to NC_AGG_BURST frames otherwise: each asker is
+	 * answered at most once per interval and each operation only up to
+	 * its budget, so forged or replayed nacks cannot multiply traffic.
+	 */
+	if ((x_data ? !nc_agg_have_result(c, p) :
+	     !(p->done_mark || (nc_agg_is_root(c, p) && p->nready == p->nfrags))) ||
+	    !op->repair_budget || !nc_agg_may_repair(op, x, f->tag, f->seq)) {
+		if (op->repair_budget && nc_agg_have_result(c, p))
+			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 		if (ci >= 0)
 			nc_agg_ack_child(c, op, p, ci, txq);
 		else
 			nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, x, f->tag,
 					0, 0, txq);
-		return;
-	}
-	/*
-	 * One nack makes up to NC_AGG_BURST frames: answer each peer at
-	 * most once per backoff interval, and each operation only up to its
-	 * budget, so forged or replayed nacks cannot multiply traffic.
-	 */
-	if (!op->repair_budget || !nc_agg_may_repair(p, x, f->seq)) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 		return;
 	}
 	if (!x_data) {
@@ -776,7 +769,7 @@ static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
 	}
 	for (k = f->seq; x_data && k < p->nfrags && sent < NC_AGG_BURST &&
 	     sent < op->repair_budget; k++) {
-		if (k > f->seq && k <= f->seq + 32 &&
+		if (k > f->seq && k <= f->seq + NC_SACK_BITS &&
 		    (f->frag_off & (1U << (k - f->seq - 1))))
 			continue;
 		nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0, x, false,
@@ -797,7 +790,7 @@ static void nc_agg_input(struct nc_comm *c, struct nc_agg_op *op,
 		return;
 	}
 	/* Any frame of the operation shows its peers are alive. */
-	op->retries = 0;
+	op->rtx.retries = 0;
 	switch (f->type) {
 	case NETCOLL_T_AGG_UP:
 		nc_agg_in_up(c, op, skb, f, txq);
@@ -816,18 +809,17 @@ static void nc_agg_input(struct nc_comm *c, struct nc_agg_op *op,
 }
 
 /*
- * A frame for an operation this rank has not started: contributions are
- * held (bounded) until it starts; a peer asking is told we are alive.
+ * A frame for an operation this rank has not started: contributions wait
+ * with the early frames (bounded by the receive memory) until it starts;
+ * a peer asking is told we are alive.
  */
 static void nc_agg_early(struct nc_comm *c, struct sk_buff *skb,
 			 const struct nc_frame *f, struct sk_buff_head *txq)
 {
-	u32 d = f->op_seq - c->agg_next;
-	struct nc_agg_op *op, **slot;
-
-	if (d >= c->oso) {
+	if (f->op_seq - c->agg_next >= c->oso) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
-		goto drop;
+		kfree_skb(skb);
+		return;
 	}
 	if (f->type == NETCOLL_T_AGG_NACK ||
 	    (f->flags & NETCOLL_F_ACK_NOW))
@@ -839,39 +831,10 @@ static void nc_agg_early(struct nc_comm *c, struct sk_buff *skb,
 	}
 	if (f->type != NETCOLL_T_AGG_UP) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
-		goto drop;
+		kfree_skb(skb);
+		return;
 	}
-	slot = &c->agg_slot[f->op_seq % nc_agg_window(c)];
-	op = *slot;
-	if (op && op->seq != f->op_seq) {
-		/* 2 * OSO back: finished everywhere (see the top) */
-		if (!op->complete) {
-			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
-			goto drop;
-		}
-		nc_agg_unslot(c, op);
-		op = NULL;
-	}
-	if (!op) {
-		/* A placeholder: only its slot refers to it. */
-		op = kzalloc(sizeof(*op), GFP_ATOMIC | __GFP_NOWARN);
-		if (!op) {
-			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
-			goto drop;
-		}
-		refcount_set(&op->ref, 1);
-		op->seq = f->op_seq;
-		__skb_queue_head_init(&op->early);
-		*slot = op;
-	}
-	if (skb_queue_len(&op->early) >= NC_AGG_SLOTS * 256 ||
-	    !nc_agg_hold(c, skb))
-		goto drop;
-	__skb_queue_tail(&op->early, skb);
-	nc_stat_inc(c->nn, NETCOLL_STAT_RX_EARLY);
-	return;
-drop:
-	kfree_skb(skb);
+	nc_early_hold(c, &c->agg_early, skb);
 }
 
 /*
@@ -888,44 +851,12 @@ static void nc_agg_stale(struct nc_comm *c, struct sk_buff *skb,
 	kfree_skb(skb);
 }
 
-static void nc_agg_arm(struct nc_comm *c, unsigned long when)
-{
-	if (!c->dead && (!timer_pending(&c->agg_timer) ||
-			 time_before(when, c->agg_timer.expires)))
-		mod_timer(&c->agg_timer, when);
-}
-
-/* Receive path entry (softirq, RCU held), and the float worker's. */
-void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
-		const struct nc_frame *f)
+/* A frame of this engine, where it may reduce floats (not in softirq over an FPU user). */
+static void nc_agg_deliver(struct nc_comm *c, struct sk_buff *skb,
+			   const struct nc_frame *f)
 {
 	struct sk_buff_head txq;
 	struct nc_agg_op *op;
-
-	if (f->type == NETCOLL_T_AGG_UP && nc_dt_is_float(f->opcode & 0xff) &&
-	    (!nc_reduce_fpu_usable() || (READ_ONCE(nc_fpu_defer_all) &&
-					  in_serving_softirq()))) {
-		/*
-		 * softirq interrupted a kernel FPU user: reduce in a worker.
-		 * A queued worker holds a reference: the communicator may be
-		 * deleted while the frame waits.
-		 */
-		if (skb_queue_len(&c->agg_deferred) >= NC_AGG_DEFER_MAX ||
-		    !nc_rx_charge(c, skb)) {
-			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
-			kfree_skb(skb);
-			return;
-		}
-		if (!refcount_inc_not_zero(&c->ref)) {
-			nc_rx_free(c, skb);
-			return;
-		}
-		skb_queue_tail(&c->agg_deferred, skb);
-		nc_stat_inc(c->nn, NETCOLL_STAT_AGG_FPU_DEFERRED);
-		if (!queue_work(nc_wq, &c->agg_work))
-			nc_comm_put(c);
-		return;
-	}
 
 	__skb_queue_head_init(&txq);
 	spin_lock(&c->lock);
@@ -936,9 +867,9 @@ void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
 		return;
 	}
 	op = nc_agg_find(c, f->op_seq);
-	if (op && op->started)
+	if (op)
 		nc_agg_input(c, op, skb, f, &txq);
-	else if (op || (s32)(f->op_seq - c->agg_next) >= 0)
+	else if (!nc_seq_before(f->op_seq, c->agg_next))
 		nc_agg_early(c, skb, f, &txq);
 	else
 		nc_agg_stale(c, skb, f);
@@ -946,18 +877,62 @@ void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
 	nc_frames_flush(c, &txq);
 }
 
+/* Receive path entry (softirq, RCU held). */
+void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
+		const struct nc_frame *f)
+{
+	bool fp = f->type == NETCOLL_T_AGG_UP && nc_dt_is_float(f->opcode & 0xff);
+
+	if (fp && !nc_reduce_float_supported()) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_OPCODE);
+		kfree_skb(skb);
+		return;
+	}
+	if (!fp || (nc_reduce_fpu_usable() &&
+		    !(READ_ONCE(nc_fpu_defer_all) && in_serving_softirq()))) {
+		nc_agg_deliver(c, skb, f);
+		return;
+	}
+	/*
+	 * softirq interrupted a kernel FPU user: reduce in a worker.  A
+	 * queued worker holds a reference: the communicator may be deleted
+	 * while the frame waits.
+	 */
+	if (READ_ONCE(c->dead) ||
+	    skb_queue_len(&c->agg_deferred) >= NC_AGG_DEFER_MAX ||
+	    !nc_rx_charge(c, skb)) {
+		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+		kfree_skb(skb);
+		return;
+	}
+	if (!refcount_inc_not_zero(&c->ref)) {
+		nc_rx_free(c, skb);
+		return;
+	}
+	skb_queue_tail(&c->agg_deferred, skb);
+	nc_stat_inc(c->nn, NETCOLL_STAT_AGG_FPU_DEFERRED);
+	if (!queue_work(nc_wq, &c->agg_work))
+		nc_comm_put(c);
+}
+
+/* The frames queued when the worker was: later ones wait for its next run. */
 static void nc_agg_work(struct work_struct *work)
 {
 	struct nc_comm *c = container_of(work, struct nc_comm, agg_work);
+	struct sk_buff_head q;
 	struct sk_buff *skb;
 	struct nc_frame f;
 
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&c->agg_deferred.lock);
+	skb_queue_splice_init(&c->agg_deferred, &q);
+	spin_unlock_bh(&c->agg_deferred.lock);
 	local_bh_disable();
 	rcu_read_lock();
-	while ((skb = skb_dequeue(&c->agg_deferred))) {
+	while ((skb = __skb_dequeue(&q))) {
 		nc_rx_uncharge(c, skb);
 		nc_skb_hdr(skb, &f);
-		nc_agg_rcv(c, skb, &f);
+		nc_agg_deliver(c, skb, &f);
 	}
 	rcu_read_unlock();
 	local_bh_enable();
@@ -974,21 +949,19 @@ static void nc_agg_retransmit(struct nc_comm *c, struct nc_agg_op *op,
 	u32 j, k;
 
 	for (j = 0; j < op->npieces; j++) {
-		struct nc_agg_piece *p = &op->piece[j];
-		u32 sent = 0, cum, bits;
+		struct nc_agg_ack_ctx x = { c, op, &op->piece[j], txq };
+		struct nc_agg_piece *p = x.p;
+		u32 sent = 0;
 
 		if (p->complete || nc_agg_is_root(c, p))
 			continue;	/* a root waits for its children */
-		if (p->nup_acked < p->up_next) {
-			for (k = p->up_cum; k < p->up_next && sent < NC_AGG_BURST; k++) {
-				if (test_bit(k, p->up_acked))
+		if (p->up.count < p->up_next) {
+			for (k = p->up.cum; k < p->up_next && sent < NC_AGG_BURST; k++) {
+				if (nc_frags_test(&p->up, k))
 					continue;
-				nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_UP,
-						 NETCOLL_F_ACK_NOW, p->parent,
-						 false, txq);
+				nc_agg_resend_up(&x, k);
 				sent++;
 			}
-			nc_stat_add(c->nn, NETCOLL_STAT_RETRANSMITS, sent);
 			/*
 			 * Everything went up, and only the result acks the
 			 * last fragments: if the result was what got lost,
@@ -1000,37 +973,24 @@ static void nc_agg_retransmit(struct nc_comm *c, struct nc_agg_op *op,
 			nc_agg_push_up(c, op, p, txq);	/* window */
 			continue;	/* or our children are late */
 		}
-		if (!p->want_data || !p->len) {
-			cum = 0;
-			bits = 0;
-		} else {
-			nc_agg_summary(p, 0, nc_agg_have_res, &p->res_cum,
-				       &bits);
-			cum = p->res_cum;
-		}
-		nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_NACK, p->src, j, cum,
-				bits, txq);
+		nc_agg_ask(c, op, p, txq);
 	}
 }
 
 /* Where a timed-out operation stood (dynamic debug: netcoll +p). */
 static void nc_agg_debug_dump(struct nc_comm *c, struct nc_agg_op *op)
 {
-	u32 j, i, k, missing;
+	u32 j, i;
 
 	for (j = 0; j < op->npieces; j++) {
 		struct nc_agg_piece *p = &op->piece[j];
 
 		pr_debug("comm %u rank %u op %u piece %u: %u/%u combined, %u sent, %u acked, %u result, done %d\n",
 			 c->id, c->rank, op->seq, j, p->nready, p->nfrags,
-			 p->up_next, p->nup_acked, p->nres, p->done_mark);
-		for (i = 0; i < p->nchildren; i++) {
-			for (k = 0, missing = 0; k < p->nfrags; k++)
-				missing += !p->held[i * p->nfrags + k] &&
-					   !test_bit(k, p->ready);
-			pr_debug("  child %u: %u fragments missing\n",
-				 p->children[i], missing);
-		}
+			 p->up_next, p->up.count, p->res.count, p->done_mark);
+		for (i = 0; i < p->nchildren; i++)
+			pr_debug("  child %u: %u of %u fragments in\n",
+				 p->children[i], p->got[i].count, p->nfrags);
 	}
 }
 
@@ -1038,8 +998,8 @@ static void nc_agg_timer(struct timer_list *t)
 {
 	struct nc_comm *c = from_timer(c, t, agg_timer);
 	unsigned long now = jiffies, next = now + HZ;
-	unsigned long rto_max = msecs_to_jiffies(nc_rto_max_ms);
 	struct sk_buff_head txq;
+	bool again = false;
 	u32 i;
 
 	__skb_queue_head_init(&txq);
@@ -1051,15 +1011,18 @@ static void nc_agg_timer(struct timer_list *t)
 	for (i = 0; i < nc_agg_window(c); i++) {
 		struct nc_agg_op *op = c->agg_slot[i];
 
-		if (!op || !op->started)
+		if (!op)
 			continue;
 		if (op->complete) {
 			if (!op->linger_until)
 				continue;
-			if (time_after_eq(now, op->linger_until))
+			if (time_after_eq(now, op->linger_until)) {
 				nc_agg_unslot(c, op);
-			else if (time_before(op->linger_until, next))
+				continue;
+			}
+			if (time_before(op->linger_until, next))
 				next = op->linger_until;
+			again = true;
 			continue;
 		}
 		if (time_after_eq(now, op->deadline)) {
@@ -1067,28 +1030,22 @@ static void nc_agg_timer(struct timer_list *t)
 			nc_agg_complete(c, op, -ETIMEDOUT);
 			continue;
 		}
-		if (time_after_eq(now, op->rto_at)) {
-			if (++op->retries > nc_max_retries) {
+		if (time_after_eq(now, op->rtx.at)) {
+			if (nc_rtx_expired(&op->rtx)) {
 				nc_agg_complete(c, op, -ETIMEDOUT);
 				continue;
 			}
+			nc_stat_inc(c->nn, NETCOLL_STAT_RTO_EXPIRED);
 			nc_agg_retransmit(c, op, &txq);
-			op->rto = min(op->rto * 2, rto_max);
-			op->rto_at = now + op->rto;
 		}
-		if (time_before(op->rto_at, next))
-			next = op->rto_at;
+		if (time_before(op->rtx.at, next))
+			next = op->rtx.at;
 		if (time_before(op->deadline, next))
 			next = op->deadline;
+		again = true;
 	}
-	for (i = 0; i < nc_agg_window(c); i++) {
-		struct nc_agg_op *op = c->agg_slot[i];
-
-		if (op && op->started && (!op->complete || op->linger_until)) {
-			mod_timer(&c->agg_timer, next);
-			break;
-		}
-	}
+	if (again)
+		mod_timer(&c->agg_timer, next);
 	spin_unlock(&c->lock);
 	nc_frames_flush(c, &txq);
 }
@@ -1100,31 +1057,35 @@ static void nc_agg_timer(struct timer_list *t)
 /* Bytes a piece's bookkeeping takes for a tree with nchildren children. */
 static u64 nc_agg_piece_bytes(u32 nchildren, u32 nfrags)
 {
-	return (3 * (u64)nchildren + 1) * sizeof(u32) +
-	       3 * BITS_TO_LONGS(nfrags) * sizeof(long) +
+	u64 set = BITS_TO_LONGS(nfrags) * sizeof(long);
+
+	return (u64)nchildren * sizeof(u32) + set +
+	       (u64)nchildren * (sizeof(struct nc_frags) + set) + 2 * set +
 	       (u64)nchildren * nfrags * sizeof(struct sk_buff *);
 }
 
 static int nc_agg_piece_init(struct nc_comm *c, struct nc_agg_op *op,
 			     struct nc_agg_piece *p, const struct nc_tree *t)
 {
-	size_t words = BITS_TO_LONGS(p->nfrags);
+	gfp_t gfp = GFP_KERNEL_ACCOUNT;
+	u32 i;
 
 	p->root = t->root;
 	p->parent = t->parent;
 	p->nchildren = t->nchildren;
-	p->children = kcalloc(3 * t->nchildren + 1, sizeof(u32),
-			      GFP_KERNEL_ACCOUNT);
-	p->ready = kvcalloc(3 * words, sizeof(long), GFP_KERNEL_ACCOUNT);
+	p->children = kcalloc(t->nchildren ?: 1, sizeof(u32), gfp);
+	p->ready = bitmap_zalloc(p->nfrags, gfp);
 	p->held = kvcalloc((size_t)t->nchildren * p->nfrags,
-			   sizeof(struct sk_buff *), GFP_KERNEL_ACCOUNT);
-	if (!p->children || !p->ready || !p->held)
+			   sizeof(struct sk_buff *), gfp);
+	p->got = kvcalloc(t->nchildren ?: 1, sizeof(*p->got), gfp);
+	if (!p->children || !p->ready || !p->held || !p->got ||
+	    nc_frags_init(&p->up, p->nfrags, gfp) ||
+	    nc_frags_init(&p->res, p->nfrags, gfp))
 		return -ENOMEM;
 	memcpy(p->children, t->children, t->nchildren * sizeof(u32));
-	p->since_ack = p->children + t->nchildren;
-	p->child_cum = p->since_ack + t->nchildren;
-	p->up_acked = p->ready + words;
-	p->res = p->up_acked + words;
+	for (i = 0; i < t->nchildren; i++)
+		if (nc_frags_init(&p->got[i], p->nfrags, gfp))
+			return -ENOMEM;
 	p->want_data = (op->flags & NETCOLL_RED_ALL) || op->root == c->rank;
 	/* Multicast results, and a reduce's data, come from the root. */
 	if (!nc_agg_tree_dist(op) ||
@@ -1171,26 +1132,33 @@ static int nc_agg_frag_size(struct nc_comm *c, u32 *fs)
 /*
  * Pieces and their bookkeeping, under the trees' lock: the memory they and
  * the vector take is charged to the communicator before it is allocated.
+ * A rank that may be asked for results (a root, or a node with children)
+ * keeps when it last answered each rank.
  */
 static int nc_agg_pieces(struct nc_comm *c, struct nc_agg_op *op,
 			 const struct nc_agg_args *a, u32 esize)
 {
 	u64 total = 0, charge = sizeof(*op) + max_t(u64, op->bytes, 1);
+	bool asked = false;
 	int err = 0;
 	u32 j;
 
 	mutex_lock(&c->tree_lock);
 	for (j = 0; j < op->npieces; j++) {
 		struct nc_agg_piece *p = &op->piece[j];
+		const struct nc_tree *t = c->trees[j];
 		u64 lo = div_u64(a->count * j, op->npieces);
 		u64 hi = div_u64(a->count * (j + 1), op->npieces);
 
 		p->off = lo * esize;
 		p->len = (hi - lo) * esize;
 		p->nfrags = nc_wire_nfrags(p->len, op->fs);
-		charge += nc_agg_piece_bytes(c->trees[j]->nchildren, p->nfrags);
+		charge += nc_agg_piece_bytes(t->nchildren, p->nfrags);
 		total += p->nfrags;
+		asked |= t->nchildren || t->parent == c->rank;
 	}
+	if (asked)
+		charge += (u64)c->size * sizeof(*op->askers);
 	err = nc_comm_mem_reserve(c, charge);
 	if (!err) {
 		op->charge = charge;
@@ -1201,12 +1169,20 @@ static int nc_agg_pieces(struct nc_comm *c, struct nc_agg_op *op,
 		j = 0;
 	}
 	mutex_unlock(&c->tree_lock);
-	if (err)
+	if (err) {
 		op->npieces = j;	/* free what was set up */
+		return err;
+	}
+	if (asked) {
+		op->askers = kvcalloc(c->size, sizeof(*op->askers),
+				      GFP_KERNEL_ACCOUNT);
+		if (!op->askers)
+			return -ENOMEM;
+	}
 	/* Repairs this operation may send: a few rounds to every peer. */
 	op->repair_budget = min_t(u64, 4 * total * max(c->size - 1, 1U) +
 				  NC_AGG_BURST, U32_MAX);
-	return err;
+	return 0;
 }
 
 static struct nc_agg_op *nc_agg_prepare(struct nc_comm *c,
@@ -1223,7 +1199,6 @@ static struct nc_agg_op *nc_agg_prepare(struct nc_comm *c,
 	if (!op)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&op->ref, 1);
-	__skb_queue_head_init(&op->early);
 	op->op = a->op;
 	op->dtype = a->dtype;
 	op->opcode = a->op << 8 | a->dtype;
@@ -1260,7 +1235,7 @@ static int nc_agg_may_start(struct nc_comm *c, u32 seq)
 
 	if (err)
 		return err;
-	if (prev && prev->started && !prev->complete)
+	if (prev && !prev->complete)
 		return -EAGAIN;
 	return 0;
 }
@@ -1273,24 +1248,6 @@ static bool nc_agg_can_start(struct nc_comm *c)
 	ok = nc_agg_may_start(c, c->agg_next) != -EAGAIN;
 	spin_unlock_bh(&c->lock);
 	return ok;
-}
-
-/*
- * Twice the smoothed time operations of this size took from start to
- * result; before any did, the slowest class seen (a cautious guess).
- */
-static unsigned long nc_agg_rto_init(struct nc_comm *c, struct nc_agg_op *op)
-{
-	u32 srtt = c->agg_srtt_us[nc_agg_class(op)], i;
-	unsigned long rto;
-
-	if (!srtt)
-		for (i = 0; i < NC_AGG_CLASSES; i++)
-			srtt = max(srtt, c->agg_srtt_us[i]);
-	rto = usecs_to_jiffies(2 * srtt);
-
-	return clamp(rto, msecs_to_jiffies(nc_rto_min_ms),
-		     msecs_to_jiffies(nc_rto_max_ms));
 }
 
 /* Sleep until operation c->agg_next may start (OSO limit); c->lock held. */
@@ -1331,8 +1288,8 @@ static int nc_agg_wait_turn(struct nc_comm *c, struct nc_agg_op *op)
  */
 struct nc_agg_op *nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a)
 {
-	struct nc_agg_op *op, **slot, *old;
-	struct sk_buff_head txq;
+	struct sk_buff_head txq, early;
+	struct nc_agg_op *op, **slot;
 	struct sk_buff *skb;
 	struct nc_frame f;
 	u32 seq, j, k;
@@ -1348,6 +1305,7 @@ struct nc_agg_op *nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a)
 	}
 
 	__skb_queue_head_init(&txq);
+	__skb_queue_head_init(&early);
 	spin_lock_bh(&c->lock);
 	err = nc_agg_wait_turn(c, op);
 	if (err) {
@@ -1358,31 +1316,25 @@ struct nc_agg_op *nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a)
 
 	seq = c->agg_next;
 	slot = &c->agg_slot[seq % nc_agg_window(c)];
-	old = *slot;
-	/* frames came first: take them over from the placeholder */
-	if (old && old->seq == seq)
-		skb_queue_splice_init(&old->early, &op->early);
+	if (*slot)
+		nc_agg_op_put(c, *slot);	/* 2 * OSO back: done everywhere */
 	refcount_inc(&op->ref);		/* the slot's */
 	*slot = op;
-	if (old)
-		nc_agg_op_put(c, old);
 	op->seq = seq;
 	op->started = true;
-	op->t0_ns = ktime_get_ns();
-	op->rto = nc_agg_rto_init(c, op);
-	op->rto_at = jiffies + op->rto;
+	nc_rtx_progress(&op->rtx, &c->agg_rtt);
 	c->agg_next++;
 
 	for (j = 0; j < op->npieces; j++)
 		for (k = 0; k < op->piece[j].nfrags; k++)
 			nc_agg_try(c, op, &op->piece[j], k, &txq);
-	while ((skb = __skb_dequeue(&op->early))) {
-		nc_rx_uncharge(c, skb);
+	nc_early_take(c, &c->agg_early, seq, &early);
+	while ((skb = __skb_dequeue(&early))) {
 		nc_skb_hdr(skb, &f);
 		nc_agg_input(c, op, skb, &f, &txq);
 	}
 	if (!op->complete)
-		nc_agg_arm(c, min(op->rto_at, op->deadline));
+		nc_agg_arm(c, min(op->rtx.at, op->deadline));
 	spin_unlock_bh(&c->lock);
 	nc_frames_flush(c, &txq);
 	return op;
@@ -1460,7 +1412,7 @@ bool nc_agg_reclaim(struct nc_comm *c)
 	for (i = 0; i < NC_AGG_SLOTS; i++) {
 		struct nc_agg_op *op = c->agg_slot[i];
 
-		if (op && op->started && op->complete && op->released) {
+		if (op && op->complete && op->released) {
 			nc_agg_unslot(c, op);
 			freed = true;
 		}
@@ -1478,7 +1430,7 @@ void nc_agg_close(struct nc_comm *c)
 	for (i = 0; i < NC_AGG_SLOTS; i++) {
 		struct nc_agg_op *op = c->agg_slot[i];
 
-		if (op && op->started && op->complete && op->released)
+		if (op && op->complete && op->released)
 			nc_agg_linger(c, op);
 	}
 	spin_unlock_bh(&c->lock);
@@ -1513,6 +1465,7 @@ int nc_agg_init(struct nc_comm *c)
 	timer_setup(&c->agg_timer, nc_agg_timer, 0);
 	INIT_WORK(&c->agg_work, nc_agg_work);
 	skb_queue_head_init(&c->agg_deferred);
+	__skb_queue_head_init(&c->agg_early);
 	init_waitqueue_head(&c->agg_wq);
 	for (i = 0; i < NETCOLL_TREES_MAX; i++)
 		if (nc_agg_set_tree(c, i, NULL))
@@ -1531,16 +1484,20 @@ static void nc_agg_purge_deferred(struct nc_comm *c)
 /* No more operations: fail the running ones, stop timer and worker. */
 void nc_agg_stop(struct nc_comm *c, int err)
 {
+	struct sk_buff_head early;
 	u32 i;
 
+	__skb_queue_head_init(&early);
 	spin_lock_bh(&c->lock);
 	for (i = 0; i < NC_AGG_SLOTS; i++) {
 		struct nc_agg_op *op = c->agg_slot[i];
 
-		if (op && op->started)
+		if (op)
 			nc_agg_complete(c, op, err);
 	}
+	skb_queue_splice_init(&c->agg_early, &early);
 	spin_unlock_bh(&c->lock);
+	nc_rx_purge(c, &early);
 	wake_up_all(&c->agg_wq);
 	del_timer_sync(&c->agg_timer);
 	/* A pending worker's reference is ours to drop (c->dead: no new one). */
@@ -1558,6 +1515,7 @@ void nc_agg_free(struct nc_comm *c)
 		if (c->agg_slot[i])
 			nc_agg_op_put(c, c->agg_slot[i]);
 	nc_agg_purge_deferred(c);
+	nc_rx_purge(c, &c->agg_early);
 	for (i = 0; i < NETCOLL_TREES_MAX; i++)
 		kfree(c->trees[i]);
 }

@@ -11,11 +11,15 @@
  * which gives the authentication key away.  HMAC has no such failure.
  *
  * Replays across incarnations of a communicator carry another epoch (in
- * the header, so under the tag) and are dropped by the receive path;
- * within one incarnation the window drops them.  Control frames (no
- * payload) number separately from data frames, because a priority qdisc
- * lets them overtake queued data and the window would take the data for
- * old.
+ * the header, so under the tag) and are dropped by the receive path
+ * before their packet number is remembered; within one incarnation the
+ * window drops them.  Packet numbers start from the sender's real time in
+ * nanoseconds, so a new incarnation numbers above every frame of an older
+ * one (as long as the clock does not go back): old frames, even joins,
+ * which carry no epoch, cannot push a window past the new frames.
+ * Control frames (no payload) number separately from data frames, because
+ * a priority qdisc lets them overtake queued data and the window would
+ * take the data for old.
  */
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
@@ -48,8 +52,8 @@ struct nc_auth *nc_auth_create(const u8 *key, u32 key_len, u32 peers)
 	if (!a)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&a->lock);
-	atomic64_set(&a->tx_pn[0], 0);
-	atomic64_set(&a->tx_pn[1], 0);
+	atomic64_set(&a->tx_pn[0], ktime_get_real_ns());
+	atomic64_set(&a->tx_pn[1], ktime_get_real_ns());
 	a->tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
 	if (IS_ERR(a->tfm)) {
 		err = PTR_ERR(a->tfm);
@@ -133,7 +137,7 @@ static bool nc_auth_fresh(struct nc_auth *a, u32 sender, bool ctl, u64 pn)
 }
 
 int nc_auth_open(struct nc_auth *a, struct sk_buff *skb,
-		 const struct nc_frame *f)
+		 const struct nc_frame *f, u64 *pnp)
 {
 	u32 body = NETCOLL_HDR_LEN + f->len;
 	struct netcoll_auth t;
@@ -153,9 +157,13 @@ int nc_auth_open(struct nc_auth *a, struct sk_buff *skb,
 	pn = be64_to_cpu(t.pn);
 	if (!!(pn & NETCOLL_PN_CONTROL) != ctl)
 		return NETCOLL_STAT_DROP_AUTH;
-	if (!nc_auth_fresh(a, f->src_rank, ctl, pn & ~NETCOLL_PN_CONTROL))
-		return NETCOLL_STAT_DROP_REPLAY;
 	if (pskb_trim(skb, body))
 		return NETCOLL_STAT_DROP_MEMORY;
+	*pnp = pn;
 	return 0;
+}
+
+bool nc_auth_commit(struct nc_auth *a, const struct nc_frame *f, u64 pn)
+{
+	return nc_auth_fresh(a, f->src_rank, !f->len, pn & ~NETCOLL_PN_CONTROL);
 }

@@ -19,10 +19,14 @@ void nc_auth_free(struct nc_auth *a);
 /* Append the trailer to a linear frame being sent; 0 or -errno. */
 int nc_auth_seal(struct nc_auth *a, struct sk_buff *skb);
 /*
- * Check a received frame (header validated into f, source rank a member)
- * and cut its trailer off: 0, or the drop counter (enum netcoll_stat).
+ * Check a received frame's tag (header validated into f, source rank a
+ * member) and cut its trailer off: 0 and its packet number in *pn, or the
+ * drop counter (enum netcoll_stat).  Nothing is remembered yet: a frame
+ * the caller drops after this (another epoch) must not move the window.
  */
 int nc_auth_open(struct nc_auth *a, struct sk_buff *skb,
-		 const struct nc_frame *f);
+		 const struct nc_frame *f, u64 *pn);
+/* The frame passed every check: count its packet number as seen, once. */
+bool nc_auth_commit(struct nc_auth *a, const struct nc_frame *f, u64 pn);
 
 #endif /* NC_AUTH_H */

@@ -28,6 +28,8 @@
 
 int nc_comm_mem_reserve(struct nc_comm *c, u64 bytes)
 {
+	if (bytes > c->mem_max)
+		return -ENOBUFS;	/* never fits: keep what peers may need */
 	for (;;) {
 		if (atomic64_add_return(bytes, &c->mem_used) <= c->mem_max)
 			return 0;
@@ -49,8 +51,8 @@ bool nc_rx_charge(struct nc_comm *c, struct sk_buff *skb)
 {
 	u32 n = skb->truesize;
 
-	if (atomic_add_return(n, &c->rx_mem) > c->rx_mem_max) {
-		atomic_sub(n, &c->rx_mem);
+	if (atomic_long_add_return(n, &c->rx_mem) > c->rx_mem_max) {
+		atomic_long_sub(n, &c->rx_mem);
 		return false;
 	}
 	nc_skb_cb(skb)->charge = n;
@@ -59,7 +61,7 @@ bool nc_rx_charge(struct nc_comm *c, struct sk_buff *skb)
 
 void nc_rx_uncharge(struct nc_comm *c, struct sk_buff *skb)
 {
-	atomic_sub(nc_skb_cb(skb)->charge, &c->rx_mem);
+	atomic_long_sub(nc_skb_cb(skb)->charge, &c->rx_mem);
 	nc_skb_cb(skb)->charge = 0;
 }
 
@@ -87,7 +89,7 @@ static void nc_comm_free(struct nc_comm *c)
 	nc_sched_free(c->a2a_sched);
 	nc_agg_free(c);
 	nc_rx_purge(c, &c->early);
-	WARN_ON_ONCE(atomic_read(&c->rx_mem));
+	WARN_ON_ONCE(atomic_long_read(&c->rx_mem));
 	WARN_ON_ONCE(atomic64_read(&c->mem_used));
 	nc_auth_free(c->auth);
 	kvfree(c->peers);

@@ -44,6 +44,7 @@
 #include <linux/netcoll.h>
 
 #include "shared/nc_wire.h"
+#include "rel.h"
 
 struct nc_bearer;
 
@@ -156,15 +157,14 @@ struct nc_auth;
 
 /* Per peer state of a communicator, kept by rank 0 for joins. */
 struct nc_peer {
-	u64 nonce;			/* of its first JOIN; 0: none yet */
+	u64 nonce;			/* of the incarnation let in; 0: none */
+	u64 challenge;			/* it must echo; 0: none out */
 	unsigned long answer_at;	/* jiffies; 0: never answered */
 	u8 answer_shift;		/* backoff of those answers */
 };
 
 /* Ops in flight at most per communicator: slots for 2 * OSO sequences. */
 #define NC_AGG_SLOTS		(2 * NETCOLL_OSO_MAX)
-/* Size classes of the round-trip estimate: fls(fragments), capped. */
-#define NC_AGG_CLASSES		8
 
 struct nc_comm {
 	u32 id;
@@ -184,17 +184,18 @@ struct nc_comm {
 	u32 mem_max;			/* bytes of posted operations */
 	u32 rx_mem_max;			/* bytes of frames held on receive */
 	atomic64_t mem_used;		/* charged by nc_comm_mem_reserve() */
-	atomic_t rx_mem;		/* charged by nc_rx_charge() */
+	atomic_long_t rx_mem;		/* charged by nc_rx_charge() */
 	struct mutex sched_lock;	/* protects a2a_sched */
 	struct nc_sched *a2a_sched;	/* installed slice, NULL: linear */
 	u32 sched_phases, sched_syncs;	/* of a2a_sched, for dumps */
-	u32 srtt_us, rttvar_us;		/* round trip, only the op's process */
+	struct nc_rtt rtt;		/* alltoall round trip: the op's process */
 
 	spinlock_t lock;		/* protects what follows */
 	int dead;			/* -ESHUTDOWN or -ENETDOWN, else 0 */
 	bool broken;			/* an operation failed after starting */
 	u64 epoch;			/* agreed with rank 0; 0: not yet */
 	u64 join_nonce;			/* ours, while asking rank 0 */
+	u64 join_challenge;		/* rank 0's, to echo; 0: none yet */
 	unsigned long join_rto;
 	struct timer_list join_timer;
 	struct nc_op *op;		/* the running operation */
@@ -209,9 +210,8 @@ struct nc_comm {
 	struct nc_tree *trees[NETCOLL_TREES_MAX];
 	struct nc_agg_op *agg_slot[NC_AGG_SLOTS];	/* by seq % (2 * oso) */
 	u32 agg_next;			/* sequence of the next local op */
-	u32 agg_srtt_us[NC_AGG_CLASSES];	/* smoothed start-to-result
-						 * time, by size class
-						 */
+	struct nc_rtt agg_rtt;		/* reductions' round trip, under lock */
+	struct sk_buff_head agg_early;	/* frames of ops not started yet */
 	struct timer_list agg_timer;
 	struct work_struct agg_work;	/* float frames softirq could not do */
 	struct sk_buff_head agg_deferred;

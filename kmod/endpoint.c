@@ -97,31 +97,54 @@ int nc_ep_bind(struct nc_endpoint *ep, struct netcoll_bind *b,
 		nc_comm_put(c);
 		goto out;
 	}
-	ep->comm = c;	/* ops see it under ep->lock (nc_ep_comm) */
+	/* set once; operations read it without the lock: nc_ep_comm() */
+	smp_store_release(&ep->comm, c);
 out:
 	mutex_unlock(&ep->lock);
 	return err;
 }
 
+/*
+ * The bound communicator, or NULL: not under ep->lock, which an alltoall
+ * holds for its whole length, so that the other threads' calls do not
+ * wait uninterruptibly behind it.
+ */
 struct nc_comm *nc_ep_comm(struct nc_endpoint *ep)
 {
-	struct nc_comm *c;
-
-	mutex_lock(&ep->lock);
-	c = ep->comm;
-	mutex_unlock(&ep->lock);
-	return c;
+	/* pairs with the release in nc_ep_bind(): a whole communicator */
+	return smp_load_acquire(&ep->comm);
 }
 
-/* Finished orphans leave: their waiters are gone. */
+#define NC_EP_REAP_BATCH	16
+
+/*
+ * Finished orphans leave: their waiters are gone.  Each is taken out of
+ * the table under its lock (the entry's reference keeps it alive while we
+ * look), and given back after.
+ */
 static void nc_ep_reap(struct nc_endpoint *ep)
 {
-	struct nc_agg_op *op;
-	unsigned long idx;
+	struct nc_agg_op *done[NC_EP_REAP_BATCH], *op;
+	XA_STATE(xas, &ep->ops, 0);
+	unsigned int n, i;
 
-	xa_for_each_marked(&ep->ops, idx, op, NC_EP_ORPHAN)
-		if (nc_agg_done(op))
-			nc_ep_finish(ep, idx);
+	do {
+		n = 0;
+		xas_set(&xas, 0);
+		xa_lock(&ep->ops);
+		xas_for_each_marked(&xas, op, ULONG_MAX, NC_EP_ORPHAN) {
+			if (!nc_agg_done(op))
+				continue;
+			xas_store(&xas, NULL);
+			ep->nposted--;
+			done[n++] = op;
+			if (n == NC_EP_REAP_BATCH)
+				break;
+		}
+		xa_unlock(&ep->ops);
+		for (i = 0; i < n; i++)
+			nc_agg_release(ep->comm, done[i], false);
+	} while (n == NC_EP_REAP_BATCH);
 }
 
 /* A number for an operation about to be posted; -EAGAIN over the limit. */
@@ -131,18 +154,18 @@ int nc_ep_reserve(struct nc_endpoint *ep, u32 *idx)
 
 	nc_ep_reap(ep);
 	xa_lock(&ep->ops);
+	/* counted first: the allocation may drop the lock */
 	if (ep->nposted >= READ_ONCE(nc_ep_ops_max)) {
 		xa_unlock(&ep->ops);
 		return -EAGAIN;
 	}
+	ep->nposted++;
 	err = __xa_alloc_cyclic(&ep->ops, idx, NULL, xa_limit_32b, &ep->next,
 				GFP_KERNEL_ACCOUNT);
-	if (err >= 0) {
-		ep->nposted++;
-		err = 0;
-	}
+	if (err < 0)
+		ep->nposted--;
 	xa_unlock(&ep->ops);
-	return err;
+	return err < 0 ? err : 0;
 }
 
 void nc_ep_unreserve(struct nc_endpoint *ep, u32 idx)

@@ -7,22 +7,29 @@
  * replayed or merely late, are never taken for the new one's.
  *
  * Rank 0 draws the epoch when it creates the communicator.  Every other
- * rank asks it (JOIN, carrying a random nonce of the asker's) until rank 0
- * answers (JOIN_ACK, the epoch and the nonce echoed); an answer with
- * another nonce is an old one and is ignored.  Operations wait for the
- * epoch within their time budget (ETIMEDOUT if rank 0 never answers).
- * Asking backs off from rto_min_ms to NC_JOIN_RTO_MAX; rank 0 answers a
- * peer at most as often as the peer may legitimately ask
- * (nc_join_may_answer), so a forged flood of JOINs is not amplified.
+ * rank asks it, with a random nonce of its own incarnation:
  *
- * A rank whose communicator is re-created alone would start its sequence
- * numbers again under the same epoch, and be served results of its
- * peers' old operations as its new ones.  Rank 0 remembers the nonce of
- * each member's first JOIN: a JOIN with another nonce comes from a new
- * incarnation of that member, so rank 0 breaks the communicator
- * (nc_comm_break) and refuses it (JOIN_ACK with epoch 0), which breaks
- * the asker too; the other members, missing both, fail and break in
- * turn.  Every rank gets an error, none another call's data.  One
+ *   JOIN(nonce N)              rank k to rank 0
+ *   JOIN_CHALLENGE(R, echo N)  rank 0: prove this request is live
+ *   JOIN(N, echo R)            rank k
+ *   JOIN_ACK(epoch, echo N)    rank 0; epoch 0 refuses
+ *
+ * Rank 0 remembers the nonce of each member it let in.  A live request
+ * (it echoes the fresh challenge R) with another nonce comes from a new
+ * incarnation of that member, which would start its sequence numbers
+ * again under the same epoch and be served results of its peers' old
+ * operations as its new ones: rank 0 breaks the communicator
+ * (nc_comm_break) and refuses it, which breaks the asker too; the others,
+ * missing both, fail and break in turn.  Every rank gets an error, none
+ * another call's data.  The challenge makes a replayed JOIN of an older
+ * incarnation (which carries no epoch) harmless: it cannot echo R.  An
+ * answer with another nonce is an old one and is ignored.
+ *
+ * Operations wait for the epoch within their time budget (ETIMEDOUT if
+ * rank 0 never answers).  Asking backs off from rto_min_ms to
+ * NC_JOIN_RTO_MAX; challenges, the one answer that costs rank 0 state,
+ * go to a peer at most as often as it may legitimately ask
+ * (nc_join_may_answer), so a flood of forged JOINs is not amplified.  One
  * re-created on rank 0 alone has a new epoch: its frames and its peers'
  * are dropped (drop_epoch) and their operations fail the same way.
  */
@@ -31,21 +38,27 @@
 #include "core.h"
 
 #define NC_JOIN_RTO_MAX		HZ
-/* Backoff steps of the answers to one peer (rto_min_ms << shift). */
+/* Backoff steps of the challenges to one peer (rto_min_ms << shift). */
 #define NC_ANSWER_SHIFT_MAX	6
+
+/* A header-only join frame: epoch is the nonce or the epoch, echo the other. */
+static void nc_join_send(struct nc_comm *c, u16 type, u32 dst, u64 epoch,
+			 u64 echo)
+{
+	struct sk_buff *skb;
+
+	skb = nc_ctl_frame(c, type, 0, dst, 0, upper_32_bits(echo),
+			   lower_32_bits(echo), 0, 0);
+	if (!skb)
+		return;		/* asked again, answered again */
+	((struct netcoll_hdr *)skb->data)->epoch = cpu_to_be64(epoch);
+	nc_frame_xmit(c, skb, dst);
+}
 
 static void nc_join_ask(struct nc_comm *c)
 {
-	struct sk_buff *skb;
-	struct nc_frame f;
-
-	skb = nc_frame_alloc(0, GFP_ATOMIC);
-	if (!skb)
-		return;		/* the timer asks again */
-	nc_frame_hdr(c, &f, NETCOLL_T_JOIN, 0, 0, 0);
-	f.epoch = c->join_nonce;
-	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
-	nc_frame_xmit(c, skb, 0);
+	nc_join_send(c, NETCOLL_T_JOIN, 0, c->join_nonce,
+		     READ_ONCE(c->join_challenge));
 }
 
 static void nc_join_timer(struct timer_list *t)
@@ -54,7 +67,7 @@ static void nc_join_timer(struct timer_list *t)
 	bool ask;
 
 	spin_lock(&c->lock);
-	ask = !c->epoch && !c->dead;
+	ask = !c->epoch && !c->dead && !c->broken;
 	if (ask) {
 		c->join_rto = min_t(unsigned long, 2 * c->join_rto,
 				    NC_JOIN_RTO_MAX);
@@ -92,9 +105,9 @@ void nc_join_stop(struct nc_comm *c)
 }
 
 /*
- * Under c->lock: may rank 0 answer peer's JOIN now?  At most once per
- * rto_min_ms << n, n growing with every answer, which is as often as a
- * peer backing off its own requests asks.
+ * Under c->lock: may rank 0 challenge peer now?  At most once per
+ * rto_min_ms << n, n growing with every challenge, which is as often as
+ * a peer backing off its own requests asks.
  */
 static bool nc_join_may_answer(struct nc_comm *c, u32 peer)
 {
@@ -110,46 +123,49 @@ static bool nc_join_may_answer(struct nc_comm *c, u32 peer)
 	return true;
 }
 
+/* Rank 0: a JOIN from q->src_rank, nonce q->epoch, echo (seq:frag_off). */
 static void nc_join_answer(struct nc_comm *c, const struct nc_frame *q)
 {
 	struct nc_peer *p = &c->peers[q->src_rank];
-	bool ok, refuse;
-	struct sk_buff *skb;
-	struct nc_frame f;
+	u64 echo = (u64)q->seq << 32 | q->frag_off, epoch = 0, challenge = 0;
+	u16 type = NETCOLL_T_JOIN_ACK;
+	bool send = true;
 
 	spin_lock(&c->lock);
-	if (!p->nonce)
-		p->nonce = q->epoch;
-	refuse = p->nonce != q->epoch;	/* a new incarnation of the asker */
-	if (refuse && !c->dead)
-		nc_comm_break(c);
-	ok = !c->dead && nc_join_may_answer(c, q->src_rank);
-	spin_unlock(&c->lock);
-	if (!ok) {
+	if (c->dead) {
+		send = false;
+	} else if (p->nonce == q->epoch) {
+		epoch = c->epoch;		/* known: again */
+	} else if (echo && echo == p->challenge) {
+		p->challenge = 0;		/* live */
+		if (!p->nonce) {
+			p->nonce = q->epoch;
+			epoch = c->epoch;
+		} else {
+			nc_comm_break(c);	/* a new incarnation: refuse */
+		}
+	} else if (nc_join_may_answer(c, q->src_rank)) {
+		p->challenge = get_random_u64() ?: 1;
+		challenge = p->challenge;
+		type = NETCOLL_T_JOIN_CHALLENGE;
+	} else {
+		send = false;
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
-		return;
 	}
-	skb = nc_frame_alloc(0, GFP_ATOMIC);
-	if (!skb) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+	spin_unlock(&c->lock);
+	if (!send)
 		return;
-	}
-	nc_frame_hdr(c, &f, NETCOLL_T_JOIN_ACK, 0, q->src_rank, 0);
-	if (refuse)
-		f.epoch = 0;
-	f.seq = upper_32_bits(q->epoch);
-	f.frag_off = lower_32_bits(q->epoch);
-	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
 	nc_stat_inc(c->nn, NETCOLL_STAT_JOINS);
-	nc_frame_xmit(c, skb, q->src_rank);
+	nc_join_send(c, type, q->src_rank,
+		     type == NETCOLL_T_JOIN_CHALLENGE ? challenge : epoch, q->epoch);
 }
 
-/* JOIN or JOIN_ACK from the receive path (softirq, RCU held). */
+/* JOIN, JOIN_CHALLENGE or JOIN_ACK from the receive path (softirq). */
 void nc_join_rcv(struct nc_comm *c, struct sk_buff *skb,
 		 const struct nc_frame *f)
 {
-	u64 nonce = (u64)f->seq << 32 | f->frag_off;
-	bool joined = false;
+	u64 echo = (u64)f->seq << 32 | f->frag_off;
+	bool woken = false, ask = false;
 
 	if (f->type == NETCOLL_T_JOIN) {
 		if (c->rank == 0 && f->epoch)
@@ -159,25 +175,32 @@ void nc_join_rcv(struct nc_comm *c, struct sk_buff *skb,
 		consume_skb(skb);
 		return;
 	}
-	if (f->src_rank != 0) {
+	if (f->src_rank != 0 || (f->type == NETCOLL_T_JOIN_CHALLENGE && !f->epoch)) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
 		kfree_skb(skb);
 		return;
 	}
 	spin_lock(&c->lock);
-	if (!c->epoch && !c->dead && nonce == c->join_nonce) {
+	if (c->epoch || c->dead || c->broken || echo != c->join_nonce) {
+		/* an old answer, or not for this incarnation */
+	} else if (f->type == NETCOLL_T_JOIN_CHALLENGE) {
+		c->join_challenge = f->epoch;
+		ask = true;
+	} else {
 		/* epoch 0: rank 0 knew an earlier incarnation of ours */
 		if (f->epoch)
 			c->epoch = f->epoch;
 		else
 			nc_comm_break(c);
-		joined = true;
+		woken = true;
 	}
 	spin_unlock(&c->lock);
-	if (joined) {
+	if (ask)
+		nc_join_ask(c);
+	if (woken) {
 		del_timer(&c->join_timer);
 		wake_up_all(&c->wq);
-	} else {
+	} else if (!ask) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_EPOCH);
 	}
 	consume_skb(skb);
@@ -191,12 +214,10 @@ int nc_join_wait(struct nc_comm *c, unsigned long deadline)
 	if (READ_ONCE(c->epoch))
 		return 0;
 	left = (long)(deadline - jiffies);
-	if (left > 0)
-		left = wait_event_interruptible_timeout(c->wq,
-							READ_ONCE(c->epoch) ||
-							READ_ONCE(c->dead) ||
-							READ_ONCE(c->broken), left);
-	if (left < 0)
+	if (left > 0 &&
+	    wait_event_interruptible_timeout(c->wq, READ_ONCE(c->epoch) ||
+					     READ_ONCE(c->dead) ||
+					     READ_ONCE(c->broken), left) < 0)
 		return -EINTR;
 	if (READ_ONCE(c->dead))
 		return READ_ONCE(c->dead);

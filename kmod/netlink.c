@@ -3,9 +3,8 @@
  * Generic netlink family "netcoll": configuration, statistics, events.
  * Every attribute is checked by a strict policy before a handler runs;
  * handlers check what a policy cannot (cross-attribute rules) and say why
- * in the extended ack.  Devices and new communicators need CAP_NET_ADMIN
- * over the namespace; commands on one communicator need its owner or
- * that (access.c).
+ * in the extended ack.  Devices and new communicators need CAP_NET_ADMIN;
+ * commands on one communicator need its owner or that (access.c).
  */
 #include <linux/etherdevice.h>
 #include <linux/rtnetlink.h>
@@ -44,10 +43,10 @@ static struct netlink_range_validation nc_degree_range = {
 	.max = NETCOLL_TREE_DEGREE_MAX,
 };
 
-/* Memory limits: at least room for a few frames, at most 4 GiB - 1. */
+/* Memory limits: at least room for a few frames, at most 2 GiB - 1. */
 static struct netlink_range_validation nc_mem_range = {
 	.min = 64 << 10,
-	.max = U32_MAX,
+	.max = INT_MAX,
 };
 
 static const struct nla_policy nc_member_policy[NETCOLL_A_MEMBER_MAX + 1] = {
@@ -1054,12 +1053,12 @@ static const struct genl_small_ops nc_genl_ops[] = {
 	{
 		.cmd	= NETCOLL_CMD_DEV_ATTACH,
 		.doit	= nc_nl_dev_attach,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= NETCOLL_CMD_DEV_DETACH,
 		.doit	= nc_nl_dev_detach,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= NETCOLL_CMD_DEV_GET,
@@ -1069,7 +1068,7 @@ static const struct genl_small_ops nc_genl_ops[] = {
 	{
 		.cmd	= NETCOLL_CMD_COMM_NEW,
 		.doit	= nc_nl_comm_new,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= NETCOLL_CMD_COMM_DEL,

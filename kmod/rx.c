@@ -17,6 +17,7 @@ static int nc_rcv_check(struct nc_bearer *b, struct sk_buff *skb,
 {
 	struct nc_net *nn = nc_net(dev_net(b->dev));
 	struct nc_comm *c;
+	u64 pn = 0;
 	int reason;
 
 	if (!pskb_may_pull(skb, NETCOLL_HDR_LEN))
@@ -41,7 +42,7 @@ static int nc_rcv_check(struct nc_bearer *b, struct sk_buff *skb,
 		   c->addr_len))
 		return NETCOLL_STAT_DROP_ADDR;
 	if (c->auth) {
-		reason = nc_auth_open(c->auth, skb, f);
+		reason = nc_auth_open(c->auth, skb, f, &pn);
 		if (reason)
 			return reason;
 	} else if (f->flags & NETCOLL_F_AUTH) {
@@ -51,6 +52,9 @@ static int nc_rcv_check(struct nc_bearer *b, struct sk_buff *skb,
 	if (!nc_wire_is_join(f->type) &&
 	    (!f->epoch || f->epoch != READ_ONCE(c->epoch)))
 		return NETCOLL_STAT_DROP_EPOCH;
+	/* Only now: a frame of another epoch must not move the window. */
+	if (c->auth && !nc_auth_commit(c->auth, f, pn))
+		return NETCOLL_STAT_DROP_REPLAY;
 	*cp = c;
 	return 0;
 }

@@ -1,69 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reliable delivery of the messages of one operation.
+ * Reliable delivery of the messages of one operation (alltoall blocks and
+ * synchronisation tokens), on the reliability core (rel.h).
  *
- * An operation (barrier, alltoall, ...) is a list of messages to send and
- * a list to receive, each identified on the wire by (op_seq, src, dst, tag).
- * Messages are cut into fragments of the device MTU.  The receiver keeps a
- * bitmap per message (duplicates are recognised and re-acknowledged) and
- * answers with cumulative + selective acknowledgements; the sender keeps at
- * most nc_tx_window fragments in flight; a hole that selective acks
- * reveal is resent at once.  A retransmission timeout, which doubles on
- * every timeout without progress, resends what is unacknowledged; until
- * the operation has seen a hole, only each message's oldest and newest
- * such fragment, as a probe.  The timeout follows the measured round trip
- * (RFC 6298 smoothing, Karn's rule: no samples from retransmitted
- * fragments), so a receiver that is slow to run rarely causes spurious
- * retransmissions, and one that does costs two frames per message.
- * After nc_max_retries such timeouts, or when the operation's time budget
- * is spent, the operation fails with -ETIMEDOUT.  Nothing is left behind:
- * every exit path frees the operation and the frames queued for it.
+ * An operation is a list of messages to send and a list to receive, each
+ * identified on the wire by (op_seq, src, dst, tag).  Messages are cut
+ * into fragments of the device MTU.  The receiver keeps a fragment set
+ * per message and acks as the core says; the sender keeps at most
+ * nc_tx_window fragments in flight, and holes that selective acks reveal
+ * are resent at once.  A retransmission timeout resends what is
+ * unacknowledged; until the operation has seen a hole, only each
+ * message's oldest and newest such fragment, as a probe.  The timeout
+ * follows the measured round trip (Karn's rule: no samples from
+ * retransmitted fragments), so a receiver that is slow to run rarely
+ * causes spurious retransmissions, and one that does costs two frames per
+ * message.  After nc_max_retries such timeouts, or when the operation's
+ * time budget is spent, the operation fails with -ETIMEDOUT.  Nothing is
+ * left behind: every exit path frees the operation and the frames queued
+ * for it.
  *
  * Data moves straight between user memory and skbs, so the copies run in
  * the calling process.  The receive handler (softirq) accounts and acks a
  * data frame on arrival and queues it for the process's copy; incoming
  * acks and everything else the sender does run in the process.  Frames
- * for an operation this host has not started yet are held (bounded)
- * until it starts; data frames of a finished operation are answered with
- * a whole-message ack, since a finished operation received everything.
+ * for an operation this host has not started yet are held until it
+ * starts; data frames of a finished operation are answered with a
+ * whole-message ack, since a finished operation received everything.
  */
 #include <linux/bsearch.h>
 #include <linux/sort.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 
-#include "auth.h"
 #include "bearer.h"
+#include "rel.h"
 
 /* Future operations whose frames we hold before they start. */
 #define NC_EARLY_OPS		4
+/* A sender may cut at most this many times finer than the receiver. */
+#define NC_FRAG_RATIO_MAX	8
 
 /*
- * Delayed acks: a receiver acks every NC_ACK_EVERY new fragments of a
- * message, when the message completes, and at once for retransmissions,
- * duplicates and fragments past a hole.  No sender can stall on this: its
- * window spans at most the tail of one message, which completes, and the
- * head of the next; NC_ACK_EVERY is well below nc_tx_window.
+ * A message of an operation.  Sender: fr holds the acknowledged
+ * fragments, sent the first never sent.  Receiver: fr holds the received
+ * ones (under c->lock, nc_rx_take), copied those copied to the user (the
+ * process).
  */
-#define NC_ACK_EVERY		8
-
-/* An ack's selective bits: the fragments just past its cumulative point. */
-#define NC_SACK_BITS		32
-
 struct nc_msg {
 	struct nc_msg_desc d;
-	u32 nfrags;
 	u32 frag_size;
-	u32 done_cnt;		/* fragments received (rx) / acknowledged (tx) */
-	unsigned long *done;	/* bitmap of those fragments */
-	u32 next;		/* tx: first fragment never sent;
-				 * rx: one past the highest fragment seen
-				 */
-	u32 cum;		/* fragments below cum are all done */
-	u32 resent_below;	/* tx: holes below this were resent already */
-	u32 since_ack;		/* rx: new fragments since our last ack */
-	u32 copied;		/* rx: fragments copied to the user */
-	/* rx fields but copied: c->lock (nc_rx_take) */
+	struct nc_frags fr;
+	u32 sent;
+	u32 copied;
 };
 
 struct nc_key {
@@ -90,153 +78,16 @@ struct nc_op {
 	u32 frag_size;
 	bool tx_blocked;	/* the device pushed back; retry shortly */
 	bool loss_seen;		/* an ack showed a hole: frames do get lost */
+	bool progress;		/* the ack being applied acked something */
 
 	unsigned long deadline;
-	unsigned long rto_at;
-	unsigned long rto;
-	unsigned int retries;
+	struct nc_rtx rtx;
 
 	/* One fragment in flight is timed for the round-trip estimate. */
 	struct nc_msg *probe;
 	u32 probe_idx;
 	u64 probe_sent;		/* ns */
 };
-
-static inline bool nc_seq_before(u32 a, u32 b)
-{
-	return (s32)(a - b) < 0;
-}
-
-/* ---------------------------------------------------------------- */
-/* Frames                                                            */
-/* ---------------------------------------------------------------- */
-
-/* Room for a link header in front and an auth trailer behind. */
-struct sk_buff *nc_frame_alloc(unsigned int payload, gfp_t gfp)
-{
-	struct sk_buff *skb;
-
-	skb = alloc_skb(LL_MAX_HEADER + NETCOLL_HDR_LEN + payload +
-			NETCOLL_AUTH_LEN, gfp);
-	if (skb)
-		skb_reserve(skb, LL_MAX_HEADER);
-	return skb;
-}
-
-/* Payload bytes a frame of c may carry: the device MTU less our headers. */
-unsigned int nc_comm_payload_max(struct nc_comm *c)
-{
-	unsigned int mtu = nc_comm_mtu(c);
-	unsigned int hdr = NETCOLL_HDR_LEN + (c->auth ? NETCOLL_AUTH_LEN : 0);
-
-	return mtu > hdr ? mtu - hdr : 0;
-}
-
-/* Header fields every frame of c carries. */
-void nc_frame_hdr(struct nc_comm *c, struct nc_frame *f, u16 type, u32 seq,
-		  u32 dst, u16 tag)
-{
-	memset(f, 0, sizeof(*f));
-	f->type = type;
-	f->comm_id = c->id;
-	f->cookie = c->cookie;
-	f->epoch = READ_ONCE(c->epoch);
-	f->op_seq = seq;
-	f->src_rank = c->rank;
-	f->dst_rank = dst;
-	f->tag = tag;
-}
-
-/*
- * Hand a frame (header and payload, encoded) to the communicator's
- * bearer, for dst; consumes skb.  Every frame of a keyed communicator
- * leaves here with its tag.
- */
-int nc_frame_xmit_to(struct nc_comm *c, struct sk_buff *skb, const u8 *dst)
-{
-	unsigned int len;
-	struct nc_bearer *b;
-	int err;
-
-	/*
-	 * Frames without payload (acks, synchronisation tokens, repair
-	 * requests, joins) are control traffic: in a priority-aware qdisc
-	 * (pfifo_fast band 0, or a switch's strict-priority class) they do
-	 * not queue behind this host's own data, which would hold back
-	 * every pairwise synchronisation by a full queue's delay.
-	 */
-	skb->priority = skb->len > NETCOLL_HDR_LEN ? TC_PRIO_INTERACTIVE_BULK :
-						     TC_PRIO_CONTROL;
-	if (c->auth && nc_auth_seal(c->auth, skb)) {
-		kfree_skb(skb);
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
-		return -ENOBUFS;
-	}
-	len = skb->len;
-	rcu_read_lock();
-	b = rcu_dereference(c->bearer);
-	if (!b) {
-		rcu_read_unlock();
-		kfree_skb(skb);
-		return -ENETDOWN;
-	}
-	err = b->ops->xmit(b, skb, dst);
-	rcu_read_unlock();
-	if (err) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
-		return -ENOBUFS;
-	}
-	nc_stat_inc(c->nn, NETCOLL_STAT_TX_FRAMES);
-	nc_stat_add(c->nn, NETCOLL_STAT_TX_BYTES, len);
-	return 0;
-}
-
-int nc_frame_xmit(struct nc_comm *c, struct sk_buff *skb, u32 peer)
-{
-	return nc_frame_xmit_to(c, skb, nc_comm_addr(c, peer));
-}
-
-/*
- * Frames built under c->lock wait on a list and leave once it is
- * released; cb holds each one's destination: a rank or NETCOLL_RANK_GROUP.
- */
-void nc_frame_defer(struct sk_buff_head *q, struct sk_buff *skb, u32 dst)
-{
-	nc_skb_cb(skb)->dst = dst;
-	__skb_queue_tail(q, skb);
-}
-
-void nc_frames_flush(struct nc_comm *c, struct sk_buff_head *q)
-{
-	struct sk_buff *skb;
-
-	while ((skb = __skb_dequeue(q))) {
-		u32 dst = nc_skb_cb(skb)->dst;
-
-		nc_frame_xmit_to(c, skb, dst == NETCOLL_RANK_GROUP ?
-				 c->mcast_addr : nc_comm_addr(c, dst));
-	}
-}
-
-static struct sk_buff *nc_ack_build(struct nc_comm *c, u32 seq, u32 peer,
-				    u16 tag, u32 cum, u32 bits, u16 flags)
-{
-	struct sk_buff *skb;
-	struct nc_frame f;
-
-	skb = nc_frame_alloc(0, GFP_ATOMIC);
-	if (!skb) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
-		return NULL;
-	}
-	nc_frame_hdr(c, &f, NETCOLL_T_ACK, seq, peer, tag);
-	f.flags = flags;
-	f.seq = cum;
-	f.frag_off = bits;
-	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
-	nc_stat_inc(c->nn, NETCOLL_STAT_TX_ACKS);
-	return skb;
-}
 
 static int nc_send_frag(struct nc_op *op, struct nc_msg *m, u32 idx, u16 flags)
 {
@@ -287,8 +138,9 @@ static struct nc_msg *nc_msg_find(struct nc_msg *msgs, struct nc_key *keys,
 	return hit ? &msgs[hit->idx] : NULL;
 }
 
+/* Messages for d[0 .. n), cut at frag_size, their sets allocated. */
 static int nc_msgs_init(struct nc_msg **msgs, struct nc_key **keys,
-			const struct nc_msg_desc *d, u32 n)
+			const struct nc_msg_desc *d, u32 n, u32 frag_size)
 {
 	u32 i;
 
@@ -297,8 +149,14 @@ static int nc_msgs_init(struct nc_msg **msgs, struct nc_key **keys,
 	if (!*msgs || !*keys)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		(*msgs)[i].d = d[i];
+		struct nc_msg *m = &(*msgs)[i];
+
+		m->d = d[i];
+		m->frag_size = frag_size;
 		(*keys)[i] = (struct nc_key){ d[i].peer, d[i].tag, i };
+		if (nc_frags_init(&m->fr, nc_wire_nfrags(d[i].len, frag_size),
+				  GFP_KERNEL_ACCOUNT))
+			return -ENOMEM;
 	}
 	sort(*keys, n, sizeof(**keys), nc_key_cmp, NULL);
 	return 0;
@@ -309,7 +167,7 @@ static void nc_msgs_free(struct nc_msg *msgs, struct nc_key *keys, u32 n)
 	u32 i;
 
 	for (i = 0; msgs && i < n; i++)
-		bitmap_free(msgs[i].done);
+		nc_frags_free(&msgs[i].fr);
 	kvfree(msgs);
 	kvfree(keys);
 }
@@ -322,7 +180,7 @@ static void nc_op_free(struct nc_op *op)
 	kfree(op);
 }
 
-/* What an operation's bookkeeping takes: messages, keys, bitmaps. */
+/* What an operation's bookkeeping takes: messages, keys, fragment sets. */
 static u64 nc_op_bytes(const struct nc_msg_desc *d, u32 n, u32 frag_size)
 {
 	u64 bytes = (u64)n * (sizeof(struct nc_msg) + sizeof(struct nc_key));
@@ -342,7 +200,6 @@ static struct nc_op *nc_op_alloc(struct nc_comm *c,
 	u64 charge = sizeof(struct nc_op) + nc_op_bytes(tx, ntx, frag_size) +
 		     nc_op_bytes(rx, nrx, frag_size);
 	struct nc_op *op;
-	u32 i;
 
 	/* Charged before it is allocated: over the limit is ENOBUFS. */
 	*err = nc_comm_mem_reserve(c, charge);
@@ -365,81 +222,47 @@ static struct nc_op *nc_op_alloc(struct nc_comm *c,
 	op->rx_open = nrx;
 	op->frag_size = frag_size;
 	skb_queue_head_init(&op->rxq);
-	if (nc_msgs_init(&op->tx, &op->tx_keys, tx, ntx) ||
-	    nc_msgs_init(&op->rx, &op->rx_keys, rx, nrx))
-		goto fail;
-	for (i = 0; i < ntx; i++) {
-		struct nc_msg *m = &op->tx[i];
-
-		m->frag_size = frag_size;
-		m->nfrags = nc_wire_nfrags(m->d.len, frag_size);
-		m->done = bitmap_zalloc(m->nfrags, GFP_KERNEL_ACCOUNT);
-		if (!m->done)
-			goto fail;
-	}
 	/*
-	 * Receive bitmaps for senders that cut at our fragment size (the
-	 * same MTU); nc_rx_take() replaces one in the rare other case.
+	 * Receive sets for senders that cut at our fragment size (the same
+	 * MTU); nc_rx_take() replaces one in the rare other case.
 	 */
-	for (i = 0; i < nrx; i++) {
-		struct nc_msg *m = &op->rx[i];
-
-		m->done = bitmap_zalloc(nc_wire_nfrags(m->d.len, frag_size),
-					GFP_KERNEL_ACCOUNT);
-		if (!m->done)
-			goto fail;
+	if (nc_msgs_init(&op->tx, &op->tx_keys, tx, ntx, frag_size) ||
+	    nc_msgs_init(&op->rx, &op->rx_keys, rx, nrx, frag_size)) {
+		nc_op_free(op);
+		return NULL;
 	}
 	return op;
-fail:
-	nc_op_free(op);
-	return NULL;
 }
 
 /* ---------------------------------------------------------------- */
 /* Input, in process context                                         */
 /* ---------------------------------------------------------------- */
 
-/* RFC 6298: RTO = SRTT + 4 * RTTVAR, within [rto_min_ms, rto_max_ms]. */
-static unsigned long nc_rto_base(const struct nc_comm *c)
-{
-	u32 us = c->srtt_us + 4 * c->rttvar_us;
-
-	us = clamp(us, nc_rto_min_ms * USEC_PER_MSEC, nc_rto_max_ms * USEC_PER_MSEC);
-	return usecs_to_jiffies(us) ?: 1;
-}
-
-static void nc_rtt_sample(struct nc_comm *c, u32 rtt_us)
-{
-	if (!c->srtt_us) {
-		c->srtt_us = rtt_us;
-		c->rttvar_us = rtt_us / 2;
-		return;
-	}
-	c->rttvar_us = (3 * c->rttvar_us + abs((s32)(c->srtt_us - rtt_us))) / 4;
-	c->srtt_us = (7 * c->srtt_us + rtt_us) / 8;
-}
-
 static void nc_op_progress(struct nc_op *op)
 {
-	op->retries = 0;
-	op->rto = nc_rto_base(op->c);
-	op->rto_at = jiffies + op->rto;
+	nc_rtx_progress(&op->rtx, &op->c->rtt);
 }
 
-static void nc_tx_mark(struct nc_op *op, struct nc_msg *m, u32 idx,
-		       bool *progress)
+/* Sender: what an ack is applied to. */
+struct nc_tx_ctx {
+	struct nc_op *op;
+	struct nc_msg *m;
+};
+
+/* The ack being applied acknowledged fragment idx for the first time. */
+static void nc_tx_newly(void *arg, u32 idx)
 {
-	if (test_and_set_bit(idx, m->done))
-		return;
-	m->done_cnt++;
+	struct nc_tx_ctx *x = arg;
+	struct nc_op *op = x->op;
+
 	op->inflight--;
-	*progress = true;
-	if (op->probe == m && op->probe_idx == idx) {
-		nc_rtt_sample(op->c, div_u64(ktime_get_ns() - op->probe_sent,
-					     NSEC_PER_USEC));
+	op->progress = true;
+	if (op->probe == x->m && op->probe_idx == idx) {
+		nc_rtt_sample(&op->c->rtt, div_u64(ktime_get_ns() - op->probe_sent,
+						   NSEC_PER_USEC));
 		op->probe = NULL;
 	}
-	if (m->done_cnt == m->nfrags)
+	if (nc_frags_full(&x->m->fr))
 		op->tx_open--;
 }
 
@@ -456,58 +279,38 @@ static int nc_resend(struct nc_op *op, struct nc_msg *m, u32 idx)
 	return 0;
 }
 
-/* Fragments behind one the receiver selectively acked are lost: resend once. */
-static int nc_fast_retransmit(struct nc_op *op, struct nc_msg *m, u32 sacked)
+static int nc_tx_resend(void *arg, u32 idx)
 {
-	u32 i;
-	int err;
+	struct nc_tx_ctx *x = arg;
 
-	for (i = max(m->cum, m->resent_below); i < sacked; i++) {
-		if (test_bit(i, m->done))
-			continue;
-		err = nc_resend(op, m, i);
-		if (err)
-			return err;
-		op->loss_seen = true;
-	}
-	m->resent_below = max(m->resent_below, sacked);
-	return 0;
+	x->op->loss_seen = true;
+	return nc_resend(x->op, x->m, idx);
 }
 
 static int nc_input_ack(struct nc_op *op, const struct nc_frame *f)
 {
-	struct nc_msg *m;
-	bool progress = false;
-	u32 cum, i, sacked = 0;
+	struct nc_tx_ctx x = { .op = op };
+	u32 cum, sacked;
+	int n;
 
 	nc_stat_inc(op->c->nn, NETCOLL_STAT_RX_ACKS);
-	m = nc_msg_find(op->tx, op->tx_keys, op->ntx, f->src_rank, f->tag);
-	if (!m) {
+	x.m = nc_msg_find(op->tx, op->tx_keys, op->ntx, f->src_rank, f->tag);
+	if (!x.m) {
 		nc_stat_inc(op->c->nn, NETCOLL_STAT_DROP_STATE);
 		return 0;
 	}
-	/* Nobody acknowledges what we never sent. */
-	cum = (f->flags & NETCOLL_F_ACK_ALL) ? m->nfrags : f->seq;
-	cum = min(cum, m->next);
-	for (i = m->cum; i < cum; i++)
-		nc_tx_mark(op, m, i, &progress);
-	m->cum = max(m->cum, cum);
-	for (i = 0; i < NC_SACK_BITS; i++) {
-		u32 idx = cum + 1 + i;
-
-		if (idx >= m->next)
-			break;
-		if (f->frag_off & (1U << i)) {
-			nc_tx_mark(op, m, idx, &progress);
-			sacked = idx;
-		}
-	}
-	while (op->tx_first < op->ntx &&
-	       op->tx[op->tx_first].done_cnt == op->tx[op->tx_first].nfrags)
+	cum = (f->flags & NETCOLL_F_ACK_ALL) ? x.m->fr.n : f->seq;
+	op->progress = false;
+	sacked = nc_frags_ack(&x.m->fr, cum, f->frag_off, x.m->sent,
+			      nc_tx_newly, &x);
+	while (op->tx_first < op->ntx && nc_frags_full(&op->tx[op->tx_first].fr))
 		op->tx_first++;
-	if (progress)
+	if (op->progress)
 		nc_op_progress(op);
-	return sacked ? nc_fast_retransmit(op, m, sacked) : 0;
+	if (!sacked)
+		return 0;
+	n = nc_frags_fast_retransmit(&x.m->fr, sacked, nc_tx_resend, &x);
+	return n < 0 ? n : 0;
 }
 
 /* The process's half of a data frame: copy it to the user. */
@@ -529,7 +332,7 @@ static int nc_input_data(struct nc_op *op, struct sk_buff *skb,
 		if (skb_copy_datagram_iter(skb, NETCOLL_HDR_LEN, &iter, f->len))
 			return -EFAULT;
 	}
-	if (++m->copied == m->nfrags)
+	if (++m->copied == m->fr.n)
 		op->rx_open--;
 	return 0;
 }
@@ -550,25 +353,48 @@ static bool nc_rxq_add(struct nc_op *op, struct sk_buff *skb)
 	return true;
 }
 
-/* Cumulative point and the selective bits after it, for the sender. */
+/* The ack of message m, to its sender. */
 static void nc_ack_queue(struct nc_op *op, struct nc_msg *m,
 			 struct sk_buff_head *acks)
 {
 	struct sk_buff *skb;
-	u32 bits = 0, b;
-	u16 flags = 0;
+	u32 cum, sack;
 
-	m->since_ack = 0;
-	m->cum = find_next_zero_bit(m->done, m->nfrags, m->cum);
-	if (m->cum == m->nfrags)
-		flags = NETCOLL_F_ACK_ALL;
-	for (b = 0; b < NC_SACK_BITS && m->cum + 1 + b < m->nfrags; b++)
-		if (test_bit(m->cum + 1 + b, m->done))
-			bits |= 1U << b;
-	skb = nc_ack_build(op->c, op->seq, m->d.peer, m->d.tag, m->cum, bits,
-			   flags);
+	nc_frags_summary(&m->fr, &cum, &sack);
+	skb = nc_ctl_frame(op->c, NETCOLL_T_ACK, op->seq, m->d.peer, m->d.tag,
+			   cum, sack, cum == m->fr.n ? NETCOLL_F_ACK_ALL : 0, 0);
 	if (skb)
 		nc_frame_defer(acks, skb, m->d.peer);
+}
+
+/*
+ * The sender's fragment size is fixed by its first frame: a smaller one
+ * (a smaller MTU) needs a bigger receive set, allocated here in softirq.
+ * Senders cutting much finer than we do are refused: their sets would be
+ * the peer's to size.
+ */
+static bool nc_rx_frag_size(struct nc_op *op, struct nc_msg *m,
+			    const struct nc_frame *f)
+{
+	struct nc_frags fr;
+	u32 n;
+
+	if (m->fr.count || !f->msg_len || f->frag_size == m->frag_size)
+		return f->frag_size == m->frag_size || !f->msg_len;
+	if (f->frag_size * NC_FRAG_RATIO_MAX < op->frag_size)
+		return false;
+	n = nc_wire_nfrags(m->d.len, f->frag_size);
+	if (n > m->fr.n) {
+		if (nc_frags_init(&fr, n, GFP_ATOMIC | __GFP_NOWARN)) {
+			nc_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
+			return false;
+		}
+		nc_frags_free(&m->fr);
+		m->fr = fr;
+	}
+	m->fr.n = n;
+	m->frag_size = f->frag_size;
+	return true;
 }
 
 /*
@@ -583,8 +409,6 @@ static bool nc_rx_take(struct nc_op *op, struct sk_buff *skb,
 		       const struct nc_frame *f, struct sk_buff_head *acks)
 {
 	struct nc_net *nn = op->c->nn;
-	u32 idx = f->seq;
-	bool ack_now;
 	struct nc_msg *m;
 
 	if (f->type == NETCOLL_T_ACK)
@@ -594,44 +418,21 @@ static bool nc_rx_take(struct nc_op *op, struct sk_buff *skb,
 		nc_stat_inc(nn, NETCOLL_STAT_DROP_STATE);
 		goto drop;
 	}
-	if (f->msg_len != m->d.len ||
-	    (m->nfrags && f->msg_len && f->frag_size != m->frag_size)) {
+	if (f->msg_len != m->d.len || !nc_rx_frag_size(op, m, f)) {
 		nc_stat_inc(nn, NETCOLL_STAT_DROP_LENGTH);
 		goto drop;
 	}
-	if (!m->nfrags) {
-		/* The sender's fragment size is fixed by its first frame. */
-		u32 n = nc_wire_nfrags(m->d.len, f->frag_size);
-
-		if (n > nc_wire_nfrags(m->d.len, op->frag_size)) {
-			unsigned long *done;
-
-			done = bitmap_zalloc(n, GFP_ATOMIC | __GFP_NOWARN);
-			if (!done) {
-				nc_stat_inc(nn, NETCOLL_STAT_DROP_MEMORY);
-				goto drop;
-			}
-			bitmap_free(m->done);
-			m->done = done;
-		}
-		m->frag_size = f->frag_size;
-		m->nfrags = n;
-	}
-	if (test_bit(idx, m->done)) {
+	if (nc_frags_test(&m->fr, f->seq)) {
 		nc_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
 		nc_ack_queue(op, m, acks);
 		consume_skb(skb);
 		return false;
 	}
-	/* m->next is one past the highest fragment seen; other = a hole */
-	ack_now = (f->flags & NETCOLL_F_ACK_NOW) || idx != m->next;
+	/* charged first: a fragment we cannot keep must not be acked */
 	if (!nc_rxq_add(op, skb))
 		return false;
-	__set_bit(idx, m->done);
-	m->done_cnt++;
-	m->next = max(m->next, idx + 1);
-	if (ack_now || m->done_cnt == m->nfrags ||
-	    ++m->since_ack >= NC_ACK_EVERY)
+	if (nc_frags_receive(&m->fr, f->seq, f->flags & NETCOLL_F_ACK_NOW) ==
+	    NC_RX_NEW_ACK)
 		nc_ack_queue(op, m, acks);
 	return true;
 drop:
@@ -643,10 +444,10 @@ drop:
 /* Output                                                            */
 /* ---------------------------------------------------------------- */
 
-/* Received and copied; nfrags is known once a fragment was copied. */
+/* Received and copied; the size is known once a fragment was copied. */
 static bool nc_rx_complete(const struct nc_msg *m)
 {
-	return m->copied && m->copied == m->nfrags;
+	return m->copied && m->copied == m->fr.n;
 }
 
 /*
@@ -670,7 +471,7 @@ static int nc_push_frag(struct nc_op *op, struct nc_msg *m)
 {
 	int err;
 
-	err = nc_send_frag(op, m, m->next, 0);
+	err = nc_send_frag(op, m, m->sent, 0);
 	if (err == -ENOBUFS) {
 		op->tx_blocked = true;
 		return 0;
@@ -678,13 +479,13 @@ static int nc_push_frag(struct nc_op *op, struct nc_msg *m)
 	if (err)
 		return err;
 	if (!op->inflight)
-		op->rto_at = jiffies + op->rto;
+		op->rtx.at = jiffies + op->rtx.rto;
 	if (!op->probe) {
 		op->probe = m;
-		op->probe_idx = m->next;
+		op->probe_idx = m->sent;
 		op->probe_sent = ktime_get_ns();
 	}
-	m->next++;
+	m->sent++;
 	op->inflight++;
 	return 1;
 }
@@ -703,9 +504,9 @@ static int nc_op_push(struct nc_op *op)
 	for (i = op->nord; op->unord_left && i < op->ntx && !op->tx_blocked; i++) {
 		struct nc_msg *m = &op->tx[i];
 
-		if (m->next == m->nfrags || (!m->next && !nc_tx_may_start(op, m)))
+		if (m->sent == m->fr.n || (!m->sent && !nc_tx_may_start(op, m)))
 			continue;
-		while (m->next < m->nfrags) {
+		while (m->sent < m->fr.n) {
 			ret = nc_push_frag(op, m);
 			if (ret <= 0)
 				return ret;
@@ -715,11 +516,11 @@ static int nc_op_push(struct nc_op *op)
 	while (op->tx_cur < op->nord && op->inflight < window && !op->tx_blocked) {
 		struct nc_msg *m = &op->tx[op->tx_cur];
 
-		if (m->next == m->nfrags) {
+		if (m->sent == m->fr.n) {
 			op->tx_cur++;
 			continue;
 		}
-		if (!m->next && !nc_tx_may_start(op, m))
+		if (!m->sent && !nc_tx_may_start(op, m))
 			break;
 		ret = nc_push_frag(op, m);
 		if (ret < 0)
@@ -734,7 +535,7 @@ static int nc_op_push(struct nc_op *op)
  * fragment still unacknowledged.  Before that, a timeout is most likely a
  * late ack (a receiver slow to run): per message, resend only the oldest
  * and the newest unacknowledged fragment, which ask for an ack at once;
- * its selective bits let nc_fast_retransmit() fill any holes between.
+ * its selective bits let the fast retransmit fill any holes between.
  * The hole is the operation's, not the message's: a message whose tail
  * a burst dropped shows no hole before its timeout, and probing it would
  * cost contended orders a round trip per burst.
@@ -744,17 +545,17 @@ static int nc_msg_probe(struct nc_op *op, struct nc_msg *m)
 	u32 f, last;
 	int err;
 
-	f = find_next_zero_bit(m->done, m->next, m->cum);
-	if (f >= m->next)
+	f = find_next_zero_bit(m->fr.bits, m->sent, m->fr.cum);
+	if (f >= m->sent)
 		return 0;
 	err = nc_resend(op, m, f);
 	if (err)
 		return err;
 	/* Holes the coming ack shows go again, even if resent before. */
-	m->resent_below = m->cum;
+	m->fr.resent_below = m->fr.cum;
 	/* The newest one the ack's selective bits can still show. */
-	last = min(m->next, f + 1 + NC_SACK_BITS) - 1;
-	while (last > f && test_bit(last, m->done))
+	last = min(m->sent, f + 1 + NC_SACK_BITS) - 1;
+	while (last > f && test_bit(last, m->fr.bits))
 		last--;
 	return last > f ? nc_resend(op, m, last) : 0;
 }
@@ -764,8 +565,8 @@ static int nc_msg_resend_all(struct nc_op *op, struct nc_msg *m)
 	u32 f;
 	int err;
 
-	for (f = m->cum; f < m->next; f++) {
-		if (test_bit(f, m->done))
+	for (f = m->fr.cum; f < m->sent; f++) {
+		if (test_bit(f, m->fr.bits))
 			continue;
 		err = nc_resend(op, m, f);
 		if (err)
@@ -779,7 +580,7 @@ static int nc_op_retransmit(struct nc_op *op, u32 *stalled)
 	u32 i;
 	int err;
 
-	if (++op->retries > nc_max_retries) {
+	if (nc_rtx_expired(&op->rtx)) {
 		*stalled = op->tx[op->tx_first].d.peer;
 		return -ETIMEDOUT;
 	}
@@ -790,8 +591,6 @@ static int nc_op_retransmit(struct nc_op *op, u32 *stalled)
 		if (err)
 			return err;
 	}
-	op->rto = min(op->rto * 2, msecs_to_jiffies(nc_rto_max_ms) ?: 1);
-	op->rto_at = jiffies + op->rto;
 	return 0;
 }
 
@@ -807,29 +606,23 @@ static bool nc_op_wake(struct nc_op *op)
 /* Publish op as the running operation and take its early frames. */
 static int nc_op_start(struct nc_comm *c, struct nc_op *op)
 {
-	struct sk_buff_head acks;
-	struct sk_buff *skb, *tmp;
+	struct sk_buff_head acks, early;
+	struct sk_buff *skb;
+	struct nc_frame f;
 	int err = 0;
 
 	__skb_queue_head_init(&acks);
+	__skb_queue_head_init(&early);
 	spin_lock_bh(&c->lock);
 	err = nc_comm_usable(c);
 	if (err)
 		goto out;
 	op->seq = c->next_seq;
 	c->op = op;
-	skb_queue_walk_safe(&c->early, skb, tmp) {
-		struct nc_frame f;
-
+	nc_early_take(c, &c->early, op->seq, &early);
+	while ((skb = __skb_dequeue(&early))) {
 		nc_skb_hdr(skb, &f);
-		if (nc_seq_before(op->seq, f.op_seq))
-			continue;
-		__skb_unlink(skb, &c->early);
-		nc_rx_uncharge(c, skb);
-		if (f.op_seq == op->seq)
-			nc_rx_take(op, skb, &f, &acks);
-		else
-			kfree_skb(skb);
+		nc_rx_take(op, skb, &f, &acks);
 	}
 out:
 	spin_unlock_bh(&c->lock);
@@ -896,7 +689,7 @@ static int nc_op_loop(struct nc_op *op, u32 *stalled)
 				*stalled = op->tx[op->tx_first].d.peer;
 			break;
 		}
-		if (op->inflight && time_after_eq(jiffies, op->rto_at)) {
+		if (op->inflight && time_after_eq(jiffies, op->rtx.at)) {
 			err = nc_op_retransmit(op, stalled);
 			if (err)
 				break;
@@ -906,8 +699,8 @@ static int nc_op_loop(struct nc_op *op, u32 *stalled)
 			break;
 
 		left = op->deadline - jiffies;
-		if (op->inflight && time_before(op->rto_at, op->deadline))
-			left = op->rto_at - jiffies;
+		if (op->inflight && time_before(op->rtx.at, op->deadline))
+			left = op->rtx.at - jiffies;
 		if (op->tx_blocked)
 			left = 1;
 		left = wait_event_interruptible_timeout(c->wq, nc_op_wake(op),
@@ -949,13 +742,12 @@ int nc_op_run(struct nc_comm *c, const struct nc_msg_desc *tx, u32 ntx,
 	nc_op_progress(op);
 
 	err = nc_op_start(c, op);
-	if (!err) {
-		err = nc_op_loop(op, &stalled);
-		nc_op_finish(c, op, err);
-	} else {
+	if (err) {
 		nc_op_free(op);
 		return err;	/* never started: nothing to report */
 	}
+	err = nc_op_loop(op, &stalled);
+	nc_op_finish(c, op, err);
 	nc_op_free(op);
 
 	if (!err) {
@@ -997,20 +789,15 @@ void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
 		/* A finished operation received everything: say so again. */
 		if (f->type == NETCOLL_T_DATA) {
 			nc_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
-			ack = nc_ack_build(c, f->op_seq, f->src_rank, f->tag,
-					   0, 0, NETCOLL_F_ACK_ALL);
+			ack = nc_ctl_frame(c, NETCOLL_T_ACK, f->op_seq, f->src_rank,
+					   f->tag, 0, 0, NETCOLL_F_ACK_ALL, 0);
 			if (ack)
 				nc_frame_xmit(c, ack, f->src_rank);
 		}
 		consume_skb(skb);
 		return;
 	} else if (f->op_seq - c->next_seq < NC_EARLY_OPS) {
-		if (!nc_rx_charge(c, skb)) {
-			drop = NETCOLL_STAT_DROP_MEMORY;
-		} else {
-			__skb_queue_tail(&c->early, skb);
-			nc_stat_inc(nn, NETCOLL_STAT_RX_EARLY);
-		}
+		nc_early_hold(c, &c->early, skb);
 	} else {
 		drop = NETCOLL_STAT_DROP_STATE;
 	}

@@ -110,7 +110,8 @@ static inline bool nc_wire_is_agg(u16 type)
 
 static inline bool nc_wire_is_join(u16 type)
 {
-	return type == NETCOLL_T_JOIN || type == NETCOLL_T_JOIN_ACK;
+	return type == NETCOLL_T_JOIN || type == NETCOLL_T_JOIN_ACK ||
+	       type == NETCOLL_T_JOIN_CHALLENGE;
 }
 
 /* Flags each frame type may carry; any frame may be authenticated. */

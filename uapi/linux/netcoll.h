@@ -23,8 +23,8 @@
 #define NETCOLL_GENL_MCGRP_EVENTS	"events"
 
 /*
- * Commands.  DEV_ATTACH/DEV_DETACH/COMM_NEW need CAP_NET_ADMIN over the
- * network namespace (the "admin").  COMM_DEL, SCHED_* and TREE_SET/DEL act
+ * Commands.  DEV_ATTACH/DEV_DETACH/COMM_NEW need CAP_NET_ADMIN (in the
+ * initial user namespace: the "admin").  COMM_DEL, SCHED_* and TREE_SET/DEL act
  * on one communicator: its owner or the admin.  The GET commands are open
  * to everybody (a communicator's cookie only to its owner and the admin;
  * its key to nobody).  EVENT_* are only ever sent by the kernel, on the
@@ -132,11 +132,11 @@ enum netcoll_attr {
 					 * write-only, never dumped
 					 */
 	NETCOLL_A_COMM_AUTH,		/* u8 (out): frames are authenticated */
-	NETCOLL_A_COMM_MEM_MAX,		/* u32 bytes: operations a process may
+	NETCOLL_A_COMM_MEM_MAX,		/* u32 bytes (< 2 GiB): operations a process may
 					 * have posted (buffers and bookkeeping);
 					 * default: module parameter comm_mem_max
 					 */
-	NETCOLL_A_COMM_RX_MEM_MAX,	/* u32 bytes: frames held on receive
+	NETCOLL_A_COMM_RX_MEM_MAX,	/* u32 bytes (< 2 GiB): frames held on receive
 					 * (early, queued, reduction inputs);
 					 * default: module parameter rx_queue_max
 					 */
@@ -444,7 +444,10 @@ struct netcoll_wait {
  *   EACCES    BIND by somebody who is not the owner, in the group or admin
  *   ETIMEDOUT a peer did not answer within the time budget (or rank 0
  *             never told this rank the communicator's epoch)
- *   EINTR     a signal cancelled the operation (peers then time out)
+ *   EINTR     a signal interrupted the call: an alltoall is cancelled (the
+ *             peers then time out, and the communicator is broken); a
+ *             blocking reduction keeps running in the kernel, since the
+ *             peers need this rank's part, and is freed when it ends
  *   ENETDOWN  the communicator's device went down or was detached
  *   ESHUTDOWN the communicator was deleted
  *   ENOTRECOVERABLE an earlier operation of the communicator failed after
@@ -486,13 +489,18 @@ enum netcoll_frame_type {
 					 * has
 					 */
 	NETCOLL_T_JOIN = 7,		/* to rank 0: which epoch?  epoch carries
-					 * the asker's random nonce
+					 * the asker's random nonce; seq:frag_off
+					 * echo rank 0's challenge (0: none yet)
 					 */
 	NETCOLL_T_JOIN_ACK = 8,		/* from rank 0: epoch is the answer;
 					 * seq:frag_off echo the asker's nonce
 					 * (high:low 32 bits).  Epoch 0: refused,
 					 * rank 0 knew an earlier incarnation of
 					 * the asker (both are broken now)
+					 */
+	NETCOLL_T_JOIN_CHALLENGE = 9,	/* from rank 0: prove the JOIN is live;
+					 * epoch is a fresh random number to
+					 * echo, seq:frag_off echo the nonce
 					 */
 
 	__NETCOLL_T_MAX,
