@@ -25,7 +25,7 @@ USER_TARGETS :=
 UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
-	bench-alltoall bench-reduce bench-auth clean checkpatch sparse
+	bench-alltoall bench-reduce bench-auth bench-loss clean checkpatch sparse
 
 all: module user
 
@@ -86,6 +86,12 @@ bench-auth: all
 	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-auth -- selftests/net/bench_auth.sh
 	@mkdir -p docs
 	cp $(B)/vm/bench-auth/auth-bench.md docs/auth-bench.md
+
+# Collectives under 5 % and 10 % loss on every cable; report in docs/.
+bench-loss: all
+	$(VM_RUN) --timeout 5400 --out $(B)/vm/bench-loss -- selftests/net/bench_loss.sh
+	@mkdir -p docs
+	cp $(B)/vm/bench-loss/loss-bench.md docs/loss-bench.md
 
 vm-check: all
 	$(VM_RUN) --timeout 2400 -- selftests/net/run-all.sh

@@ -1,0 +1,100 @@
+#!/bin/bash
+# Operations under loss (run in the VM): a star of 4 hosts, netem loss on
+# every cable (both directions of each host's link), NC_BENCH_OPS (200)
+# verified operations per line: alltoall 1 MiB and 64 KiB, allreduce 8 B,
+# 1 KiB and 128 KiB (double sum).  Writes $NC_OUT/loss-bench.md: the wall
+# time of each line and how many operations failed (a failed operation
+# breaks the communicator, so every later one of the line fails too; the
+# line stops there).
+T_NAME=bench_loss
+source "$(dirname "$0")/lib.sh"
+set -u
+REPORT=$NC_OUT/loss-bench.md
+OPS=${NC_BENCH_OPS:-200}
+LOSSES=${NC_BENCH_LOSSES:-0 5 10}
+TIMEOUT=${NC_BENCH_OP_TIMEOUT:-30000}
+
+cluster_star 4 >/dev/null || { echo "cluster up failed" >&2; exit 1; }
+# shellcheck disable=SC2119	# no module parameters
+nc_load || { echo "insmod failed" >&2; exit 1; }
+for h in $(cluster_hosts); do on "$h" "$NCTL" dev attach dev eth0; done
+ID=0
+
+# a fresh communicator for every line (ID): a failure breaks one
+fresh_comm() {
+	local h r=0
+	for h in $(cluster_hosts); do
+		on "$h" "$NCTL" comm add id $ID dev eth0 rank $r members "$(cluster_members)" \
+			timeout "$TIMEOUT" || return 1
+		r=$((r + 1))
+	done
+}
+
+# line KIND SIZE : OPS verified operations on every rank; prints
+# "seconds done failed" (done: operations every rank finished).
+line() {
+	local kind=$1 size=$2 h r=0 pids=() t0 t1 done=$OPS failed=0 p n
+	fresh_comm || { echo "0 0 $OPS"; return; }
+	t0=$(date +%s%N)
+	for h in $(cluster_hosts); do
+		if [ "$kind" = alltoall ]; then
+			on "$h" "$NC_CHECK" --comm $ID --rank $r --size 4 --op alltoall \
+				--bytes "$size" --iters "$OPS" --timeout "$TIMEOUT" \
+				>"$T_LOG/$kind-$size-$ID.$h.log" 2>&1 &
+		else
+			on "$h" "$NC_RED_CHECK" --comm $ID --rank $r --size 4 --all --ops sum \
+				--dtypes double --count-list $((size / 8)) --iters "$OPS" \
+				--timeout "$TIMEOUT" >"$T_LOG/$kind-$size-$ID.$h.log" 2>&1 &
+		fi
+		pids+=($!)
+		r=$((r + 1))
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	t1=$(date +%s%N)
+	for h in $(cluster_hosts); do
+		if ! grep -q '^ok - ' "$T_LOG/$kind-$size-$ID.$h.log"; then
+			# nc_check: "iteration K failed"; nc_red_check: "(iteration K)"
+			n=$(grep -oE 'iteration [0-9]+' "$T_LOG/$kind-$size-$ID.$h.log" | head -n 1 |
+				awk '{ print $2 }')
+			[ -n "$n" ] && [ "$n" -lt "$done" ] && done=$n
+			failed=$((OPS - done))
+		fi
+	done
+	echo "$(( (t1 - t0) / 1000000 )) $done $failed"
+}
+
+{
+	echo "# Collectives under loss"
+	echo
+	echo "Made by selftests/net/bench_loss.sh (make bench-loss) in a QEMU/TCG guest,"
+	echo "$(nproc) vCPUs, kernel $(uname -r), $(date -u +%Y-%m-%d).  A star of 4 hosts on"
+	echo "unshaped veth cables; netem drops the given share of the frames in both"
+	echo "directions of every host's cable.  $OPS verified operations per line, back"
+	echo "to back, each with a $TIMEOUT ms budget.  A failed operation breaks the"
+	echo "communicator (ENOTRECOVERABLE afterwards), so a line stops at its first"
+	echo "failure: the failures counted are that one and every one after it."
+	echo
+	echo "| operation | loss | wall time | done | failed |"
+	echo "|---|---:|---:|---:|---:|"
+} >"$REPORT"
+for spec in alltoall:1048576 alltoall:65536 allreduce:8 allreduce:1024 allreduce:131072; do
+	kind=${spec%%:*} size=${spec#*:}
+	label=$( [ "$size" -ge 1048576 ] && echo "$((size >> 20)) MiB" ||
+		{ [ "$size" -ge 1024 ] && echo "$((size >> 10)) KiB" || echo "$size B"; })
+	for loss in $LOSSES; do
+		for h in $(cluster_hosts); do
+			if [ "$loss" = 0 ]; then
+				cluster_set_link "$h" clear >/dev/null
+			else
+				cluster_set_link "$h" loss "$loss%" >/dev/null
+			fi
+		done
+		ID=$((ID + 1))
+		read -r ms done failed < <(line "$kind" "$size")
+		printf '| %s %s | %s %% | %d.%01d s | %d | %d |\n' "$kind" "$label" "$loss" \
+			$((ms / 1000)) $(( (ms % 1000) / 100 )) "$done" "$failed" >>"$REPORT"
+		echo "$kind $label loss $loss%: $ms ms, $done done, $failed failed" >&2
+	done
+done
+cluster_down
+nc_unload
