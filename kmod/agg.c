@@ -690,28 +690,42 @@ static void nc_agg_in_ack(struct nc_comm *c, struct nc_agg_op *op,
 	nc_agg_push_all(c, op, txq);
 }
 
-/* The whole result of piece p is here (at its root: combined here). */
-static bool nc_agg_have_result(const struct nc_comm *c,
-			       const struct nc_agg_piece *p)
+/*
+ * Result fragment k of piece p is here (at its root: combined here) and
+ * the asker's nack f does not say it has it.
+ */
+static bool nc_agg_repairable(const struct nc_comm *c,
+			      const struct nc_agg_piece *p,
+			      const struct nc_frame *f, u32 k)
 {
-	return nc_agg_is_root(c, p) ? p->nready == p->nfrags :
-				      nc_frags_full(&p->res);
+	if (k > f->seq && k <= f->seq + NC_SACK_BITS &&
+	    (f->frag_off & (1U << (k - f->seq - 1))))
+		return false;
+	return nc_agg_is_root(c, p) ? test_bit(k, p->ready) :
+				      nc_frags_test(&p->res, k);
 }
 
 /*
  * May rank x, which asks for piece j's result and has everything below
  * cum, be answered now?  Each piece once per interval of rto_min_ms <<
  * shift, the shift growing while x makes no progress: as often as a
- * requester backing off its own timer asks, and far less than a flood.
+ * requester backing off its own timer asks, and far less than a flood;
+ * and once more each time its cumulative point moves.
  */
 static bool nc_agg_may_repair(struct nc_agg_op *op, u32 x, u32 j, u32 cum)
 {
 	struct nc_agg_asker *a = &op->askers[x];
 	unsigned long now = jiffies;
 
-	if (cum > a->cum[j]) {		/* it got what we sent: no backoff */
+	/*
+	 * It got what we sent (its cumulative point moved): answer at once,
+	 * without backoff.  That can happen at most once per fragment.
+	 */
+	if (cum > a->cum[j]) {
 		a->cum[j] = cum;
 		a->shift = 0;
+		a->answered |= BIT(j);
+		return true;
 	}
 	if (!a->at || time_after_eq(now, a->at)) {
 		a->at = (now + (msecs_to_jiffies(nc_rto_min_ms) << a->shift)) ?: 1;
@@ -730,7 +744,7 @@ static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
 			   const struct nc_frame *f, struct sk_buff_head *txq)
 {
 	struct nc_agg_piece *p = nc_agg_piece_of(c, op, f);
-	u32 x = f->src_rank, k, sent = 0;
+	u32 x = f->src_rank, k, end, sent = 0;
 	bool x_data;
 	int ci;
 
@@ -744,16 +758,26 @@ static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
 	}
 	x_data = ((op->flags & NETCOLL_RED_ALL) || x == op->root) && p->len;
 	/*
-	 * Not there yet, or an answer now would come too soon: say we are
-	 * alive (and what we hold of a child's), one frame for one.  One
+	 * What x lacks: with selective bits, the holes below the highest
+	 * fragment it has (as the sender's fast retransmit); without, the
+	 * tail from its cumulative point.  Only what we have, as a pipeline
+	 * passes it on: a hole is repaired before the whole piece is through.
+	 */
+	end = f->frag_off ? min(f->seq + 1 + (u32)fls(f->frag_off) - 1, p->nfrags) :
+			    p->nfrags;
+	for (k = f->seq; x_data && k < end && !nc_agg_repairable(c, p, f, k); k++)
+		;
+	/*
+	 * Nothing to give yet, or an answer now would come too soon: say we
+	 * are alive (and what we hold of a child's), one frame for one.  One
 	 * nack makes up to NC_AGG_BURST frames otherwise: each asker is
 	 * answered at most once per interval and each operation only up to
 	 * its budget, so forged or replayed nacks cannot multiply traffic.
 	 */
-	if ((x_data ? !nc_agg_have_result(c, p) :
+	if ((x_data ? k >= end :
 	     !(p->done_mark || (nc_agg_is_root(c, p) && p->nready == p->nfrags))) ||
 	    !op->repair_budget || !nc_agg_may_repair(op, x, f->tag, f->seq)) {
-		if (op->repair_budget && nc_agg_have_result(c, p))
+		if (op->repair_budget && (!x_data || k < end))
 			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 		if (ci >= 0)
 			nc_agg_ack_child(c, op, p, ci, txq);
@@ -767,10 +791,9 @@ static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
 				 txq);
 		sent = 1;
 	}
-	for (k = f->seq; x_data && k < p->nfrags && sent < NC_AGG_BURST &&
+	for (; x_data && k < end && sent < NC_AGG_BURST &&
 	     sent < op->repair_budget; k++) {
-		if (k > f->seq && k <= f->seq + NC_SACK_BITS &&
-		    (f->frag_off & (1U << (k - f->seq - 1))))
+		if (!nc_agg_repairable(c, p, f, k))
 			continue;
 		nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0, x, false,
 				 txq);
@@ -951,17 +974,26 @@ static void nc_agg_retransmit(struct nc_comm *c, struct nc_agg_op *op,
 	for (j = 0; j < op->npieces; j++) {
 		struct nc_agg_ack_ctx x = { c, op, &op->piece[j], txq };
 		struct nc_agg_piece *p = x.p;
-		u32 sent = 0;
+		u32 last;
 
 		if (p->complete || nc_agg_is_root(c, p))
 			continue;	/* a root waits for its children */
 		if (p->up.count < p->up_next) {
-			for (k = p->up.cum; k < p->up_next && sent < NC_AGG_BURST; k++) {
-				if (nc_frags_test(&p->up, k))
-					continue;
-				nc_agg_resend_up(&x, k);
-				sent++;
-			}
+			/*
+			 * A probe, as the transport before it has seen a loss:
+			 * the oldest and the newest fragment not acked, asking
+			 * for an ack at once; holes the ack shows go by fast
+			 * retransmit.  Most timeouts here are late acks (the
+			 * parent acks every NC_ACK_EVERY), not losses.
+			 */
+			k = find_next_zero_bit(p->up.bits, p->up_next, p->up.cum);
+			nc_agg_resend_up(&x, k);
+			p->up.resent_below = p->up.cum;
+			last = p->up_next - 1;
+			while (last > k && nc_frags_test(&p->up, last))
+				last--;
+			if (last > k)
+				nc_agg_resend_up(&x, last);
 			/*
 			 * Everything went up, and only the result acks the
 			 * last fragments: if the result was what got lost,

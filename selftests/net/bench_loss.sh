@@ -13,6 +13,7 @@ REPORT=$NC_OUT/loss-bench.md
 OPS=${NC_BENCH_OPS:-200}
 LOSSES=${NC_BENCH_LOSSES:-0 5 10}
 TIMEOUT=${NC_BENCH_OP_TIMEOUT:-30000}
+SPECS=${NC_BENCH_SPECS:-alltoall:1048576 alltoall:65536 allreduce:8 allreduce:1024 allreduce:131072}
 
 cluster_star 4 >/dev/null || { echo "cluster up failed" >&2; exit 1; }
 # shellcheck disable=SC2119	# no module parameters
@@ -77,7 +78,7 @@ line() {
 	echo "| operation | loss | wall time | done | failed |"
 	echo "|---|---:|---:|---:|---:|"
 } >"$REPORT"
-for spec in alltoall:1048576 alltoall:65536 allreduce:8 allreduce:1024 allreduce:131072; do
+for spec in $SPECS; do
 	kind=${spec%%:*} size=${spec#*:}
 	label=$( [ "$size" -ge 1048576 ] && echo "$((size >> 20)) MiB" ||
 		{ [ "$size" -ge 1024 ] && echo "$((size >> 10)) KiB" || echo "$size B"; })
