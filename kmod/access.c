@@ -24,7 +24,7 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 
-#include "core.h"
+#include "comm.h"
 
 bool nc_may_admin_net(struct net *net)
 {

@@ -44,7 +44,7 @@
  * operation s - OSO is finished (callers sleep, they do not fail).  Hence
  * when any rank starts s, every rank finished s - 2 * OSO (it started
  * s - OSO), which makes a ring of 2 * OSO slots enough.  Frames of
- * operations not started yet wait in c->agg_early (the core's early
+ * operations not started yet wait in c->agg.early (the core's early
  * frames).
  *
  * Lifetime of an operation (struct nc_agg_op): two references.
@@ -69,7 +69,11 @@
 #include <linux/uaccess.h>
 
 #include "bearer.h"
+#include "event.h"
+#include "frame.h"
+#include "reduce.h"
 #include "rel.h"
+#include "tree.h"
 #include "shared/nc_reduce.h"
 
 #define NC_AGG_BURST		64	/* fragments resent per timeout or nack */
@@ -135,13 +139,14 @@ struct nc_agg_op {
 
 static u32 nc_agg_window(const struct nc_comm *c)
 {
-	return 2 * c->oso;
+	return 2 * c->agg.oso;
 }
 
 static struct nc_agg_op *nc_agg_find(struct nc_comm *c, u32 seq)
 {
-	struct nc_agg_op *op = c->agg_slot[seq % nc_agg_window(c)];
+	struct nc_agg_op *op = c->agg.slot[seq % nc_agg_window(c)];
 
+	lockdep_assert_held(&c->lock);
 	return op && op->seq == seq ? op : NULL;
 }
 
@@ -203,7 +208,7 @@ static void nc_agg_op_put(struct nc_comm *c, struct nc_agg_op *op)
 /* op leaves its slot: the engine's reference goes. */
 static void nc_agg_unslot(struct nc_comm *c, struct nc_agg_op *op)
 {
-	struct nc_agg_op **slot = &c->agg_slot[op->seq % nc_agg_window(c)];
+	struct nc_agg_op **slot = &c->agg.slot[op->seq % nc_agg_window(c)];
 
 	lockdep_assert_held(&c->lock);
 	if (*slot == op) {
@@ -214,9 +219,9 @@ static void nc_agg_unslot(struct nc_comm *c, struct nc_agg_op *op)
 
 static void nc_agg_arm(struct nc_comm *c, unsigned long when)
 {
-	if (!c->dead && (!timer_pending(&c->agg_timer) ||
-			 time_before(when, c->agg_timer.expires)))
-		mod_timer(&c->agg_timer, when);
+	if (!c->dead && (!timer_pending(&c->agg.timer) ||
+			 time_before(when, c->agg.timer.expires)))
+		mod_timer(&c->agg.timer, when);
 }
 
 /*
@@ -233,6 +238,8 @@ static void nc_agg_linger(struct nc_comm *c, struct nc_agg_op *op)
 
 static void nc_agg_complete(struct nc_comm *c, struct nc_agg_op *op, int err)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (op->complete)
 		return;
 	op->complete = true;
@@ -246,13 +253,13 @@ static void nc_agg_complete(struct nc_comm *c, struct nc_agg_op *op, int err)
 		nc_comm_break(c);
 	else
 		nc_stat_inc(c->nn, NETCOLL_STAT_AGG_OPS);
-	wake_up_all(&c->agg_wq);
+	wake_up_all(&c->agg.wq);
 }
 
 /* Something new arrived or was acked: the timer restarts from the estimate. */
 static void nc_agg_progress(struct nc_comm *c, struct nc_agg_op *op)
 {
-	nc_rtx_progress(&op->rtx, &c->agg_rtt);
+	nc_rtx_progress(&op->rtx, &c->agg.rtt);
 	nc_agg_arm(c, op->rtx.at);
 }
 
@@ -413,7 +420,7 @@ static void nc_agg_push_up(struct nc_comm *c, struct nc_agg_op *op,
 	       inflight++ < window) {
 		flags = 0;
 		/* now and then one fragment asks for its ack: a round trip */
-		if (!op->probe && (!c->agg_rtt.srtt_us ||
+		if (!op->probe && (!c->agg.rtt.srtt_us ||
 				   op->seq % NC_AGG_PROBE_EVERY == 0)) {
 			op->probe = p;
 			op->probe_k = p->up_next;
@@ -644,7 +651,7 @@ static void nc_agg_newly_acked(void *arg, u32 k)
 
 	op->progress = true;
 	if (op->probe == x->p && op->probe_k == k) {
-		nc_rtt_sample(&x->c->agg_rtt,
+		nc_rtt_sample(&x->c->agg.rtt,
 			      div_u64(ktime_get_ns() - op->probe_ns, NSEC_PER_USEC));
 		op->probe = NULL;
 	}
@@ -745,7 +752,7 @@ static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
 {
 	struct nc_agg_piece *p = nc_agg_piece_of(c, op, f);
 	u32 x = f->src_rank, k, end, sent = 0;
-	bool x_data;
+	bool x_data, have;
 	int ci;
 
 	if (!p)
@@ -774,10 +781,11 @@ static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
 	 * answered at most once per interval and each operation only up to
 	 * its budget, so forged or replayed nacks cannot multiply traffic.
 	 */
-	if ((x_data ? k >= end :
-	     !(p->done_mark || (nc_agg_is_root(c, p) && p->nready == p->nfrags))) ||
-	    !op->repair_budget || !nc_agg_may_repair(op, x, f->tag, f->seq)) {
-		if (op->repair_budget && (!x_data || k < end))
+	have = x_data ? k < end :
+		p->done_mark || (nc_agg_is_root(c, p) && p->nready == p->nfrags);
+	if (!have || !op->repair_budget ||
+	    !nc_agg_may_repair(op, x, f->tag, f->seq)) {
+		if (have && op->repair_budget)
 			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 		if (ci >= 0)
 			nc_agg_ack_child(c, op, p, ci, txq);
@@ -807,6 +815,8 @@ static void nc_agg_input(struct nc_comm *c, struct nc_agg_op *op,
 			 struct sk_buff *skb, const struct nc_frame *f,
 			 struct sk_buff_head *txq)
 {
+	lockdep_assert_held(&c->lock);
+
 	if (op->err) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		kfree_skb(skb);
@@ -839,7 +849,9 @@ static void nc_agg_input(struct nc_comm *c, struct nc_agg_op *op,
 static void nc_agg_early(struct nc_comm *c, struct sk_buff *skb,
 			 const struct nc_frame *f, struct sk_buff_head *txq)
 {
-	if (f->op_seq - c->agg_next >= c->oso) {
+	lockdep_assert_held(&c->lock);
+
+	if (f->op_seq - c->agg.next >= c->agg.oso) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		kfree_skb(skb);
 		return;
@@ -857,7 +869,7 @@ static void nc_agg_early(struct nc_comm *c, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
-	nc_early_hold(c, &c->agg_early, skb);
+	nc_early_hold(c, &c->agg.early, skb);
 }
 
 /*
@@ -867,7 +879,7 @@ static void nc_agg_early(struct nc_comm *c, struct sk_buff *skb,
 static void nc_agg_stale(struct nc_comm *c, struct sk_buff *skb,
 			 const struct nc_frame *f)
 {
-	u32 age = c->agg_next - f->op_seq;
+	u32 age = c->agg.next - f->op_seq;
 
 	nc_stat_inc(c->nn, age <= 2 * nc_agg_window(c) ?
 		    NETCOLL_STAT_RX_DUPLICATES : NETCOLL_STAT_DROP_STATE);
@@ -892,7 +904,7 @@ static void nc_agg_deliver(struct nc_comm *c, struct sk_buff *skb,
 	op = nc_agg_find(c, f->op_seq);
 	if (op)
 		nc_agg_input(c, op, skb, f, &txq);
-	else if (!nc_seq_before(f->op_seq, c->agg_next))
+	else if (!nc_seq_before(f->op_seq, c->agg.next))
 		nc_agg_early(c, skb, f, &txq);
 	else
 		nc_agg_stale(c, skb, f);
@@ -922,7 +934,7 @@ void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
 	 * while the frame waits.
 	 */
 	if (READ_ONCE(c->dead) ||
-	    skb_queue_len(&c->agg_deferred) >= NC_AGG_DEFER_MAX ||
+	    skb_queue_len(&c->agg.deferred) >= NC_AGG_DEFER_MAX ||
 	    !nc_rx_charge(c, skb)) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 		kfree_skb(skb);
@@ -932,24 +944,24 @@ void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
 		nc_rx_free(c, skb);
 		return;
 	}
-	skb_queue_tail(&c->agg_deferred, skb);
+	skb_queue_tail(&c->agg.deferred, skb);
 	nc_stat_inc(c->nn, NETCOLL_STAT_AGG_FPU_DEFERRED);
-	if (!queue_work(nc_wq, &c->agg_work))
+	if (!queue_work(nc_wq, &c->agg.work))
 		nc_comm_put(c);
 }
 
 /* The frames queued when the worker was: later ones wait for its next run. */
 static void nc_agg_work(struct work_struct *work)
 {
-	struct nc_comm *c = container_of(work, struct nc_comm, agg_work);
+	struct nc_comm *c = container_of(work, struct nc_comm, agg.work);
 	struct sk_buff_head q;
 	struct sk_buff *skb;
 	struct nc_frame f;
 
 	__skb_queue_head_init(&q);
-	spin_lock_bh(&c->agg_deferred.lock);
-	skb_queue_splice_init(&c->agg_deferred, &q);
-	spin_unlock_bh(&c->agg_deferred.lock);
+	spin_lock_bh(&c->agg.deferred.lock);
+	skb_queue_splice_init(&c->agg.deferred, &q);
+	spin_unlock_bh(&c->agg.deferred.lock);
 	local_bh_disable();
 	rcu_read_lock();
 	while ((skb = __skb_dequeue(&q))) {
@@ -971,6 +983,7 @@ static void nc_agg_retransmit(struct nc_comm *c, struct nc_agg_op *op,
 {
 	u32 j, k;
 
+	lockdep_assert_held(&c->lock);
 	for (j = 0; j < op->npieces; j++) {
 		struct nc_agg_ack_ctx x = { c, op, &op->piece[j], txq };
 		struct nc_agg_piece *p = x.p;
@@ -1028,7 +1041,7 @@ static void nc_agg_debug_dump(struct nc_comm *c, struct nc_agg_op *op)
 
 static void nc_agg_timer(struct timer_list *t)
 {
-	struct nc_comm *c = from_timer(c, t, agg_timer);
+	struct nc_comm *c = from_timer(c, t, agg.timer);
 	unsigned long now = jiffies, next = now + HZ;
 	struct sk_buff_head txq;
 	bool again = false;
@@ -1041,7 +1054,7 @@ static void nc_agg_timer(struct timer_list *t)
 		return;
 	}
 	for (i = 0; i < nc_agg_window(c); i++) {
-		struct nc_agg_op *op = c->agg_slot[i];
+		struct nc_agg_op *op = c->agg.slot[i];
 
 		if (!op)
 			continue;
@@ -1077,7 +1090,7 @@ static void nc_agg_timer(struct timer_list *t)
 		again = true;
 	}
 	if (again)
-		mod_timer(&c->agg_timer, next);
+		mod_timer(&c->agg.timer, next);
 	spin_unlock(&c->lock);
 	nc_frames_flush(c, &txq);
 }
@@ -1175,10 +1188,10 @@ static int nc_agg_pieces(struct nc_comm *c, struct nc_agg_op *op,
 	int err = 0;
 	u32 j;
 
-	mutex_lock(&c->tree_lock);
+	mutex_lock(&c->agg.tree_lock);
 	for (j = 0; j < op->npieces; j++) {
 		struct nc_agg_piece *p = &op->piece[j];
-		const struct nc_tree *t = c->trees[j];
+		const struct nc_tree *t = c->agg.trees[j];
 		u64 lo = div_u64(a->count * j, op->npieces);
 		u64 hi = div_u64(a->count * (j + 1), op->npieces);
 
@@ -1196,11 +1209,11 @@ static int nc_agg_pieces(struct nc_comm *c, struct nc_agg_op *op,
 		op->charge = charge;
 		for (j = 0; j < op->npieces && !err; j++)
 			err = nc_agg_piece_init(c, op, &op->piece[j],
-						c->trees[j]);
+						c->agg.trees[j]);
 	} else {
 		j = 0;
 	}
-	mutex_unlock(&c->tree_lock);
+	mutex_unlock(&c->agg.tree_lock);
 	if (err) {
 		op->npieces = j;	/* free what was set up */
 		return err;
@@ -1262,7 +1275,7 @@ free:
 /* Under c->lock: may operation seq start?  0, -EAGAIN (wait) or error. */
 static int nc_agg_may_start(struct nc_comm *c, u32 seq)
 {
-	struct nc_agg_op *prev = nc_agg_find(c, seq - c->oso);
+	struct nc_agg_op *prev = nc_agg_find(c, seq - c->agg.oso);
 	int err = nc_comm_usable(c);
 
 	if (err)
@@ -1277,12 +1290,12 @@ static bool nc_agg_can_start(struct nc_comm *c)
 	bool ok;
 
 	spin_lock_bh(&c->lock);
-	ok = nc_agg_may_start(c, c->agg_next) != -EAGAIN;
+	ok = nc_agg_may_start(c, c->agg.next) != -EAGAIN;
 	spin_unlock_bh(&c->lock);
 	return ok;
 }
 
-/* Sleep until operation c->agg_next may start (OSO limit); c->lock held. */
+/* Sleep until operation c->agg.next may start (OSO limit); c->lock held. */
 static int nc_agg_wait_turn(struct nc_comm *c, struct nc_agg_op *op)
 	__must_hold(&c->lock)
 {
@@ -1291,7 +1304,7 @@ static int nc_agg_wait_turn(struct nc_comm *c, struct nc_agg_op *op)
 	int err;
 
 	for (;;) {
-		err = nc_agg_may_start(c, c->agg_next);
+		err = nc_agg_may_start(c, c->agg.next);
 		if (err != -EAGAIN)
 			return err;
 		/* OSO limit: queue behind the operation OSO places back */
@@ -1302,7 +1315,7 @@ static int nc_agg_wait_turn(struct nc_comm *c, struct nc_agg_op *op)
 		if (time_after_eq(jiffies, op->deadline)) {
 			err = -ETIMEDOUT;
 		} else {
-			left = wait_event_interruptible_timeout(c->agg_wq,
+			left = wait_event_interruptible_timeout(c->agg.wq,
 								nc_agg_can_start(c),
 								op->deadline - jiffies);
 			err = left < 0 ? -EINTR : 0;
@@ -1346,21 +1359,21 @@ struct nc_agg_op *nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a)
 		return ERR_PTR(err);
 	}
 
-	seq = c->agg_next;
-	slot = &c->agg_slot[seq % nc_agg_window(c)];
+	seq = c->agg.next;
+	slot = &c->agg.slot[seq % nc_agg_window(c)];
 	if (*slot)
 		nc_agg_op_put(c, *slot);	/* 2 * OSO back: done everywhere */
 	refcount_inc(&op->ref);		/* the slot's */
 	*slot = op;
 	op->seq = seq;
 	op->started = true;
-	nc_rtx_progress(&op->rtx, &c->agg_rtt);
-	c->agg_next++;
+	nc_rtx_progress(&op->rtx, &c->agg.rtt);
+	c->agg.next++;
 
 	for (j = 0; j < op->npieces; j++)
 		for (k = 0; k < op->piece[j].nfrags; k++)
 			nc_agg_try(c, op, &op->piece[j], k, &txq);
-	nc_early_take(c, &c->agg_early, seq, &early);
+	nc_early_take(c, &c->agg.early, seq, &early);
 	while ((skb = __skb_dequeue(&early))) {
 		nc_skb_hdr(skb, &f);
 		nc_agg_input(c, op, skb, &f, &txq);
@@ -1386,7 +1399,7 @@ int nc_agg_wait(struct nc_comm *c, struct nc_agg_op *op)
 	bool want;
 	int err;
 
-	if (wait_event_interruptible(c->agg_wq,
+	if (wait_event_interruptible(c->agg.wq,
 				     READ_ONCE(op->complete) || READ_ONCE(c->dead)))
 		return -EINTR;
 
@@ -1430,7 +1443,7 @@ void nc_agg_release(struct nc_comm *c, struct nc_agg_op *op, bool cancel)
 		nc_agg_linger(c, op);
 	}
 	spin_unlock_bh(&c->lock);
-	wake_up_all(&c->agg_wq);	/* callers queued behind it (OSO) */
+	wake_up_all(&c->agg.wq);	/* callers queued behind it (OSO) */
 	nc_agg_op_put(c, op);
 }
 
@@ -1442,7 +1455,7 @@ bool nc_agg_reclaim(struct nc_comm *c)
 
 	spin_lock_bh(&c->lock);
 	for (i = 0; i < NC_AGG_SLOTS; i++) {
-		struct nc_agg_op *op = c->agg_slot[i];
+		struct nc_agg_op *op = c->agg.slot[i];
 
 		if (op && op->complete && op->released) {
 			nc_agg_unslot(c, op);
@@ -1460,7 +1473,7 @@ void nc_agg_close(struct nc_comm *c)
 
 	spin_lock_bh(&c->lock);
 	for (i = 0; i < NC_AGG_SLOTS; i++) {
-		struct nc_agg_op *op = c->agg_slot[i];
+		struct nc_agg_op *op = c->agg.slot[i];
 
 		if (op && op->complete && op->released)
 			nc_agg_linger(c, op);
@@ -1477,14 +1490,14 @@ int nc_agg_set_tree(struct nc_comm *c, u32 index, struct nc_tree *t)
 	struct nc_tree *old;
 
 	if (!t) {
-		t = nc_tree_fnomial(c->rank, c->size, c->tree_degree, index);
+		t = nc_tree_fnomial(c->rank, c->size, c->agg.tree_degree, index);
 		if (!t)
 			return -ENOMEM;
 	}
-	mutex_lock(&c->tree_lock);
-	old = c->trees[index];
-	c->trees[index] = t;
-	mutex_unlock(&c->tree_lock);
+	mutex_lock(&c->agg.tree_lock);
+	old = c->agg.trees[index];
+	c->agg.trees[index] = t;
+	mutex_unlock(&c->agg.tree_lock);
 	kfree(old);
 	return 0;
 }
@@ -1493,12 +1506,12 @@ int nc_agg_init(struct nc_comm *c)
 {
 	u32 i;
 
-	mutex_init(&c->tree_lock);
-	timer_setup(&c->agg_timer, nc_agg_timer, 0);
-	INIT_WORK(&c->agg_work, nc_agg_work);
-	skb_queue_head_init(&c->agg_deferred);
-	__skb_queue_head_init(&c->agg_early);
-	init_waitqueue_head(&c->agg_wq);
+	mutex_init(&c->agg.tree_lock);
+	timer_setup(&c->agg.timer, nc_agg_timer, 0);
+	INIT_WORK(&c->agg.work, nc_agg_work);
+	skb_queue_head_init(&c->agg.deferred);
+	__skb_queue_head_init(&c->agg.early);
+	init_waitqueue_head(&c->agg.wq);
 	for (i = 0; i < NETCOLL_TREES_MAX; i++)
 		if (nc_agg_set_tree(c, i, NULL))
 			return -ENOMEM;
@@ -1509,7 +1522,7 @@ static void nc_agg_purge_deferred(struct nc_comm *c)
 {
 	struct sk_buff *skb;
 
-	while ((skb = skb_dequeue(&c->agg_deferred)))
+	while ((skb = skb_dequeue(&c->agg.deferred)))
 		nc_rx_free(c, skb);
 }
 
@@ -1522,18 +1535,18 @@ void nc_agg_stop(struct nc_comm *c, int err)
 	__skb_queue_head_init(&early);
 	spin_lock_bh(&c->lock);
 	for (i = 0; i < NC_AGG_SLOTS; i++) {
-		struct nc_agg_op *op = c->agg_slot[i];
+		struct nc_agg_op *op = c->agg.slot[i];
 
 		if (op)
 			nc_agg_complete(c, op, err);
 	}
-	skb_queue_splice_init(&c->agg_early, &early);
+	skb_queue_splice_init(&c->agg.early, &early);
 	spin_unlock_bh(&c->lock);
 	nc_rx_purge(c, &early);
-	wake_up_all(&c->agg_wq);
-	del_timer_sync(&c->agg_timer);
+	wake_up_all(&c->agg.wq);
+	del_timer_sync(&c->agg.timer);
 	/* A pending worker's reference is ours to drop (c->dead: no new one). */
-	if (cancel_work_sync(&c->agg_work))
+	if (cancel_work_sync(&c->agg.work))
 		nc_comm_put(c);
 	nc_agg_purge_deferred(c);
 }
@@ -1544,10 +1557,10 @@ void nc_agg_free(struct nc_comm *c)
 	u32 i;
 
 	for (i = 0; i < NC_AGG_SLOTS; i++)
-		if (c->agg_slot[i])
-			nc_agg_op_put(c, c->agg_slot[i]);
+		if (c->agg.slot[i])
+			nc_agg_op_put(c, c->agg.slot[i]);
 	nc_agg_purge_deferred(c);
-	nc_rx_purge(c, &c->agg_early);
+	nc_rx_purge(c, &c->agg.early);
 	for (i = 0; i < NETCOLL_TREES_MAX; i++)
-		kfree(c->trees[i]);
+		kfree(c->agg.trees[i]);
 }

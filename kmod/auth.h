@@ -12,7 +12,11 @@
 #ifndef NC_AUTH_H
 #define NC_AUTH_H
 
-#include "core.h"
+#include <linux/skbuff.h>
+
+#include "shared/nc_wire.h"
+
+struct nc_auth;
 
 struct nc_auth *nc_auth_create(const u8 *key, u32 key_len, u32 peers);
 void nc_auth_free(struct nc_auth *a);

@@ -5,8 +5,12 @@
  */
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "bearer.h"
+#include "event.h"
+#include "netlink.h"
 
 /* The medium of a device: only Ethernet for now. */
 static const struct nc_bearer_ops *nc_bearer_ops_for(const struct net_device *dev)
@@ -134,4 +138,98 @@ int nc_bearer_notifier_init(void)
 void nc_bearer_notifier_exit(void)
 {
 	unregister_netdevice_notifier(&nc_netdev_notifier);
+}
+
+/* ---------------------------------------------------------------- */
+/* Netlink: devices                                                */
+/* ---------------------------------------------------------------- */
+
+int nc_nl_dev_attach(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net_device *dev;
+	int err;
+
+	rtnl_lock();
+	dev = nc_nl_dev(info);
+	err = IS_ERR(dev) ? PTR_ERR(dev) :
+	      nc_bearer_attach(genl_info_net(info), dev, info->extack);
+	rtnl_unlock();
+	return err;
+}
+
+int nc_nl_dev_detach(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_bearer *b;
+	int err = 0;
+
+	rtnl_lock();
+	b = nc_nl_bearer(info);
+	if (IS_ERR(b))
+		err = PTR_ERR(b);
+	else
+		nc_bearer_detach(genl_info_net(info), b->dev, 0);
+	rtnl_unlock();
+	return err;
+}
+
+static int nc_nl_fill_dev(struct sk_buff *skb, struct nc_bearer *b, u32 portid,
+			  u32 seq, int flags)
+{
+	struct net_device *dev = b->dev;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &nc_genl_family, flags,
+			  NETCOLL_CMD_DEV_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, NETCOLL_A_IFINDEX, dev->ifindex) ||
+	    nla_put_string(skb, NETCOLL_A_IFNAME, dev->name) ||
+	    nla_put_string(skb, NETCOLL_A_BEARER, b->name) ||
+	    nla_put_u32(skb, NETCOLL_A_MTU, READ_ONCE(dev->mtu)) ||
+	    nla_put(skb, NETCOLL_A_HWADDR, dev->addr_len, dev->dev_addr)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+int nc_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_bearer *b;
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	rtnl_lock();
+	b = nc_nl_bearer(info);
+	err = IS_ERR(b) ? PTR_ERR(b) :
+	      nc_nl_fill_dev(msg, b, info->snd_portid, info->snd_seq, 0);
+	rtnl_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+int nc_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nc_net *nn = nc_net(sock_net(skb->sk));
+	long idx = 0, start = cb->args[0];
+	struct nc_bearer *b;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(b, &nn->bearers, list) {
+		if (idx >= start &&
+		    nc_nl_fill_dev(skb, b, NETLINK_CB(cb->skb).portid,
+				   cb->nlh->nlmsg_seq, NLM_F_MULTI))
+			break;
+		idx++;
+	}
+	rcu_read_unlock();
+	cb->args[0] = idx;
+	return skb->len;
 }

@@ -7,7 +7,9 @@
 #ifndef NC_BEARER_H
 #define NC_BEARER_H
 
-#include "core.h"
+#include <linux/netdevice.h>
+
+#include "comm.h"
 
 struct nc_bearer_ops {
 	const char *name;		/* "eth": bearer names are "eth:eth0" */

@@ -11,6 +11,8 @@
 #include <linux/uaccess.h>
 
 #include "endpoint.h"
+#include "coll.h"
+#include "reduce.h"
 
 static int nc_ep_open(struct inode *inode, struct file *file)
 {

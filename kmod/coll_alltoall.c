@@ -14,7 +14,10 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "core.h"
+#include "comm.h"
+#include "coll.h"
+#include "sched.h"
+#include "transport.h"
 
 /* The block a rank sends to itself never touches the network. */
 static int nc_copy_self(void __user *dst, const void __user *src, size_t len)

@@ -7,6 +7,7 @@
  * one implementation for all three.
  */
 #include "endpoint.h"
+#include "coll.h"
 
 static int nc_coll_args(const struct netcoll_reduce *r, struct nc_agg_args *a)
 {

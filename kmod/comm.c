@@ -18,9 +18,16 @@
 #include <linux/random.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "auth.h"
 #include "bearer.h"
+#include "frame.h"
+#include "sched.h"
+#include "tree.h"
+#include "netlink.h"
 
 /* ---------------------------------------------------------------- */
 /* Memory                                                            */
@@ -128,8 +135,8 @@ struct nc_comm *nc_comm_create(struct nc_net *nn, const struct nc_comm_cfg *cfg,
 	spin_lock_init(&c->lock);
 	skb_queue_head_init(&c->early);
 	init_waitqueue_head(&c->wq);
-	c->oso = cfg->oso;
-	c->tree_degree = cfg->degree;
+	c->agg.oso = cfg->oso;
+	c->agg.tree_degree = cfg->degree;
 	if (cfg->mcast)
 		memcpy(c->mcast_addr, cfg->mcast, alen);
 	else
@@ -310,4 +317,358 @@ void nc_comm_unbind_bearer(struct nc_net *nn, struct nc_bearer *b)
 		RCU_INIT_POINTER(c->bearer, NULL);
 		nc_comm_fail(c, -ENETDOWN);
 	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Netlink: communicators                                          */
+/* ---------------------------------------------------------------- */
+
+struct nc_addr_key {
+	u8 a[NETCOLL_ADDR_MAX];
+};
+
+static int nc_addr_cmp(const void *x, const void *y)
+{
+	return memcmp(x, y, sizeof(struct nc_addr_key));
+}
+
+/* Two ranks with one address could not be told apart on receive. */
+static bool nc_addrs_unique(const u8 *addrs, u32 size, u8 alen)
+{
+	struct nc_addr_key *keys;
+	bool unique = true;
+	u32 i;
+
+	keys = kvcalloc(size, sizeof(*keys), GFP_KERNEL);
+	if (!keys)
+		return false;
+	for (i = 0; i < size; i++)
+		memcpy(keys[i].a, addrs + (size_t)i * alen, alen);
+	sort(keys, size, sizeof(*keys), nc_addr_cmp, NULL);
+	for (i = 1; i < size && unique; i++)
+		unique = nc_addr_cmp(&keys[i - 1], &keys[i]) != 0;
+	kvfree(keys);
+	return unique;
+}
+
+/* Members -> addrs[rank]; every rank 0..size-1 exactly once. */
+static int nc_nl_parse_members(struct genl_info *info, struct nc_bearer *b,
+			       u8 **addrsp, u32 *sizep)
+{
+	struct nlattr *members = info->attrs[NETCOLL_A_COMM_MEMBERS];
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *tb[NETCOLL_A_MEMBER_MAX + 1];
+	u8 alen = b->ops->addr_len;
+	unsigned long *seen = NULL;
+	struct nlattr *m;
+	u32 size = 0, rank;
+	u8 *addrs = NULL;
+	int rem, err;
+
+	nla_for_each_nested(m, members, rem)
+		size++;
+	if (!size || size > NETCOLL_COMM_SIZE_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, members, "member count out of range");
+		return -EINVAL;
+	}
+	addrs = kvcalloc(size, alen, GFP_KERNEL);
+	seen = bitmap_zalloc(size, GFP_KERNEL);
+	err = -ENOMEM;
+	if (!addrs || !seen)
+		goto fail;
+
+	err = -EINVAL;
+	nla_for_each_nested(m, members, rem) {
+		if (nla_parse_nested(tb, NETCOLL_A_MEMBER_MAX, m, nc_member_policy,
+				     extack))
+			goto fail;
+		if (!tb[NETCOLL_A_MEMBER_RANK] || !tb[NETCOLL_A_MEMBER_ADDR]) {
+			NL_SET_ERR_MSG_ATTR(extack, m, "member needs RANK and ADDR");
+			goto fail;
+		}
+		rank = nla_get_u32(tb[NETCOLL_A_MEMBER_RANK]);
+		if (rank >= size) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NETCOLL_A_MEMBER_RANK],
+					    "member rank out of range");
+			goto fail;
+		}
+		if (test_and_set_bit(rank, seen)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NETCOLL_A_MEMBER_RANK],
+					    "duplicate member rank");
+			goto fail;
+		}
+		if (nla_len(tb[NETCOLL_A_MEMBER_ADDR]) != alen ||
+		    !b->ops->addr_ok(nla_data(tb[NETCOLL_A_MEMBER_ADDR]))) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NETCOLL_A_MEMBER_ADDR],
+					    "invalid member address for this device");
+			goto fail;
+		}
+		memcpy(addrs + (size_t)rank * alen,
+		       nla_data(tb[NETCOLL_A_MEMBER_ADDR]), alen);
+	}
+	if (!nc_addrs_unique(addrs, size, alen)) {
+		NL_SET_ERR_MSG_ATTR(extack, members, "duplicate member address");
+		goto fail;
+	}
+	bitmap_free(seen);
+	*addrsp = addrs;
+	*sizep = size;
+	return 0;
+fail:
+	bitmap_free(seen);
+	kvfree(addrs);
+	return err;
+}
+
+/* Owner and group: named by an admin, else the sender's own. */
+static int nc_nl_owner(struct sk_buff *skb, struct genl_info *info,
+		       struct nc_comm_cfg *cfg)
+{
+	struct nlattr *uid = info->attrs[NETCOLL_A_COMM_OWNER];
+	struct nlattr *gid = info->attrs[NETCOLL_A_COMM_GROUP];
+	struct user_namespace *ns = nc_nl_userns(skb);
+
+	cfg->owner = NETLINK_CB(skb).creds.uid;
+	cfg->group = NETLINK_CB(skb).creds.gid;
+	if (uid) {
+		cfg->owner = make_kuid(ns, nla_get_u32(uid));
+		if (!uid_valid(cfg->owner)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, uid,
+					    "owner is no uid of this user namespace");
+			return -EINVAL;
+		}
+	}
+	if (gid) {
+		cfg->group = make_kgid(ns, nla_get_u32(gid));
+		if (!gid_valid(cfg->group)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, gid,
+					    "group is no gid of this user namespace");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int nc_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_net *nn = nc_net(genl_info_net(info));
+	struct nlattr *mcast = info->attrs[NETCOLL_A_COMM_MCAST_ADDR];
+	struct nlattr *key = info->attrs[NETCOLL_A_COMM_KEY];
+	struct nc_comm_cfg cfg = {};
+	struct nc_bearer *b;
+	struct nc_comm *c;
+	u8 *addrs;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_RANK) ||
+	    GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_MEMBERS))
+		return -EINVAL;
+	cfg.id = nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]);
+	cfg.rank = nla_get_u32(info->attrs[NETCOLL_A_COMM_RANK]);
+	if (info->attrs[NETCOLL_A_COMM_COOKIE])
+		cfg.cookie = nla_get_u64(info->attrs[NETCOLL_A_COMM_COOKIE]);
+	cfg.timeout_ms = nc_nl_u32(info, NETCOLL_A_COMM_TIMEOUT_MS,
+				   NETCOLL_TIMEOUT_MS_DEFAULT);
+	cfg.oso = nc_nl_u32(info, NETCOLL_A_COMM_OSO, NETCOLL_OSO_DEFAULT);
+	cfg.degree = nc_nl_u32(info, NETCOLL_A_COMM_TREE_DEGREE,
+			       NETCOLL_TREE_DEGREE_DEFAULT);
+	cfg.mem_max = nc_nl_u32(info, NETCOLL_A_COMM_MEM_MAX,
+				READ_ONCE(nc_comm_mem_max));
+	cfg.rx_mem_max = nc_nl_u32(info, NETCOLL_A_COMM_RX_MEM_MAX,
+				   READ_ONCE(nc_rx_queue_max));
+	if (key) {
+		cfg.key = nla_data(key);
+		cfg.key_len = nla_len(key);
+	}
+	err = nc_nl_owner(skb, info, &cfg);
+	if (err)
+		return err;
+
+	rtnl_lock();
+	b = nc_nl_bearer(info);
+	if (IS_ERR(b)) {
+		err = PTR_ERR(b);
+		goto out;
+	}
+	err = -EINVAL;
+	if (mcast) {
+		if (nla_len(mcast) != b->ops->addr_len ||
+		    !b->ops->group_ok(nla_data(mcast))) {
+			NL_SET_ERR_MSG_ATTR(info->extack, mcast,
+					    "not a group address of this medium");
+			goto out;
+		}
+		cfg.mcast = nla_data(mcast);
+	}
+	err = nc_nl_parse_members(info, b, &addrs, &cfg.size);
+	if (err)
+		goto out;
+	err = -EINVAL;
+	if (cfg.rank >= cfg.size) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_RANK],
+				    "rank not below the member count");
+	} else if (memcmp(addrs + (size_t)cfg.rank * b->ops->addr_len,
+			  b->dev->dev_addr, b->ops->addr_len)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_RANK],
+				    "this rank's member address is not the device's");
+	} else {
+		cfg.addrs = addrs;
+		c = nc_comm_create(nn, &cfg, b, info->extack);
+		err = PTR_ERR_OR_ZERO(c);
+	}
+	kvfree(addrs);
+out:
+	rtnl_unlock();
+	return err;
+}
+
+int nc_nl_comm_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct nc_net *nn = nc_net(net);
+	struct nc_comm *c;
+	u32 id;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
+		return -EINVAL;
+	id = nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]);
+	rtnl_lock();
+	c = xa_load(&nn->comms, id);	/* RTNL: it cannot go away */
+	if (!c) {
+		err = -ENOENT;
+	} else if (!nc_nl_may_admin_comm(c, skb, net)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "only the communicator's owner or an admin may delete it");
+		err = -EPERM;
+	} else {
+		err = nc_comm_delete(nn, id);
+	}
+	rtnl_unlock();
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
+				    "no such communicator");
+	return err;
+}
+
+static int nc_nl_fill_members(struct sk_buff *skb, const struct nc_comm *c)
+{
+	struct nlattr *members, *m;
+	u32 r;
+
+	members = nla_nest_start(skb, NETCOLL_A_COMM_MEMBERS);
+	if (!members)
+		return -EMSGSIZE;
+	for (r = 0; r < c->size; r++) {
+		m = nla_nest_start(skb, NETCOLL_A_MEMBER);
+		if (!m || nla_put_u32(skb, NETCOLL_A_MEMBER_RANK, r) ||
+		    nla_put(skb, NETCOLL_A_MEMBER_ADDR, c->addr_len,
+			    nc_comm_addr(c, r)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, m);
+	}
+	nla_nest_end(skb, members);
+	return 0;
+}
+
+/* Who asks, for what a dump may show (the cookie and epoch or not). */
+struct nc_nl_viewer {
+	struct sk_buff *req;
+	struct net *net;
+};
+
+static int nc_nl_fill_secrets(struct sk_buff *skb, struct nc_comm *c,
+			      const struct nc_nl_viewer *v)
+{
+	if (!nc_nl_may_see_secrets(c, v->req, v->net))
+		return 0;
+	return nla_put_u64_64bit(skb, NETCOLL_A_COMM_COOKIE, c->cookie,
+				 NETCOLL_A_PAD) ||
+	       nla_put_u64_64bit(skb, NETCOLL_A_COMM_EPOCH, READ_ONCE(c->epoch),
+				 NETCOLL_A_PAD);
+}
+
+static int nc_nl_fill_comm(struct sk_buff *skb, struct nc_comm *c,
+			   bool with_members, const struct nc_nl_viewer *v,
+			   u32 portid, u32 seq, int flags)
+{
+	struct user_namespace *ns = nc_nl_userns(v->req);
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &nc_genl_family, flags,
+			  NETCOLL_CMD_COMM_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, NETCOLL_A_COMM_ID, c->id) ||
+	    nla_put_u32(skb, NETCOLL_A_IFINDEX, c->ifindex) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_RANK, c->rank) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_SIZE, c->size) ||
+	    nc_nl_fill_secrets(skb, c, v) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_OWNER, from_kuid_munged(ns, c->owner)) ||
+	    (gid_valid(c->group) &&
+	     nla_put_u32(skb, NETCOLL_A_COMM_GROUP, from_kgid_munged(ns, c->group))) ||
+	    nla_put_u8(skb, NETCOLL_A_COMM_AUTH, !!c->auth) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_MEM_MAX, c->mem_max) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_RX_MEM_MAX, c->rx_mem_max) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_STATE, nc_comm_state(c)) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_TIMEOUT_MS, c->timeout_ms) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_OP_SEQ, READ_ONCE(c->next_seq)) ||
+	    nla_put_u8(skb, NETCOLL_A_COMM_BOUND, !!atomic_read(&c->bound)) ||
+	    nla_put_u32(skb, NETCOLL_A_SCHED_PHASES, READ_ONCE(c->sched_phases)) ||
+	    nla_put_u32(skb, NETCOLL_A_SCHED_SYNCS, READ_ONCE(c->sched_syncs)) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_OSO, c->agg.oso) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_AGG_SEQ, READ_ONCE(c->agg.next)) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_TREE_DEGREE, c->agg.tree_degree) ||
+	    nla_put(skb, NETCOLL_A_COMM_MCAST_ADDR, c->addr_len, c->mcast_addr) ||
+	    (with_members && nc_nl_fill_members(skb, c))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+int nc_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_nl_viewer v = { skb, genl_info_net(info) };
+	struct nc_comm *c;
+	struct sk_buff *msg;
+	int err;
+
+	c = nc_nl_comm(info);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	/* 32 bytes covers one member's nest, rank and address. */
+	msg = genlmsg_new(NLMSG_GOODSIZE + (size_t)c->size * 32, GFP_KERNEL);
+	if (!msg) {
+		nc_comm_put(c);
+		return -ENOMEM;
+	}
+	err = nc_nl_fill_comm(msg, c, true, &v, info->snd_portid,
+			      info->snd_seq, 0);
+	nc_comm_put(c);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+int nc_nl_comm_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nc_nl_viewer v = { cb->skb, sock_net(skb->sk) };
+	struct nc_net *nn = nc_net(v.net);
+	unsigned long id = cb->args[0];
+	struct nc_comm *c;
+
+	rcu_read_lock();
+	xa_for_each_start(&nn->comms, id, c, cb->args[0]) {
+		if (nc_nl_fill_comm(skb, c, false, &v, NETLINK_CB(cb->skb).portid,
+				    cb->nlh->nlmsg_seq, NLM_F_MULTI))
+			break;
+		cb->args[0] = id + 1;
+	}
+	rcu_read_unlock();
+	return skb->len;
 }

@@ -9,7 +9,7 @@
 #ifndef NC_ENDPOINT_H
 #define NC_ENDPOINT_H
 
-#include "core.h"
+#include "comm.h"
 
 struct nc_endpoint {
 	struct net *net;
@@ -38,5 +38,9 @@ void nc_ep_unclaim(struct nc_endpoint *ep, u32 idx);
 void nc_ep_finish(struct nc_endpoint *ep, u32 idx);
 void nc_ep_orphan(struct nc_endpoint *ep, u32 idx);
 struct nc_agg_op *nc_ep_claimed(struct nc_endpoint *ep, u32 idx);
+
+/* chardev.c: /dev/netcoll, the file an endpoint lives in */
+int nc_chardev_init(void);
+void nc_chardev_exit(void);
 
 #endif /* NC_ENDPOINT_H */

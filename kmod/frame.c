@@ -8,6 +8,7 @@
  */
 #include "auth.h"
 #include "bearer.h"
+#include "frame.h"
 
 /* Room for a link header in front and an auth trailer behind. */
 struct sk_buff *nc_frame_alloc(unsigned int payload, gfp_t gfp)

@@ -35,7 +35,9 @@
  */
 #include <linux/random.h>
 
-#include "core.h"
+#include "comm.h"
+#include "event.h"
+#include "frame.h"
 
 #define NC_JOIN_RTO_MAX		HZ
 /* Backoff steps of the challenges to one peer (rto_min_ms << shift). */

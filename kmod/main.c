@@ -4,12 +4,46 @@
  *
  * Module set-up: parameters, per network namespace state, and the order
  * in which the parts come up and go down.
+ *
+ * The objects, who owns them, who frees them (each header says more):
+ *
+ *   nc_net       per network namespace: bearers, communicators, counters.
+ *                Owned by the namespace (pernet ops).
+ *   nc_bearer    an attached device (bearer.h).  Owned by the namespace's
+ *                bearer list (RTNL); freed by detach after synchronize_net.
+ *   nc_comm      a communicator (comm.h).  Reference counted: the namespace's table
+ *                holds one until COMM_DEL, every endpoint bound to it, every
+ *                netlink request using it and a queued float worker hold one
+ *                each.  The last nc_comm_put() frees it after an RCU grace
+ *                period (the receive path finds it under RCU, without a
+ *                reference), in process context (nc_comm_free_work).
+ *   nc_op        one alltoall in flight (transport.h).  Owned by the calling
+ *                process's stack frame in nc_op_run(); the receive path
+ *                reaches it only through c->op, under c->lock.
+ *   nc_agg       a communicator's aggregation state (agg.h), embedded in it.
+ *   nc_tree      this rank's view of an aggregation tree (tree.h).  Owned by
+ *                c->agg.trees[], replaced under c->agg.tree_lock.
+ *   nc_sched     an alltoall order (sched.h).  An installed one is owned by
+ *                c->a2a_sched, replaced under c->sched_lock; a built-in one
+ *                by the alltoall call that made it.
+ *   nc_agg_op    one reduction (agg.c).  Reference counted: its slot in
+ *                c->agg.slot[] (the engine) and the endpoint that posted it
+ *                hold one each; see agg.c for the rules.
+ *   nc_endpoint  an open /dev/netcoll file (endpoint.h).  Owned by the file;
+ *                freed by release, which no ioctl can race.
+ *
+ * Configuration (attach, detach, communicator new/del) runs under RTNL,
+ * like the rest of the networking control plane.  The receive path
+ * (softirq) finds communicators under RCU and touches an operation only
+ * under comm->lock.
  */
 #include <linux/module.h>
 #include <linux/rtnetlink.h>
 #include <net/net_namespace.h>
 
 #include "bearer.h"
+#include "endpoint.h"
+#include "netlink.h"
 
 unsigned short nc_ethertype = NETCOLL_ETHERTYPE;
 module_param_named(ethertype, nc_ethertype, ushort, 0444);

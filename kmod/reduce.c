@@ -13,7 +13,7 @@
 #include <asm/fpu/api.h>
 #endif
 
-#include "core.h"
+#include "reduce.h"
 #include "shared/nc_reduce.h"
 
 bool nc_reduce_float_supported(void)

@@ -7,7 +7,7 @@
  * user space, so the kernel computes the bits a user-space reference does.
  */
 #define NC_RED_FLOAT
-#include "core.h"
+#include "reduce.h"
 #include "shared/nc_reduce.h"
 
 bool nc_reduce_float(u32 op, u32 dtype, void *acc, const void *in, u32 bytes)

@@ -6,7 +6,8 @@
  */
 #include <linux/slab.h>
 
-#include "core.h"
+#include "comm.h"
+#include "frame.h"
 
 /* ---------------------------------------------------------------- */
 /* Fragment sets                                                     */
@@ -152,6 +153,7 @@ int nc_rtx_expired(struct nc_rtx *t)
 bool nc_early_hold(struct nc_comm *c, struct sk_buff_head *q,
 		   struct sk_buff *skb)
 {
+	lockdep_assert_held(&c->lock);
 	if (!nc_rx_charge(c, skb)) {
 		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 		kfree_skb(skb);
@@ -168,6 +170,7 @@ void nc_early_take(struct nc_comm *c, struct sk_buff_head *q, u32 seq,
 	struct sk_buff *skb, *tmp;
 	struct nc_frame f;
 
+	lockdep_assert_held(&c->lock);
 	skb_queue_walk_safe(q, skb, tmp) {
 		nc_skb_hdr(skb, &f);
 		if (nc_seq_before(seq, f.op_seq))

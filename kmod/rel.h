@@ -22,7 +22,8 @@
  *                     place
  *
  * Nothing here locks: the caller's object (an operation, under c->lock or
- * owned by one process) holds these structures.
+ * owned by one process) holds these structures.  Early frames wait on a
+ * queue of the communicator, under c->lock (asserted).
  */
 #ifndef NC_REL_H
 #define NC_REL_H

@@ -11,6 +11,8 @@
 
 #include "auth.h"
 #include "bearer.h"
+#include "frame.h"
+#include "transport.h"
 
 static int nc_rcv_check(struct nc_bearer *b, struct sk_buff *skb,
 			struct nc_frame *f, struct nc_comm **cp)

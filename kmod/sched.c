@@ -13,8 +13,12 @@
  */
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <net/genetlink.h>
 
-#include "core.h"
+#include "netns.h"
+#include "sched.h"
+#include "comm.h"
+#include "netlink.h"
 
 static struct nc_sched *nc_sched_alloc(u32 nphases, u32 nin, u32 nout)
 {
@@ -154,4 +158,220 @@ fail:
 	kvfree(keys);
 	nc_sched_free(s);
 	return NULL;
+}
+
+/* ---------------------------------------------------------------- */
+/* Netlink: alltoall slices                                        */
+/* ---------------------------------------------------------------- */
+
+/* A rank's slice as parsed from the request, before it becomes a schedule. */
+struct nc_slice {
+	struct nc_phase *ph;
+	struct nc_sync_ref *in, *out;
+	u32 *in_phase, *out_phase;
+	u32 nph, nin, nout;
+	unsigned long *sent, *heard;	/* peers sent to / received from */
+};
+
+static void nc_slice_free(struct nc_slice *sl)
+{
+	kvfree(sl->ph);
+	kvfree(sl->in);
+	kvfree(sl->out);
+	kvfree(sl->in_phase);
+	kvfree(sl->out_phase);
+	bitmap_free(sl->sent);
+	bitmap_free(sl->heard);
+}
+
+/* A peer rank named in a slice: a member, not this rank. */
+static bool nc_peer_ok(const struct nc_comm *c, u32 r)
+{
+	return r < c->size && r != c->rank;
+}
+
+/* One phase into sl (counts only when sl->ph is NULL: the sizing pass). */
+static int nc_slice_phase(const struct nc_comm *c, struct nc_slice *sl,
+			  struct nlattr *a, struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[NETCOLL_A_PHASE_MAX + 1];
+	struct nlattr *in, *out;
+	struct nc_phase ph = {
+		.send_to = NETCOLL_NONE,
+		.recv_from = NETCOLL_NONE,
+	};
+	const struct netcoll_sync_out *so;
+	const __u32 *si;
+	u32 i, nin, nout;
+	int err;
+
+	err = nla_parse_nested(tb, NETCOLL_A_PHASE_MAX, a, nc_phase_policy, extack);
+	if (err)
+		return err;
+	in = tb[NETCOLL_A_PHASE_SYNC_IN];
+	out = tb[NETCOLL_A_PHASE_SYNC_OUT];
+	nin = in ? nla_len(in) / sizeof(*si) : 0;
+	nout = out ? nla_len(out) / sizeof(*so) : 0;
+	if (!tb[NETCOLL_A_PHASE_INDEX]) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "phase without INDEX");
+		return -EINVAL;
+	}
+	if ((in && nla_len(in) % sizeof(*si)) || (out && nla_len(out) % sizeof(*so))) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "token list of a partial entry");
+		return -EINVAL;
+	}
+	if (!sl->ph) {
+		sl->nph++;
+		sl->nin += nin;
+		sl->nout += nout;
+		return 0;
+	}
+
+	ph.index = nla_get_u32(tb[NETCOLL_A_PHASE_INDEX]);
+	if (sl->nph && ph.index <= sl->ph[sl->nph - 1].index) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "phase index not increasing");
+		return -EINVAL;
+	}
+	if (tb[NETCOLL_A_PHASE_SEND_TO]) {
+		ph.send_to = nla_get_u32(tb[NETCOLL_A_PHASE_SEND_TO]);
+		if (!nc_peer_ok(c, ph.send_to) || test_and_set_bit(ph.send_to, sl->sent)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NETCOLL_A_PHASE_SEND_TO],
+					    "send to a non-member, to self, or twice");
+			return -EINVAL;
+		}
+	}
+	if (tb[NETCOLL_A_PHASE_RECV_FROM]) {
+		ph.recv_from = nla_get_u32(tb[NETCOLL_A_PHASE_RECV_FROM]);
+		if (!nc_peer_ok(c, ph.recv_from) ||
+		    test_and_set_bit(ph.recv_from, sl->heard)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NETCOLL_A_PHASE_RECV_FROM],
+					    "receive from a non-member, from self, or twice");
+			return -EINVAL;
+		}
+	}
+	if (ph.send_to == NETCOLL_NONE && (nin || nout || ph.recv_from == NETCOLL_NONE)) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "phase without a send may not hold tokens or be empty");
+		return -EINVAL;
+	}
+
+	ph.in_first = sl->nin;
+	ph.nin = nin;
+	for (i = 0, si = in ? nla_data(in) : NULL; i < nin; i++) {
+		if (!nc_peer_ok(c, si[i])) {
+			NL_SET_ERR_MSG_ATTR(extack, in, "token from a non-member or self");
+			return -EINVAL;
+		}
+		sl->in[sl->nin] = (struct nc_sync_ref){ .rank = si[i] };
+		sl->in_phase[sl->nin++] = ph.index;
+	}
+	ph.out_first = sl->nout;
+	ph.nout = nout;
+	for (i = 0, so = out ? nla_data(out) : NULL; i < nout; i++) {
+		if (!nc_peer_ok(c, so[i].rank) || so[i].phase >= NETCOLL_SCHED_PHASE_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, out,
+					    "token to a non-member, to self, or a bad phase");
+			return -EINVAL;
+		}
+		sl->out[sl->nout] = (struct nc_sync_ref){ .rank = so[i].rank };
+		sl->out_phase[sl->nout++] = so[i].phase;
+	}
+	sl->ph[sl->nph++] = ph;
+	return 0;
+}
+
+/* Phases are repeated top-level attributes: a slice may exceed a nest. */
+static int nc_slice_pass(const struct nc_comm *c, struct genl_info *info,
+			 struct nc_slice *sl)
+{
+	struct nlattr *a;
+	int rem, err;
+
+	nla_for_each_attr(a, genlmsg_data(info->genlhdr),
+			  genlmsg_len(info->genlhdr), rem) {
+		if (nla_type(a) != NETCOLL_A_SCHED_PHASE)
+			continue;
+		err = nc_slice_phase(c, sl, a, info->extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int nc_slice_parse(const struct nc_comm *c, struct genl_info *info,
+			  struct nc_slice *sl)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	u32 nph, nin, nout;
+	int err;
+
+	err = nc_slice_pass(c, info, sl);
+	if (err)
+		return err;
+	if (!sl->nph || sl->nph > 2 * (c->size - 1)) {
+		NL_SET_ERR_MSG(extack, "phase count not in 1 .. 2 * (members - 1)");
+		return -EINVAL;
+	}
+	nph = sl->nph;
+	nin = sl->nin;
+	nout = sl->nout;
+	sl->ph = kvcalloc(nph, sizeof(*sl->ph), GFP_KERNEL);
+	sl->in = kvcalloc(nin ?: 1, sizeof(*sl->in), GFP_KERNEL);
+	sl->out = kvcalloc(nout ?: 1, sizeof(*sl->out), GFP_KERNEL);
+	sl->in_phase = kvcalloc(nin ?: 1, sizeof(u32), GFP_KERNEL);
+	sl->out_phase = kvcalloc(nout ?: 1, sizeof(u32), GFP_KERNEL);
+	sl->sent = bitmap_zalloc(c->size, GFP_KERNEL);
+	sl->heard = bitmap_zalloc(c->size, GFP_KERNEL);
+	if (!sl->ph || !sl->in || !sl->out || !sl->in_phase || !sl->out_phase ||
+	    !sl->sent || !sl->heard)
+		return -ENOMEM;
+	sl->nph = 0;
+	sl->nin = 0;
+	sl->nout = 0;
+	err = nc_slice_pass(c, info, sl);
+	if (err)
+		return err;
+	if (bitmap_weight(sl->sent, c->size) != c->size - 1 ||
+	    bitmap_weight(sl->heard, c->size) != c->size - 1) {
+		NL_SET_ERR_MSG(extack,
+			       "slice must send to and receive from every other member once");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int nc_nl_sched_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_slice sl = {};
+	struct nc_sched *s;
+	struct nc_comm *c;
+	int err;
+
+	c = nc_nl_comm_admin(skb, info);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	err = c->size < 2 ? -EINVAL : nc_slice_parse(c, info, &sl);
+	if (!err) {
+		s = nc_sched_from_slice(sl.ph, sl.nph, sl.in, sl.in_phase, sl.nin,
+					sl.out, sl.out_phase, sl.nout, &err);
+		if (s)
+			nc_comm_set_sched(c, s);
+		else if (err == -E2BIG)
+			NL_SET_ERR_MSG(info->extack, "too many tokens between two ranks");
+	}
+	nc_slice_free(&sl);
+	nc_comm_put(c);
+	return err;
+}
+
+int nc_nl_sched_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_comm *c;
+
+	c = nc_nl_comm_admin(skb, info);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	nc_comm_set_sched(c, NULL);
+	nc_comm_put(c);
+	return 0;
 }

@@ -33,7 +33,11 @@
 #include <linux/uio.h>
 
 #include "bearer.h"
+#include "event.h"
+#include "frame.h"
 #include "rel.h"
+#include "sched.h"
+#include "transport.h"
 
 /* Future operations whose frames we hold before they start. */
 #define NC_EARLY_OPS		4

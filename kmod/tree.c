@@ -11,10 +11,15 @@
  * Children are kept in ascending rank order: that is the fixed order in
  * which a node combines their contributions after its own.
  */
+#include <linux/netlink.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <net/genetlink.h>
 
-#include "core.h"
+#include "netns.h"
+#include "tree.h"
+#include "comm.h"
+#include "netlink.h"
 
 static struct nc_tree *nc_tree_alloc(u32 nchildren)
 {
@@ -133,4 +138,104 @@ struct nc_tree *nc_tree_from_parents(u32 rank, u32 size, const u32 *parents,
 		if (parents[i] == rank && i != rank)
 			t->children[t->nchildren++] = i;
 	return t;
+}
+
+/* ---------------------------------------------------------------- */
+/* Netlink: aggregation trees                                      */
+/* ---------------------------------------------------------------- */
+
+static u32 nc_nl_tree_index(struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[NETCOLL_A_TREE_INDEX];
+
+	return a ? nla_get_u32(a) : 0;
+}
+
+int nc_nl_tree_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[NETCOLL_A_TREE_PARENTS];
+	struct nc_tree *t;
+	struct nc_comm *c;
+	u32 *parents;
+	int err;
+
+	c = nc_nl_comm_admin(skb, info);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	err = -EINVAL;
+	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_TREE_PARENTS))
+		goto out;
+	if (nla_len(a) != c->size * sizeof(u32)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "need one parent per member");
+		goto out;
+	}
+	/* nla_data is only 4-byte aligned by luck: copy */
+	parents = kvmalloc(nla_len(a), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!parents)
+		goto out;
+	memcpy(parents, nla_data(a), nla_len(a));
+	t = nc_tree_from_parents(c->rank, c->size, parents, info->extack);
+	kvfree(parents);
+	err = PTR_ERR_OR_ZERO(t);
+	if (!err)
+		err = nc_agg_set_tree(c, nc_nl_tree_index(info), t);
+out:
+	nc_comm_put(c);
+	return err;
+}
+
+int nc_nl_tree_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nc_comm *c;
+	int err;
+
+	c = nc_nl_comm_admin(skb, info);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	err = nc_agg_set_tree(c, nc_nl_tree_index(info), NULL);
+	nc_comm_put(c);
+	return err;
+}
+
+int nc_nl_tree_get(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 index = nc_nl_tree_index(info);
+	struct sk_buff *msg;
+	struct nc_tree *t;
+	struct nc_comm *c;
+	void *hdr;
+	int err = -EMSGSIZE;
+
+	c = nc_nl_comm(info);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	msg = genlmsg_new(NLMSG_GOODSIZE + c->size * sizeof(u32), GFP_KERNEL);
+	if (!msg) {
+		nc_comm_put(c);
+		return -ENOMEM;
+	}
+	hdr = genlmsg_put_reply(msg, info, &nc_genl_family, 0,
+				NETCOLL_CMD_TREE_GET);
+	mutex_lock(&c->agg.tree_lock);
+	t = c->agg.trees[index];
+	if (hdr &&
+	    !nla_put_u32(msg, NETCOLL_A_COMM_ID, c->id) &&
+	    !nla_put_u32(msg, NETCOLL_A_TREE_INDEX, index) &&
+	    !nla_put_u32(msg, NETCOLL_A_TREE_ROOT, t->root) &&
+	    !nla_put_u32(msg, NETCOLL_A_TREE_PARENT, t->parent) &&
+	    !nla_put(msg, NETCOLL_A_TREE_CHILDREN, t->nchildren * sizeof(u32),
+		     t->children) &&
+	    !nla_put_u8(msg, NETCOLL_A_TREE_INSTALLED, t->installed)) {
+		genlmsg_end(msg, hdr);
+		err = 0;
+	}
+	mutex_unlock(&c->agg.tree_lock);
+	nc_comm_put(c);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
 }

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The aggregation engine (agg.c): reduce, allreduce and barrier on trees,
+ * run by the receive path.  Its state lives in struct nc_agg, one per
+ * communicator (embedded in it as c->agg); its operations (struct
+ * nc_agg_op, private to agg.c) are reference counted: the engine's slot
+ * and the endpoint that posted one hold a reference each (see agg.c).
+ */
+#ifndef NC_AGG_H
+#define NC_AGG_H
+
+#include <linux/mutex.h>
+#include <linux/skbuff.h>
+#include <linux/timer.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/netcoll.h>
+
+#include "rel.h"
+
+struct nc_comm;
+struct nc_agg_op;
+struct nc_frame;
+struct nc_tree;
+
+/* Ops in flight at most per communicator: slots for 2 * OSO sequences. */
+#define NC_AGG_SLOTS		(2 * NETCOLL_OSO_MAX)
+
+/**
+ * struct nc_agg - a communicator's aggregation state
+ * @oso: outstanding operations per rank (fixed at creation)
+ * @tree_degree: degree of the built-in f-nomial trees (fixed)
+ * @tree_lock: protects @trees (a mutex: installs allocate and sleep)
+ * @trees: the trees pieces run on; NULL: built-in, made on first use
+ * @slot: operations by sequence % (2 * @oso); c->lock
+ * @next: sequence of the next local operation; c->lock (read racily for
+ *	dumps)
+ * @rtt: round trip of fragments going up; c->lock
+ * @early: frames of operations not started here yet; c->lock
+ * @timer: retransmission and deadlines of every operation; runs under
+ *	c->lock
+ * @work: float frames softirq could not reduce (no FPU there)
+ * @deferred: those frames; the queue's own lock
+ * @wq: callers waiting for a result or for an OSO slot
+ */
+struct nc_agg {
+	u32 oso;
+	u32 tree_degree;
+	struct mutex tree_lock;	/* protects trees[] */
+	struct nc_tree *trees[NETCOLL_TREES_MAX];
+	struct nc_agg_op *slot[NC_AGG_SLOTS];
+	u32 next;
+	struct nc_rtt rtt;
+	struct sk_buff_head early;
+	struct timer_list timer;
+	struct work_struct work;
+	struct sk_buff_head deferred;
+	wait_queue_head_t wq;
+};
+
+/* One reduction as the caller describes it (checked by coll_reduce.c). */
+struct nc_agg_args {
+	const void __user *sendbuf;
+	void __user *recvbuf;
+	u64 count;
+	u32 op, dtype, root, flags, split;
+	u32 timeout_ms;
+};
+
+int nc_agg_init(struct nc_comm *c);
+void nc_agg_stop(struct nc_comm *c, int err);
+void nc_agg_free(struct nc_comm *c);
+struct nc_agg_op *nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a);
+int nc_agg_wait(struct nc_comm *c, struct nc_agg_op *op);
+bool nc_agg_done(const struct nc_agg_op *op);
+void nc_agg_release(struct nc_comm *c, struct nc_agg_op *op, bool cancel);
+void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
+		const struct nc_frame *f);
+int nc_agg_set_tree(struct nc_comm *c, u32 index, struct nc_tree *t);
+bool nc_agg_reclaim(struct nc_comm *c);
+void nc_agg_close(struct nc_comm *c);
+
+#endif /* NC_AGG_H */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Aggregation trees as one rank sees them (tree.c).  A tree belongs to its
+ * communicator's aggregation state (agg->trees[], replaced under
+ * agg->tree_lock) and is immutable once built; an operation copies what it
+ * needs from it when it starts, so a replacement never races a running
+ * reduction.
+ */
+#ifndef NC_TREE_H
+#define NC_TREE_H
+
+#include <linux/types.h>
+
+struct netlink_ext_ack;
+
+/**
+ * struct nc_tree - this rank's view of an aggregation tree
+ * @root: the tree's root rank
+ * @parent: this rank's parent; its own rank at the root
+ * @nchildren: entries of @children
+ * @installed: installed by the administrator (else the built-in f-nomial)
+ * @children: this rank's children, ascending: the reduction order
+ */
+struct nc_tree {
+	u32 root;
+	u32 parent;
+	u32 nchildren;
+	bool installed;
+	u32 children[];
+};
+
+struct nc_tree *nc_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index);
+struct nc_tree *nc_tree_from_parents(u32 rank, u32 size, const u32 *parents,
+				     struct netlink_ext_ack *extack);
+
+#endif /* NC_TREE_H */
