@@ -26,12 +26,12 @@
 
 #include "comm.h"
 
-bool nc_may_admin_net(struct net *net)
+bool nck_may_admin_net(struct net *net)
 {
 	return capable(CAP_NET_ADMIN);
 }
 
-bool nc_may_bind(const struct nc_comm *c)
+bool nck_may_bind(const struct nck_comm *c)
 {
 	const struct cred *cred = current_cred();
 
@@ -39,11 +39,11 @@ bool nc_may_bind(const struct nc_comm *c)
 		return true;
 	if (gid_valid(c->group) && in_egroup_p(c->group))
 		return true;
-	return nc_may_admin_net(c->nn->net);
+	return nck_may_admin_net(c->nn->net);
 }
 
-bool nc_nl_may_admin_comm(const struct nc_comm *c, struct sk_buff *skb,
-			  struct net *net)
+bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb,
+			   struct net *net)
 {
 	return uid_eq(NETLINK_CB(skb).creds.uid, c->owner) ||
 	       netlink_capable(skb, CAP_NET_ADMIN);
@@ -53,8 +53,8 @@ bool nc_nl_may_admin_comm(const struct nc_comm *c, struct sk_buff *skb,
  * The cookie (and epoch): what a frame forger would need besides MACs.
  * Asked for every communicator of a dump: no audit record for a denial.
  */
-bool nc_nl_may_see_secrets(const struct nc_comm *c, struct sk_buff *skb,
-			   struct net *net)
+bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
+			    struct net *net)
 {
 	return uid_eq(NETLINK_CB(skb).creds.uid, c->owner) ||
 	       ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);

@@ -3,8 +3,8 @@
  * The aggregation engine: reduce, allreduce and barrier on trees, run by
  * the receive path.
  *
- * A rank's process only posts its contribution (nc_agg_start) and later
- * collects the result (nc_agg_wait).  Everything in between happens in
+ * A rank's process only posts its contribution (nck_agg_start) and later
+ * collects the result (nck_agg_wait).  Everything in between happens in
  * softirq, in the receive handler and a timer: a node holds its children's
  * fragments until it has all of them, combines its own data with theirs
  * in ascending child rank order, sends the partial result to its parent,
@@ -21,7 +21,7 @@
  * Reliability is the core's (rel.h), in both directions:
  *  - up: a piece's partial result is a message from child to parent.  The
  *    parent keeps a fragment set per child and acks as the core says (every
- *    NC_ACK_EVERY fragments, on holes, duplicates and request); the child
+ *    NCK_ACK_EVERY fragments, on holes, duplicates and request); the child
  *    resends holes its selective acks show at once and the rest on its
  *    retransmission timeout.  The result arriving later acks everything
  *    implicitly, so a one-fragment allreduce costs one frame per tree edge
@@ -47,17 +47,17 @@
  * operations not started yet wait in c->agg.early (the core's early
  * frames).
  *
- * Lifetime of an operation (struct nc_agg_op): two references.
+ * Lifetime of an operation (struct nck_agg_op): two references.
  *  - its slot (the engine's): taken when it starts, dropped when it leaves
  *    the slot.  A finished operation stays to answer repair requests of
  *    slower peers.  It leaves when its sequence comes round again, when
- *    memory is needed (nc_agg_reclaim), when its endpoint closed and its
+ *    memory is needed (nck_agg_reclaim), when its endpoint closed and its
  *    deadline passed (the peers' time budget is spent too: nobody asks
  *    any more), when it is cancelled, or when the communicator is freed;
  *  - its poster's (the endpoint's table, endpoint.c): dropped by
- *    nc_agg_release() once the result was collected, or when the endpoint
+ *    nck_agg_release() once the result was collected, or when the endpoint
  *    closes (which cancels it if it has not finished).
- * The last nc_agg_op_put() frees it, in whatever context.  Frames it holds
+ * The last nck_agg_op_put() frees it, in whatever context.  Frames it holds
  * are charged to the communicator's receive memory, its buffers to the
  * communicator's posted memory; both are given back by that free.
  *
@@ -76,42 +76,42 @@
 #include "tree.h"
 #include "shared/nc_reduce.h"
 
-#define NC_AGG_BURST		64	/* fragments resent per timeout or nack */
-#define NC_AGG_DEFER_MAX	1024	/* float frames waiting for the worker */
-#define NC_AGG_ASK_SHIFT_MAX	6	/* repair backoff: rto_min_ms << 6 */
-#define NC_AGG_PROBE_EVERY	16	/* ops between round-trip probes */
+#define NCK_AGG_BURST		64	/* fragments resent per timeout or nack */
+#define NCK_AGG_DEFER_MAX	1024	/* float frames waiting for the worker */
+#define NCK_AGG_ASK_SHIFT_MAX	6	/* repair backoff: rto_min_ms << 6 */
+#define NCK_AGG_PROBE_EVERY	16	/* ops between round-trip probes */
 
 /*
  * A rank that may ask this one for a piece's result: when it may be
  * answered again.  Each piece at most once per interval; the interval
  * doubles while the asker makes no progress.
  */
-struct nc_agg_asker {
+struct nck_agg_asker {
 	unsigned long at;		/* this interval ends; 0: none yet */
 	u32 cum[NETCOLL_TREES_MAX];	/* what it said it had, per piece */
 	u8 shift;
 	u8 answered;			/* pieces answered this interval */
 };
 
-struct nc_agg_piece {
+struct nck_agg_piece {
 	u32 off, len;		/* bytes of the vector */
 	u32 nfrags;		/* an empty piece is one empty fragment */
 	bool want_data;		/* this rank receives the result */
 	u32 root, parent, src;	/* src: sends us the result (or marker) */
 	u32 nchildren;
 	u32 *children;		/* ascending: the reduction order */
-	struct nc_frags *got;	/* per child: its fragments here */
+	struct nck_frags *got;	/* per child: its fragments here */
 	struct sk_buff **held;	/* [child * nfrags + k] until reduced */
 	unsigned long *ready;	/* combined here (own and children's) */
 	u32 nready, up_next;
-	struct nc_frags up;	/* what the parent acked */
-	struct nc_frags res;	/* result fragments here */
+	struct nck_frags up;	/* what the parent acked */
+	struct nck_frags res;	/* result fragments here */
 	u32 res_asked;		/* a hole past this was asked for already */
 	bool done_mark;		/* the root says the piece is done */
 	bool complete;
 };
 
-struct nc_agg_op {
+struct nck_agg_op {
 	refcount_t ref;		/* slot and poster, see the top */
 	u32 seq;
 	bool started, complete;
@@ -127,44 +127,44 @@ struct nc_agg_op {
 	u8 *buf;		/* contribution, partial result, result */
 	void __user *ubuf;	/* where the result goes */
 	u32 npieces, pieces_done;
-	struct nc_agg_piece piece[NETCOLL_TREES_MAX];
-	struct nc_agg_asker *askers;	/* [c->size]; NULL: nobody asks us */
+	struct nck_agg_piece piece[NETCOLL_TREES_MAX];
+	struct nck_agg_asker *askers;	/* [c->size]; NULL: nobody asks us */
 	unsigned long deadline;
-	struct nc_rtx rtx;
+	struct nck_rtx rtx;
 	/* One fragment going up is timed for the round-trip estimate. */
-	struct nc_agg_piece *probe;
+	struct nck_agg_piece *probe;
 	u32 probe_k;
 	u64 probe_ns;
 };
 
-static u32 nc_agg_window(const struct nc_comm *c)
+static u32 nck_agg_window(const struct nck_comm *c)
 {
 	return 2 * c->agg.oso;
 }
 
-static struct nc_agg_op *nc_agg_find(struct nc_comm *c, u32 seq)
+static struct nck_agg_op *nck_agg_find(struct nck_comm *c, u32 seq)
 {
-	struct nc_agg_op *op = c->agg.slot[seq % nc_agg_window(c)];
+	struct nck_agg_op *op = c->agg.slot[seq % nck_agg_window(c)];
 
 	lockdep_assert_held(&c->lock);
 	return op && op->seq == seq ? op : NULL;
 }
 
-static bool nc_agg_is_root(const struct nc_comm *c,
-			   const struct nc_agg_piece *p)
+static bool nck_agg_is_root(const struct nck_comm *c,
+			    const struct nck_agg_piece *p)
 {
 	return p->parent == c->rank;
 }
 
-static u32 nc_agg_frag_len(const struct nc_agg_op *op,
-			   const struct nc_agg_piece *p, u32 k)
+static u32 nck_agg_frag_len(const struct nck_agg_op *op,
+			    const struct nck_agg_piece *p, u32 k)
 {
 	u32 off = k * op->fs;
 
 	return p->len ? min(op->fs, p->len - off) : 0;
 }
 
-static bool nc_agg_tree_dist(const struct nc_agg_op *op)
+static bool nck_agg_tree_dist(const struct nck_agg_op *op)
 {
 	return !(op->flags & NETCOLL_RED_MCAST);
 }
@@ -173,21 +173,21 @@ static bool nc_agg_tree_dist(const struct nc_agg_op *op)
 /* Life of an operation                                              */
 /* ---------------------------------------------------------------- */
 
-static void nc_agg_op_free(struct nc_comm *c, struct nc_agg_op *op)
+static void nck_agg_op_free(struct nck_comm *c, struct nck_agg_op *op)
 {
 	u32 j, i;
 
 	for (j = 0; j < op->npieces; j++) {
-		struct nc_agg_piece *p = &op->piece[j];
+		struct nck_agg_piece *p = &op->piece[j];
 
 		if (p->held)
 			for (i = 0; i < p->nchildren * p->nfrags; i++)
 				if (p->held[i])
-					nc_rx_free(c, p->held[i]);
+					nck_rx_free(c, p->held[i]);
 		for (i = 0; p->got && i < p->nchildren; i++)
-			nc_frags_free(&p->got[i]);
-		nc_frags_free(&p->up);
-		nc_frags_free(&p->res);
+			nck_frags_free(&p->got[i]);
+		nck_frags_free(&p->up);
+		nck_frags_free(&p->res);
 		kvfree(p->got);
 		kvfree(p->held);
 		kvfree(p->ready);
@@ -195,29 +195,29 @@ static void nc_agg_op_free(struct nc_comm *c, struct nc_agg_op *op)
 	}
 	kvfree(op->askers);
 	kvfree(op->buf);
-	nc_comm_mem_release(c, op->charge);
+	nck_comm_mem_release(c, op->charge);
 	kfree(op);
 }
 
-static void nc_agg_op_put(struct nc_comm *c, struct nc_agg_op *op)
+static void nck_agg_op_put(struct nck_comm *c, struct nck_agg_op *op)
 {
 	if (refcount_dec_and_test(&op->ref))
-		nc_agg_op_free(c, op);
+		nck_agg_op_free(c, op);
 }
 
 /* op leaves its slot: the engine's reference goes. */
-static void nc_agg_unslot(struct nc_comm *c, struct nc_agg_op *op)
+static void nck_agg_unslot(struct nck_comm *c, struct nck_agg_op *op)
 {
-	struct nc_agg_op **slot = &c->agg.slot[op->seq % nc_agg_window(c)];
+	struct nck_agg_op **slot = &c->agg.slot[op->seq % nck_agg_window(c)];
 
 	lockdep_assert_held(&c->lock);
 	if (*slot == op) {
 		*slot = NULL;
-		nc_agg_op_put(c, op);
+		nck_agg_op_put(c, op);
 	}
 }
 
-static void nc_agg_arm(struct nc_comm *c, unsigned long when)
+static void nck_agg_arm(struct nck_comm *c, unsigned long when)
 {
 	if (!c->dead && (!timer_pending(&c->agg.timer) ||
 			 time_before(when, c->agg.timer.expires)))
@@ -230,13 +230,13 @@ static void nc_agg_arm(struct nc_comm *c, unsigned long when)
  * a closed endpoint's memory comes back without waiting for the slot to
  * be reused.
  */
-static void nc_agg_linger(struct nc_comm *c, struct nc_agg_op *op)
+static void nck_agg_linger(struct nck_comm *c, struct nck_agg_op *op)
 {
 	op->linger_until = op->deadline ?: 1;
-	nc_agg_arm(c, op->linger_until);
+	nck_agg_arm(c, op->linger_until);
 }
 
-static void nc_agg_complete(struct nc_comm *c, struct nc_agg_op *op, int err)
+static void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
 {
 	lockdep_assert_held(&c->lock);
 
@@ -247,20 +247,20 @@ static void nc_agg_complete(struct nc_comm *c, struct nc_agg_op *op, int err)
 	/*
 	 * A started operation that failed may have run on some ranks and not
 	 * on others: the ranks' sequences of operations can disagree from
-	 * here on, so none may run again (see nc_comm_break).
+	 * here on, so none may run again (see nck_comm_break).
 	 */
 	if (err)
-		nc_comm_break(c);
+		nck_comm_break(c);
 	else
-		nc_stat_inc(c->nn, NETCOLL_STAT_AGG_OPS);
+		nck_stat_inc(c->nn, NETCOLL_STAT_AGG_OPS);
 	wake_up_all(&c->agg.wq);
 }
 
 /* Something new arrived or was acked: the timer restarts from the estimate. */
-static void nc_agg_progress(struct nc_comm *c, struct nc_agg_op *op)
+static void nck_agg_progress(struct nck_comm *c, struct nck_agg_op *op)
 {
-	nc_rtx_progress(&op->rtx, &c->agg.rtt);
-	nc_agg_arm(c, op->rtx.at);
+	nck_rtx_progress(&op->rtx, &c->agg.rtt);
+	nck_agg_arm(c, op->rtx.at);
 }
 
 /* ---------------------------------------------------------------- */
@@ -271,21 +271,21 @@ static void nc_agg_progress(struct nc_comm *c, struct nc_agg_op *op)
  * Fragment k of piece p (type AGG_UP or AGG_DOWN) from op->buf, or with
  * marker set an empty AGG_DOWN: the piece is done.
  */
-static void nc_agg_send_frag(struct nc_comm *c, struct nc_agg_op *op,
-			     struct nc_agg_piece *p, u32 k, u16 type,
+static void nck_agg_send_frag(struct nck_comm *c, struct nck_agg_op *op,
+			      struct nck_agg_piece *p, u32 k, u16 type,
 			     u16 flags, u32 dst, bool marker,
 			     struct sk_buff_head *txq)
 {
-	u32 len = marker ? 0 : nc_agg_frag_len(op, p, k);
+	u32 len = marker ? 0 : nck_agg_frag_len(op, p, k);
 	struct sk_buff *skb;
 	struct nc_frame f;
 
-	skb = nc_frame_alloc(len, GFP_ATOMIC);
+	skb = nck_frame_alloc(len, GFP_ATOMIC);
 	if (!skb) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 		return;		/* the timer sends it again */
 	}
-	nc_frame_hdr(c, &f, type, op->seq, dst, p - op->piece);
+	nck_frame_hdr(c, &f, type, op->seq, dst, p - op->piece);
 	f.opcode = op->opcode;
 	f.flags = flags | (dst == NETCOLL_RANK_GROUP ? NETCOLL_F_MCAST : 0);
 	if (!marker && p->len) {
@@ -297,120 +297,120 @@ static void nc_agg_send_frag(struct nc_comm *c, struct nc_agg_op *op,
 	}
 	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
 	skb_put_data(skb, op->buf + p->off + k * op->fs, len);
-	nc_frame_defer(txq, skb, dst);
+	nck_frame_defer(txq, skb, dst);
 }
 
 /* AGG_ACK or AGG_NACK of piece j: a fragment set's ack. */
-static void nc_agg_send_ctl(struct nc_comm *c, u32 seq, u16 type, u32 dst,
-			    u16 piece, u32 cum, u32 sack,
+static void nck_agg_send_ctl(struct nck_comm *c, u32 seq, u16 type, u32 dst,
+			     u16 piece, u32 cum, u32 sack,
 			    struct sk_buff_head *txq)
 {
 	struct sk_buff *skb;
 
-	skb = nc_ctl_frame(c, type, seq, dst, piece, cum, sack, 0, 0);
+	skb = nck_ctl_frame(c, type, seq, dst, piece, cum, sack, 0, 0);
 	if (skb)
-		nc_frame_defer(txq, skb, dst);
+		nck_frame_defer(txq, skb, dst);
 }
 
 /* Tell child ci which of its fragments of piece p we have. */
-static void nc_agg_ack_child(struct nc_comm *c, struct nc_agg_op *op,
-			     struct nc_agg_piece *p, u32 ci,
+static void nck_agg_ack_child(struct nck_comm *c, struct nck_agg_op *op,
+			      struct nck_agg_piece *p, u32 ci,
 			     struct sk_buff_head *txq)
 {
 	u32 cum, sack;
 
-	nc_frags_summary(&p->got[ci], &cum, &sack);
-	nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
-			p - op->piece, cum, sack, txq);
+	nck_frags_summary(&p->got[ci], &cum, &sack);
+	nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
+			 p - op->piece, cum, sack, txq);
 }
 
 /* Ask the sender of piece p's result for what is missing. */
-static void nc_agg_ask(struct nc_comm *c, struct nc_agg_op *op,
-		       struct nc_agg_piece *p, struct sk_buff_head *txq)
+static void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
+			struct nck_agg_piece *p, struct sk_buff_head *txq)
 {
 	u32 cum = 0, sack = 0;
 
 	if (p->want_data && p->len)
-		nc_frags_summary(&p->res, &cum, &sack);
+		nck_frags_summary(&p->res, &cum, &sack);
 	p->res_asked = max(p->res_asked, p->res.next);
-	nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_NACK, p->src, p - op->piece,
-			cum, sack, txq);
+	nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_NACK, p->src, p - op->piece,
+			 cum, sack, txq);
 }
 
 /* ---------------------------------------------------------------- */
 /* Progress                                                          */
 /* ---------------------------------------------------------------- */
 
-static void nc_agg_piece_check(struct nc_comm *c, struct nc_agg_op *op,
-			       struct nc_agg_piece *p)
+static void nck_agg_piece_check(struct nck_comm *c, struct nck_agg_op *op,
+				struct nck_agg_piece *p)
 {
 	bool done;
 
 	if (p->complete)
 		return;
 	if (p->want_data)
-		done = nc_frags_full(&p->res);
+		done = nck_frags_full(&p->res);
 	else
 		done = p->done_mark ||
-		       (nc_agg_is_root(c, p) && p->nready == p->nfrags);
+		       (nck_agg_is_root(c, p) && p->nready == p->nfrags);
 	if (!done)
 		return;
 	p->complete = true;
 	if (++op->pieces_done == op->npieces)
-		nc_agg_complete(c, op, 0);
+		nck_agg_complete(c, op, 0);
 }
 
-static void nc_agg_to_children(struct nc_comm *c, struct nc_agg_op *op,
-			       struct nc_agg_piece *p, u32 k, bool marker,
+static void nck_agg_to_children(struct nck_comm *c, struct nck_agg_op *op,
+				struct nck_agg_piece *p, u32 k, bool marker,
 			       struct sk_buff_head *txq)
 {
 	u32 i;
 
 	for (i = 0; i < p->nchildren; i++)
-		nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
-				 p->children[i], marker, txq);
+		nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
+				  p->children[i], marker, txq);
 }
 
 /* Distribute result fragment k (or with marker the piece's end). */
-static void nc_agg_distribute(struct nc_comm *c, struct nc_agg_op *op,
-			      struct nc_agg_piece *p, u32 k, bool marker,
+static void nck_agg_distribute(struct nck_comm *c, struct nck_agg_op *op,
+			       struct nck_agg_piece *p, u32 k, bool marker,
 			      struct sk_buff_head *txq)
 {
-	if (nc_agg_tree_dist(op)) {
-		nc_agg_to_children(c, op, p, k, marker, txq);
+	if (nck_agg_tree_dist(op)) {
+		nck_agg_to_children(c, op, p, k, marker, txq);
 		return;
 	}
-	nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
-			 NETCOLL_RANK_GROUP, marker, txq);
-	nc_stat_inc(c->nn, NETCOLL_STAT_AGG_MCAST_TX);
+	nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
+			  NETCOLL_RANK_GROUP, marker, txq);
+	nck_stat_inc(c->nn, NETCOLL_STAT_AGG_MCAST_TX);
 }
 
 /* At the root: fragment k of piece p is final.  Hand it out. */
-static void nc_agg_root_result(struct nc_comm *c, struct nc_agg_op *op,
-			       struct nc_agg_piece *p, u32 k,
+static void nck_agg_root_result(struct nck_comm *c, struct nck_agg_op *op,
+				struct nck_agg_piece *p, u32 k,
 			       struct sk_buff_head *txq)
 {
 	bool all = op->flags & NETCOLL_RED_ALL;
 
 	if (p->want_data)
-		nc_frags_set(&p->res, k);
+		nck_frags_set(&p->res, k);
 	if (all && p->len) {
-		nc_agg_distribute(c, op, p, k, false, txq);
+		nck_agg_distribute(c, op, p, k, false, txq);
 	} else {
 		if (!all && op->root != c->rank && p->len)
-			nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
-					 op->root, false, txq);
+			nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
+					  op->root, false, txq);
 		if (p->nready == p->nfrags)
-			nc_agg_distribute(c, op, p, 0, true, txq);
+			nck_agg_distribute(c, op, p, 0, true, txq);
 	}
-	nc_agg_piece_check(c, op, p);
+	nck_agg_piece_check(c, op, p);
 }
 
 /* Send ready fragments to the parent, in order, within the window. */
-static void nc_agg_push_up(struct nc_comm *c, struct nc_agg_op *op,
-			   struct nc_agg_piece *p, struct sk_buff_head *txq)
+static void nck_agg_push_up(struct nck_comm *c, struct nck_agg_op *op,
+			    struct nck_agg_piece *p, struct sk_buff_head *txq)
 {
-	u32 window = max(nc_tx_window, 1U), inflight = 0, j;
+	u32 window = max(nck_tx_window, 1U), inflight = 0, j;
 	u16 flags;
 
 	/* one window per operation, whatever the split */
@@ -421,35 +421,35 @@ static void nc_agg_push_up(struct nc_comm *c, struct nc_agg_op *op,
 		flags = 0;
 		/* now and then one fragment asks for its ack: a round trip */
 		if (!op->probe && (!c->agg.rtt.srtt_us ||
-				   op->seq % NC_AGG_PROBE_EVERY == 0)) {
+				   op->seq % NCK_AGG_PROBE_EVERY == 0)) {
 			op->probe = p;
 			op->probe_k = p->up_next;
 			op->probe_ns = ktime_get_ns();
 			flags = NETCOLL_F_ACK_NOW;
 		}
-		nc_agg_send_frag(c, op, p, p->up_next, NETCOLL_T_AGG_UP, flags,
-				 p->parent, false, txq);
+		nck_agg_send_frag(c, op, p, p->up_next, NETCOLL_T_AGG_UP, flags,
+				  p->parent, false, txq);
 		p->up_next++;
 	}
 }
 
 /* Acks (explicit or implied by the result) reopen the shared window. */
-static void nc_agg_push_all(struct nc_comm *c, struct nc_agg_op *op,
-			    struct sk_buff_head *txq)
+static void nck_agg_push_all(struct nck_comm *c, struct nck_agg_op *op,
+			     struct sk_buff_head *txq)
 {
 	u32 j;
 
 	for (j = 0; j < op->npieces; j++)
-		if (!nc_agg_is_root(c, &op->piece[j]))
-			nc_agg_push_up(c, op, &op->piece[j], txq);
+		if (!nck_agg_is_root(c, &op->piece[j]))
+			nck_agg_push_up(c, op, &op->piece[j], txq);
 }
 
 /* Combine fragment k of piece p once our own data and every child's are in. */
-static void nc_agg_try(struct nc_comm *c, struct nc_agg_op *op,
-		       struct nc_agg_piece *p, u32 k, struct sk_buff_head *txq)
+static void nck_agg_try(struct nck_comm *c, struct nck_agg_op *op,
+			struct nck_agg_piece *p, u32 k, struct sk_buff_head *txq)
 {
 	u8 *acc = op->buf + p->off + k * op->fs;
-	u32 len = nc_agg_frag_len(op, p, k);
+	u32 len = nck_agg_frag_len(op, p, k);
 	u32 i;
 
 	if (!op->started || test_bit(k, p->ready))
@@ -461,29 +461,29 @@ static void nc_agg_try(struct nc_comm *c, struct nc_agg_op *op,
 		struct sk_buff **slot = &p->held[i * p->nfrags + k];
 
 		if (len)
-			nc_reduce(op->op, op->dtype, acc,
-				  (*slot)->data + NETCOLL_HDR_LEN, len);
-		nc_rx_free(c, *slot);
+			nck_reduce(op->op, op->dtype, acc,
+				   (*slot)->data + NETCOLL_HDR_LEN, len);
+		nck_rx_free(c, *slot);
 		*slot = NULL;
 	}
 	if (p->nchildren)
-		nc_stat_inc(c->nn, NETCOLL_STAT_AGG_REDUCED);
+		nck_stat_inc(c->nn, NETCOLL_STAT_AGG_REDUCED);
 	__set_bit(k, p->ready);
 	p->nready++;
-	if (nc_agg_is_root(c, p))
-		nc_agg_root_result(c, op, p, k, txq);
+	if (nck_agg_is_root(c, p))
+		nck_agg_root_result(c, op, p, k, txq);
 	else
-		nc_agg_push_up(c, op, p, txq);
+		nck_agg_push_up(c, op, p, txq);
 }
 
 /*
  * The result (or the done marker) acks fragment k of piece p going up:
  * progress, but no round-trip sample (the tree's time is in it).
  */
-static void nc_agg_up_acked(struct nc_comm *c, struct nc_agg_op *op,
-			    struct nc_agg_piece *p, u32 k)
+static void nck_agg_up_acked(struct nck_comm *c, struct nck_agg_op *op,
+			     struct nck_agg_piece *p, u32 k)
 {
-	if (k >= p->up_next || !nc_frags_set(&p->up, k))
+	if (k >= p->up_next || !nck_frags_set(&p->up, k))
 		return;
 	op->progress = true;
 	if (op->probe == p && op->probe_k == k)
@@ -495,7 +495,7 @@ static void nc_agg_up_acked(struct nc_comm *c, struct nc_agg_op *op,
 /* ---------------------------------------------------------------- */
 
 /* Position of rank among the children of piece p, or -1. */
-static int nc_agg_child_index(const struct nc_agg_piece *p, u32 rank)
+static int nck_agg_child_index(const struct nck_agg_piece *p, u32 rank)
 {
 	u32 lo = 0, hi = p->nchildren;
 
@@ -512,80 +512,80 @@ static int nc_agg_child_index(const struct nc_agg_piece *p, u32 rank)
 	return -1;
 }
 
-static struct nc_agg_piece *nc_agg_piece_of(struct nc_comm *c,
-					    struct nc_agg_op *op,
+static struct nck_agg_piece *nck_agg_piece_of(struct nck_comm *c,
+					      struct nck_agg_op *op,
 					    const struct nc_frame *f)
 {
 	if (f->tag >= op->npieces) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_LENGTH);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_LENGTH);
 		return NULL;
 	}
 	return &op->piece[f->tag];
 }
 
 /* Data frames must match the operation: op/dtype, piece length, cut. */
-static bool nc_agg_data_ok(struct nc_comm *c, struct nc_agg_op *op,
-			   struct nc_agg_piece *p, const struct nc_frame *f)
+static bool nck_agg_data_ok(struct nck_comm *c, struct nck_agg_op *op,
+			    struct nck_agg_piece *p, const struct nc_frame *f)
 {
 	if (f->opcode != op->opcode) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_OPCODE);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_OPCODE);
 		return false;
 	}
 	if (f->msg_len != p->len || (p->len && f->frag_size != op->fs)) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_LENGTH);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_LENGTH);
 		return false;
 	}
 	return true;
 }
 
-static void nc_agg_in_up(struct nc_comm *c, struct nc_agg_op *op,
-			 struct sk_buff *skb, const struct nc_frame *f,
+static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
+			  struct sk_buff *skb, const struct nc_frame *f,
 			 struct sk_buff_head *txq)
 {
-	struct nc_agg_piece *p = nc_agg_piece_of(c, op, f);
-	enum nc_rx_verdict v;
+	struct nck_agg_piece *p = nck_agg_piece_of(c, op, f);
+	enum nck_rx_verdict v;
 	int ci;
 
 	if (!p)
 		goto drop;
-	ci = nc_agg_child_index(p, f->src_rank);
+	ci = nck_agg_child_index(p, f->src_rank);
 	if (ci < 0) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
 		goto drop;
 	}
-	if (!nc_agg_data_ok(c, op, p, f))
+	if (!nck_agg_data_ok(c, op, p, f))
 		goto drop;
-	if (nc_frags_test(&p->got[ci], f->seq)) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
-		nc_agg_ack_child(c, op, p, ci, txq);	/* its ack was lost */
-		goto drop;
-	}
-	if (skb_linearize(skb) || !nc_rx_charge(c, skb)) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+	if (nck_frags_test(&p->got[ci], f->seq)) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
+		nck_agg_ack_child(c, op, p, ci, txq);	/* its ack was lost */
 		goto drop;
 	}
-	v = nc_frags_receive(&p->got[ci], f->seq, f->flags & NETCOLL_F_ACK_NOW);
+	if (skb_linearize(skb) || !nck_rx_charge(c, skb)) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+		goto drop;
+	}
+	v = nck_frags_receive(&p->got[ci], f->seq, f->flags & NETCOLL_F_ACK_NOW);
 	p->held[ci * p->nfrags + f->seq] = skb;
-	nc_agg_progress(c, op);
-	nc_agg_try(c, op, p, f->seq, txq);
-	if (v == NC_RX_NEW_ACK)
-		nc_agg_ack_child(c, op, p, ci, txq);
+	nck_agg_progress(c, op);
+	nck_agg_try(c, op, p, f->seq, txq);
+	if (v == NCK_RX_NEW_ACK)
+		nck_agg_ack_child(c, op, p, ci, txq);
 	return;
 drop:
 	kfree_skb(skb);
 }
 
-static void nc_agg_in_down(struct nc_comm *c, struct nc_agg_op *op,
-			   struct sk_buff *skb, const struct nc_frame *f,
+static void nck_agg_in_down(struct nck_comm *c, struct nck_agg_op *op,
+			    struct sk_buff *skb, const struct nc_frame *f,
 			   struct sk_buff_head *txq)
 {
-	struct nc_agg_piece *p = nc_agg_piece_of(c, op, f);
+	struct nck_agg_piece *p = nck_agg_piece_of(c, op, f);
 	u32 k;
 
 	if (!p)
 		goto drop;
 	if (f->src_rank != p->parent && f->src_rank != p->root) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
 		goto drop;
 	}
 	if (!f->msg_len) {
@@ -594,122 +594,122 @@ static void nc_agg_in_down(struct nc_comm *c, struct nc_agg_op *op,
 			goto dup;
 		p->done_mark = true;
 		for (k = 0; k < p->up_next; k++)
-			nc_agg_up_acked(c, op, p, k);
-		if (nc_agg_tree_dist(op))
-			nc_agg_to_children(c, op, p, 0, true, txq);
+			nck_agg_up_acked(c, op, p, k);
+		if (nck_agg_tree_dist(op))
+			nck_agg_to_children(c, op, p, 0, true, txq);
 		if (p->want_data && !p->len)
-			nc_frags_set(&p->res, 0);
-		nc_agg_piece_check(c, op, p);
+			nck_frags_set(&p->res, 0);
+		nck_agg_piece_check(c, op, p);
 		kfree_skb(skb);
 		return;
 	}
 	if (!p->want_data) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		goto drop;
 	}
-	if (!nc_agg_data_ok(c, op, p, f))
+	if (!nck_agg_data_ok(c, op, p, f))
 		goto drop;
 	k = f->seq;
-	if (nc_frags_test(&p->res, k))
+	if (nck_frags_test(&p->res, k))
 		goto dup;
 	if (skb_copy_bits(skb, NETCOLL_HDR_LEN, op->buf + p->off + k * op->fs,
 			  f->len)) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_LENGTH);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_LENGTH);
 		goto drop;
 	}
-	nc_frags_set(&p->res, k);
-	nc_agg_up_acked(c, op, p, k);
-	nc_agg_progress(c, op);
-	nc_agg_push_all(c, op, txq);
-	if ((op->flags & NETCOLL_RED_ALL) && nc_agg_tree_dist(op))
-		nc_agg_to_children(c, op, p, k, false, txq);
-	nc_agg_piece_check(c, op, p);
+	nck_frags_set(&p->res, k);
+	nck_agg_up_acked(c, op, p, k);
+	nck_agg_progress(c, op);
+	nck_agg_push_all(c, op, txq);
+	if ((op->flags & NETCOLL_RED_ALL) && nck_agg_tree_dist(op))
+		nck_agg_to_children(c, op, p, k, false, txq);
+	nck_agg_piece_check(c, op, p);
 	/* a hole behind it: ask for it now, not one timeout later */
-	if (!p->complete && k > p->res_asked && nc_frags_test(&p->res, k) &&
+	if (!p->complete && k > p->res_asked && nck_frags_test(&p->res, k) &&
 	    find_next_zero_bit(p->res.bits, k, p->res.cum) < k)
-		nc_agg_ask(c, op, p, txq);
+		nck_agg_ask(c, op, p, txq);
 	kfree_skb(skb);
 	return;
 dup:
-	nc_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
+	nck_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
 drop:
 	kfree_skb(skb);
 }
 
 /* What an ack from the parent is applied to. */
-struct nc_agg_ack_ctx {
-	struct nc_comm *c;
-	struct nc_agg_op *op;
-	struct nc_agg_piece *p;
+struct nck_agg_ack_ctx {
+	struct nck_comm *c;
+	struct nck_agg_op *op;
+	struct nck_agg_piece *p;
 	struct sk_buff_head *txq;
 };
 
-static void nc_agg_newly_acked(void *arg, u32 k)
+static void nck_agg_newly_acked(void *arg, u32 k)
 {
-	struct nc_agg_ack_ctx *x = arg;
-	struct nc_agg_op *op = x->op;
+	struct nck_agg_ack_ctx *x = arg;
+	struct nck_agg_op *op = x->op;
 
 	op->progress = true;
 	if (op->probe == x->p && op->probe_k == k) {
-		nc_rtt_sample(&x->c->agg.rtt,
-			      div_u64(ktime_get_ns() - op->probe_ns, NSEC_PER_USEC));
+		nck_rtt_sample(&x->c->agg.rtt,
+			       div_u64(ktime_get_ns() - op->probe_ns, NSEC_PER_USEC));
 		op->probe = NULL;
 	}
 }
 
 /* Resend fragment k going up, asking for an ack at once. */
-static int nc_agg_resend_up(void *arg, u32 k)
+static int nck_agg_resend_up(void *arg, u32 k)
 {
-	struct nc_agg_ack_ctx *x = arg;
+	struct nck_agg_ack_ctx *x = arg;
 
 	if (x->op->probe == x->p && x->op->probe_k == k)
 		x->op->probe = NULL;	/* Karn: its ack would be ambiguous */
-	nc_agg_send_frag(x->c, x->op, x->p, k, NETCOLL_T_AGG_UP,
-			 NETCOLL_F_ACK_NOW, x->p->parent, false, x->txq);
-	nc_stat_inc(x->c->nn, NETCOLL_STAT_RETRANSMITS);
+	nck_agg_send_frag(x->c, x->op, x->p, k, NETCOLL_T_AGG_UP,
+			  NETCOLL_F_ACK_NOW, x->p->parent, false, x->txq);
+	nck_stat_inc(x->c->nn, NETCOLL_STAT_RETRANSMITS);
 	return 0;
 }
 
 /* The parent says which of our fragments going up it has. */
-static void nc_agg_in_ack(struct nc_comm *c, struct nc_agg_op *op,
-			  const struct nc_frame *f, struct sk_buff_head *txq)
+static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
+			   const struct nc_frame *f, struct sk_buff_head *txq)
 {
-	struct nc_agg_ack_ctx x = { c, op, nc_agg_piece_of(c, op, f), txq };
-	struct nc_agg_piece *p = x.p;
+	struct nck_agg_ack_ctx x = { c, op, nck_agg_piece_of(c, op, f), txq };
+	struct nck_agg_piece *p = x.p;
 	u32 sacked;
 
 	if (!p)
 		return;
-	nc_stat_inc(c->nn, NETCOLL_STAT_RX_ACKS);
+	nck_stat_inc(c->nn, NETCOLL_STAT_RX_ACKS);
 	if (f->src_rank != p->parent && f->src_rank != p->src) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
 		return;
 	}
-	if (f->src_rank != p->parent || nc_agg_is_root(c, p))
+	if (f->src_rank != p->parent || nck_agg_is_root(c, p))
 		return;			/* an alive answer: no news */
 	op->progress = false;
-	sacked = nc_frags_ack(&p->up, f->seq, f->frag_off, p->up_next,
-			      nc_agg_newly_acked, &x);
+	sacked = nck_frags_ack(&p->up, f->seq, f->frag_off, p->up_next,
+			       nck_agg_newly_acked, &x);
 	if (op->progress)
-		nc_agg_progress(c, op);
+		nck_agg_progress(c, op);
 	if (sacked)
-		nc_frags_fast_retransmit(&p->up, sacked, nc_agg_resend_up, &x);
-	nc_agg_push_all(c, op, txq);
+		nck_frags_fast_retransmit(&p->up, sacked, nck_agg_resend_up, &x);
+	nck_agg_push_all(c, op, txq);
 }
 
 /*
  * Result fragment k of piece p is here (at its root: combined here) and
  * the asker's nack f does not say it has it.
  */
-static bool nc_agg_repairable(const struct nc_comm *c,
-			      const struct nc_agg_piece *p,
+static bool nck_agg_repairable(const struct nck_comm *c,
+			       const struct nck_agg_piece *p,
 			      const struct nc_frame *f, u32 k)
 {
-	if (k > f->seq && k <= f->seq + NC_SACK_BITS &&
+	if (k > f->seq && k <= f->seq + NCK_SACK_BITS &&
 	    (f->frag_off & (1U << (k - f->seq - 1))))
 		return false;
-	return nc_agg_is_root(c, p) ? test_bit(k, p->ready) :
-				      nc_frags_test(&p->res, k);
+	return nck_agg_is_root(c, p) ? test_bit(k, p->ready) :
+				      nck_frags_test(&p->res, k);
 }
 
 /*
@@ -719,9 +719,9 @@ static bool nc_agg_repairable(const struct nc_comm *c,
  * requester backing off its own timer asks, and far less than a flood;
  * and once more each time its cumulative point moves.
  */
-static bool nc_agg_may_repair(struct nc_agg_op *op, u32 x, u32 j, u32 cum)
+static bool nck_agg_may_repair(struct nck_agg_op *op, u32 x, u32 j, u32 cum)
 {
-	struct nc_agg_asker *a = &op->askers[x];
+	struct nck_agg_asker *a = &op->askers[x];
 	unsigned long now = jiffies;
 
 	/*
@@ -735,8 +735,8 @@ static bool nc_agg_may_repair(struct nc_agg_op *op, u32 x, u32 j, u32 cum)
 		return true;
 	}
 	if (!a->at || time_after_eq(now, a->at)) {
-		a->at = (now + (msecs_to_jiffies(nc_rto_min_ms) << a->shift)) ?: 1;
-		if (a->answered && a->shift < NC_AGG_ASK_SHIFT_MAX)
+		a->at = (now + (msecs_to_jiffies(nck_rto_min_ms) << a->shift)) ?: 1;
+		if (a->answered && a->shift < NCK_AGG_ASK_SHIFT_MAX)
 			a->shift++;
 		a->answered = 0;
 	}
@@ -747,20 +747,20 @@ static bool nc_agg_may_repair(struct nc_agg_op *op, u32 x, u32 j, u32 cum)
 }
 
 /* Somebody lacks (part of) the result of piece p: send what it misses. */
-static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
-			   const struct nc_frame *f, struct sk_buff_head *txq)
+static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
+			    const struct nc_frame *f, struct sk_buff_head *txq)
 {
-	struct nc_agg_piece *p = nc_agg_piece_of(c, op, f);
+	struct nck_agg_piece *p = nck_agg_piece_of(c, op, f);
 	u32 x = f->src_rank, k, end, sent = 0;
 	bool x_data, have;
 	int ci;
 
 	if (!p)
 		return;
-	ci = nc_agg_child_index(p, x);
+	ci = nck_agg_child_index(p, x);
 	/* Children ask their parent, anybody may ask the root. */
-	if (ci < 0 && !nc_agg_is_root(c, p)) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
+	if (ci < 0 && !nck_agg_is_root(c, p)) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
 		return;
 	}
 	x_data = ((op->flags & NETCOLL_RED_ALL) || x == op->root) && p->len;
@@ -772,53 +772,53 @@ static void nc_agg_in_nack(struct nc_comm *c, struct nc_agg_op *op,
 	 */
 	end = f->frag_off ? min(f->seq + 1 + (u32)fls(f->frag_off) - 1, p->nfrags) :
 			    p->nfrags;
-	for (k = f->seq; x_data && k < end && !nc_agg_repairable(c, p, f, k); k++)
+	for (k = f->seq; x_data && k < end && !nck_agg_repairable(c, p, f, k); k++)
 		;
 	/*
 	 * Nothing to give yet, or an answer now would come too soon: say we
 	 * are alive (and what we hold of a child's), one frame for one.  One
-	 * nack makes up to NC_AGG_BURST frames otherwise: each asker is
+	 * nack makes up to NCK_AGG_BURST frames otherwise: each asker is
 	 * answered at most once per interval and each operation only up to
 	 * its budget, so forged or replayed nacks cannot multiply traffic.
 	 */
 	have = x_data ? k < end :
-		p->done_mark || (nc_agg_is_root(c, p) && p->nready == p->nfrags);
+		p->done_mark || (nck_agg_is_root(c, p) && p->nready == p->nfrags);
 	if (!have || !op->repair_budget ||
-	    !nc_agg_may_repair(op, x, f->tag, f->seq)) {
+	    !nck_agg_may_repair(op, x, f->tag, f->seq)) {
 		if (have && op->repair_budget)
-			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
+			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 		if (ci >= 0)
-			nc_agg_ack_child(c, op, p, ci, txq);
+			nck_agg_ack_child(c, op, p, ci, txq);
 		else
-			nc_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, x, f->tag,
-					0, 0, txq);
+			nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, x, f->tag,
+					 0, 0, txq);
 		return;
 	}
 	if (!x_data) {
-		nc_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN, 0, x, true,
-				 txq);
+		nck_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN, 0, x, true,
+				  txq);
 		sent = 1;
 	}
-	for (; x_data && k < end && sent < NC_AGG_BURST &&
+	for (; x_data && k < end && sent < NCK_AGG_BURST &&
 	     sent < op->repair_budget; k++) {
-		if (!nc_agg_repairable(c, p, f, k))
+		if (!nck_agg_repairable(c, p, f, k))
 			continue;
-		nc_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0, x, false,
-				 txq);
+		nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0, x, false,
+				  txq);
 		sent++;
 	}
 	op->repair_budget -= min(sent, op->repair_budget);
-	nc_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
+	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 }
 
-static void nc_agg_input(struct nc_comm *c, struct nc_agg_op *op,
-			 struct sk_buff *skb, const struct nc_frame *f,
+static void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
+			  struct sk_buff *skb, const struct nc_frame *f,
 			 struct sk_buff_head *txq)
 {
 	lockdep_assert_held(&c->lock);
 
 	if (op->err) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		kfree_skb(skb);
 		return;
 	}
@@ -826,16 +826,16 @@ static void nc_agg_input(struct nc_comm *c, struct nc_agg_op *op,
 	op->rtx.retries = 0;
 	switch (f->type) {
 	case NETCOLL_T_AGG_UP:
-		nc_agg_in_up(c, op, skb, f, txq);
+		nck_agg_in_up(c, op, skb, f, txq);
 		return;
 	case NETCOLL_T_AGG_DOWN:
-		nc_agg_in_down(c, op, skb, f, txq);
+		nck_agg_in_down(c, op, skb, f, txq);
 		return;
 	case NETCOLL_T_AGG_ACK:
-		nc_agg_in_ack(c, op, f, txq);
+		nck_agg_in_ack(c, op, f, txq);
 		break;
 	case NETCOLL_T_AGG_NACK:
-		nc_agg_in_nack(c, op, f, txq);
+		nck_agg_in_nack(c, op, f, txq);
 		break;
 	}
 	kfree_skb(skb);
@@ -846,86 +846,86 @@ static void nc_agg_input(struct nc_comm *c, struct nc_agg_op *op,
  * with the early frames (bounded by the receive memory) until it starts;
  * a peer asking is told we are alive.
  */
-static void nc_agg_early(struct nc_comm *c, struct sk_buff *skb,
-			 const struct nc_frame *f, struct sk_buff_head *txq)
+static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
+			  const struct nc_frame *f, struct sk_buff_head *txq)
 {
 	lockdep_assert_held(&c->lock);
 
 	if (f->op_seq - c->agg.next >= c->agg.oso) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		kfree_skb(skb);
 		return;
 	}
 	if (f->type == NETCOLL_T_AGG_NACK ||
 	    (f->flags & NETCOLL_F_ACK_NOW))
-		nc_agg_send_ctl(c, f->op_seq, NETCOLL_T_AGG_ACK, f->src_rank,
-				f->tag, 0, 0, txq);
+		nck_agg_send_ctl(c, f->op_seq, NETCOLL_T_AGG_ACK, f->src_rank,
+				 f->tag, 0, 0, txq);
 	if (f->type == NETCOLL_T_AGG_NACK) {
 		consume_skb(skb);	/* answered: we are alive, not done */
 		return;
 	}
 	if (f->type != NETCOLL_T_AGG_UP) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		kfree_skb(skb);
 		return;
 	}
-	nc_early_hold(c, &c->agg.early, skb);
+	nck_early_hold(c, &c->agg.early, skb);
 }
 
 /*
  * A frame of an operation whose slot went to a newer one: a late copy
  * (retransmission, duplicate) is no error; older still is.
  */
-static void nc_agg_stale(struct nc_comm *c, struct sk_buff *skb,
-			 const struct nc_frame *f)
+static void nck_agg_stale(struct nck_comm *c, struct sk_buff *skb,
+			  const struct nc_frame *f)
 {
 	u32 age = c->agg.next - f->op_seq;
 
-	nc_stat_inc(c->nn, age <= 2 * nc_agg_window(c) ?
+	nck_stat_inc(c->nn, age <= 2 * nck_agg_window(c) ?
 		    NETCOLL_STAT_RX_DUPLICATES : NETCOLL_STAT_DROP_STATE);
 	kfree_skb(skb);
 }
 
 /* A frame of this engine, where it may reduce floats (not in softirq over an FPU user). */
-static void nc_agg_deliver(struct nc_comm *c, struct sk_buff *skb,
-			   const struct nc_frame *f)
+static void nck_agg_deliver(struct nck_comm *c, struct sk_buff *skb,
+			    const struct nc_frame *f)
 {
 	struct sk_buff_head txq;
-	struct nc_agg_op *op;
+	struct nck_agg_op *op;
 
 	__skb_queue_head_init(&txq);
 	spin_lock(&c->lock);
 	if (c->dead) {
 		spin_unlock(&c->lock);
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		kfree_skb(skb);
 		return;
 	}
-	op = nc_agg_find(c, f->op_seq);
+	op = nck_agg_find(c, f->op_seq);
 	if (op)
-		nc_agg_input(c, op, skb, f, &txq);
-	else if (!nc_seq_before(f->op_seq, c->agg.next))
-		nc_agg_early(c, skb, f, &txq);
+		nck_agg_input(c, op, skb, f, &txq);
+	else if (!nck_seq_before(f->op_seq, c->agg.next))
+		nck_agg_early(c, skb, f, &txq);
 	else
-		nc_agg_stale(c, skb, f);
+		nck_agg_stale(c, skb, f);
 	spin_unlock(&c->lock);
-	nc_frames_flush(c, &txq);
+	nck_frames_flush(c, &txq);
 }
 
 /* Receive path entry (softirq, RCU held). */
-void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
-		const struct nc_frame *f)
+void nck_agg_rcv(struct nck_comm *c, struct sk_buff *skb,
+		 const struct nc_frame *f)
 {
 	bool fp = f->type == NETCOLL_T_AGG_UP && nc_dt_is_float(f->opcode & 0xff);
 
-	if (fp && !nc_reduce_float_supported()) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_OPCODE);
+	if (fp && !nck_reduce_float_supported()) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_OPCODE);
 		kfree_skb(skb);
 		return;
 	}
-	if (!fp || (nc_reduce_fpu_usable() &&
-		    !(READ_ONCE(nc_fpu_defer_all) && in_serving_softirq()))) {
-		nc_agg_deliver(c, skb, f);
+	if (!fp || (nck_reduce_fpu_usable() &&
+		    !(READ_ONCE(nck_fpu_defer_all) && in_serving_softirq()))) {
+		nck_agg_deliver(c, skb, f);
 		return;
 	}
 	/*
@@ -934,26 +934,26 @@ void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
 	 * while the frame waits.
 	 */
 	if (READ_ONCE(c->dead) ||
-	    skb_queue_len(&c->agg.deferred) >= NC_AGG_DEFER_MAX ||
-	    !nc_rx_charge(c, skb)) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+	    skb_queue_len(&c->agg.deferred) >= NCK_AGG_DEFER_MAX ||
+	    !nck_rx_charge(c, skb)) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 		kfree_skb(skb);
 		return;
 	}
 	if (!refcount_inc_not_zero(&c->ref)) {
-		nc_rx_free(c, skb);
+		nck_rx_free(c, skb);
 		return;
 	}
 	skb_queue_tail(&c->agg.deferred, skb);
-	nc_stat_inc(c->nn, NETCOLL_STAT_AGG_FPU_DEFERRED);
-	if (!queue_work(nc_wq, &c->agg.work))
-		nc_comm_put(c);
+	nck_stat_inc(c->nn, NETCOLL_STAT_AGG_FPU_DEFERRED);
+	if (!queue_work(nck_wq, &c->agg.work))
+		nck_comm_put(c);
 }
 
 /* The frames queued when the worker was: later ones wait for its next run. */
-static void nc_agg_work(struct work_struct *work)
+static void nck_agg_work(struct work_struct *work)
 {
-	struct nc_comm *c = container_of(work, struct nc_comm, agg.work);
+	struct nck_comm *c = container_of(work, struct nck_comm, agg.work);
 	struct sk_buff_head q;
 	struct sk_buff *skb;
 	struct nc_frame f;
@@ -965,31 +965,31 @@ static void nc_agg_work(struct work_struct *work)
 	local_bh_disable();
 	rcu_read_lock();
 	while ((skb = __skb_dequeue(&q))) {
-		nc_rx_uncharge(c, skb);
-		nc_skb_hdr(skb, &f);
-		nc_agg_deliver(c, skb, &f);
+		nck_rx_uncharge(c, skb);
+		nck_skb_hdr(skb, &f);
+		nck_agg_deliver(c, skb, &f);
 	}
 	rcu_read_unlock();
 	local_bh_enable();
-	nc_comm_put(c);		/* the reference queue_work() was given */
+	nck_comm_put(c);		/* the reference queue_work() was given */
 }
 
 /* ---------------------------------------------------------------- */
 /* Timer: retransmission, repair requests, time budget               */
 /* ---------------------------------------------------------------- */
 
-static void nc_agg_retransmit(struct nc_comm *c, struct nc_agg_op *op,
-			      struct sk_buff_head *txq)
+static void nck_agg_retransmit(struct nck_comm *c, struct nck_agg_op *op,
+			       struct sk_buff_head *txq)
 {
 	u32 j, k;
 
 	lockdep_assert_held(&c->lock);
 	for (j = 0; j < op->npieces; j++) {
-		struct nc_agg_ack_ctx x = { c, op, &op->piece[j], txq };
-		struct nc_agg_piece *p = x.p;
+		struct nck_agg_ack_ctx x = { c, op, &op->piece[j], txq };
+		struct nck_agg_piece *p = x.p;
 		u32 last;
 
-		if (p->complete || nc_agg_is_root(c, p))
+		if (p->complete || nck_agg_is_root(c, p))
 			continue;	/* a root waits for its children */
 		if (p->up.count < p->up_next) {
 			/*
@@ -997,16 +997,16 @@ static void nc_agg_retransmit(struct nc_comm *c, struct nc_agg_op *op,
 			 * the oldest and the newest fragment not acked, asking
 			 * for an ack at once; holes the ack shows go by fast
 			 * retransmit.  Most timeouts here are late acks (the
-			 * parent acks every NC_ACK_EVERY), not losses.
+			 * parent acks every NCK_ACK_EVERY), not losses.
 			 */
 			k = find_next_zero_bit(p->up.bits, p->up_next, p->up.cum);
-			nc_agg_resend_up(&x, k);
+			nck_agg_resend_up(&x, k);
 			p->up.resent_below = p->up.cum;
 			last = p->up_next - 1;
-			while (last > k && nc_frags_test(&p->up, last))
+			while (last > k && nck_frags_test(&p->up, last))
 				last--;
 			if (last > k)
-				nc_agg_resend_up(&x, last);
+				nck_agg_resend_up(&x, last);
 			/*
 			 * Everything went up, and only the result acks the
 			 * last fragments: if the result was what got lost,
@@ -1015,20 +1015,20 @@ static void nc_agg_retransmit(struct nc_comm *c, struct nc_agg_op *op,
 			if (p->up_next < p->nfrags)
 				continue;
 		} else if (p->up_next < p->nfrags) {
-			nc_agg_push_up(c, op, p, txq);	/* window */
+			nck_agg_push_up(c, op, p, txq);	/* window */
 			continue;	/* or our children are late */
 		}
-		nc_agg_ask(c, op, p, txq);
+		nck_agg_ask(c, op, p, txq);
 	}
 }
 
 /* Where a timed-out operation stood (dynamic debug: netcoll +p). */
-static void nc_agg_debug_dump(struct nc_comm *c, struct nc_agg_op *op)
+static void nck_agg_debug_dump(struct nck_comm *c, struct nck_agg_op *op)
 {
 	u32 j, i;
 
 	for (j = 0; j < op->npieces; j++) {
-		struct nc_agg_piece *p = &op->piece[j];
+		struct nck_agg_piece *p = &op->piece[j];
 
 		pr_debug("comm %u rank %u op %u piece %u: %u/%u combined, %u sent, %u acked, %u result, done %d\n",
 			 c->id, c->rank, op->seq, j, p->nready, p->nfrags,
@@ -1039,9 +1039,9 @@ static void nc_agg_debug_dump(struct nc_comm *c, struct nc_agg_op *op)
 	}
 }
 
-static void nc_agg_timer(struct timer_list *t)
+static void nck_agg_timer(struct timer_list *t)
 {
-	struct nc_comm *c = from_timer(c, t, agg.timer);
+	struct nck_comm *c = from_timer(c, t, agg.timer);
 	unsigned long now = jiffies, next = now + HZ;
 	struct sk_buff_head txq;
 	bool again = false;
@@ -1053,8 +1053,8 @@ static void nc_agg_timer(struct timer_list *t)
 		spin_unlock(&c->lock);
 		return;
 	}
-	for (i = 0; i < nc_agg_window(c); i++) {
-		struct nc_agg_op *op = c->agg.slot[i];
+	for (i = 0; i < nck_agg_window(c); i++) {
+		struct nck_agg_op *op = c->agg.slot[i];
 
 		if (!op)
 			continue;
@@ -1062,7 +1062,7 @@ static void nc_agg_timer(struct timer_list *t)
 			if (!op->linger_until)
 				continue;
 			if (time_after_eq(now, op->linger_until)) {
-				nc_agg_unslot(c, op);
+				nck_agg_unslot(c, op);
 				continue;
 			}
 			if (time_before(op->linger_until, next))
@@ -1071,17 +1071,17 @@ static void nc_agg_timer(struct timer_list *t)
 			continue;
 		}
 		if (time_after_eq(now, op->deadline)) {
-			nc_agg_debug_dump(c, op);
-			nc_agg_complete(c, op, -ETIMEDOUT);
+			nck_agg_debug_dump(c, op);
+			nck_agg_complete(c, op, -ETIMEDOUT);
 			continue;
 		}
 		if (time_after_eq(now, op->rtx.at)) {
-			if (nc_rtx_expired(&op->rtx)) {
-				nc_agg_complete(c, op, -ETIMEDOUT);
+			if (nck_rtx_expired(&op->rtx)) {
+				nck_agg_complete(c, op, -ETIMEDOUT);
 				continue;
 			}
-			nc_stat_inc(c->nn, NETCOLL_STAT_RTO_EXPIRED);
-			nc_agg_retransmit(c, op, &txq);
+			nck_stat_inc(c->nn, NETCOLL_STAT_RTO_EXPIRED);
+			nck_agg_retransmit(c, op, &txq);
 		}
 		if (time_before(op->rtx.at, next))
 			next = op->rtx.at;
@@ -1092,7 +1092,7 @@ static void nc_agg_timer(struct timer_list *t)
 	if (again)
 		mod_timer(&c->agg.timer, next);
 	spin_unlock(&c->lock);
-	nc_frames_flush(c, &txq);
+	nck_frames_flush(c, &txq);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1100,17 +1100,17 @@ static void nc_agg_timer(struct timer_list *t)
 /* ---------------------------------------------------------------- */
 
 /* Bytes a piece's bookkeeping takes for a tree with nchildren children. */
-static u64 nc_agg_piece_bytes(u32 nchildren, u32 nfrags)
+static u64 nck_agg_piece_bytes(u32 nchildren, u32 nfrags)
 {
 	u64 set = BITS_TO_LONGS(nfrags) * sizeof(long);
 
 	return (u64)nchildren * sizeof(u32) + set +
-	       (u64)nchildren * (sizeof(struct nc_frags) + set) + 2 * set +
+	       (u64)nchildren * (sizeof(struct nck_frags) + set) + 2 * set +
 	       (u64)nchildren * nfrags * sizeof(struct sk_buff *);
 }
 
-static int nc_agg_piece_init(struct nc_comm *c, struct nc_agg_op *op,
-			     struct nc_agg_piece *p, const struct nc_tree *t)
+static int nck_agg_piece_init(struct nck_comm *c, struct nck_agg_op *op,
+			      struct nck_agg_piece *p, const struct nck_tree *t)
 {
 	gfp_t gfp = GFP_KERNEL_ACCOUNT;
 	u32 i;
@@ -1124,16 +1124,16 @@ static int nc_agg_piece_init(struct nc_comm *c, struct nc_agg_op *op,
 			   sizeof(struct sk_buff *), gfp);
 	p->got = kvcalloc(t->nchildren ?: 1, sizeof(*p->got), gfp);
 	if (!p->children || !p->ready || !p->held || !p->got ||
-	    nc_frags_init(&p->up, p->nfrags, gfp) ||
-	    nc_frags_init(&p->res, p->nfrags, gfp))
+	    nck_frags_init(&p->up, p->nfrags, gfp) ||
+	    nck_frags_init(&p->res, p->nfrags, gfp))
 		return -ENOMEM;
 	memcpy(p->children, t->children, t->nchildren * sizeof(u32));
 	for (i = 0; i < t->nchildren; i++)
-		if (nc_frags_init(&p->got[i], p->nfrags, gfp))
+		if (nck_frags_init(&p->got[i], p->nfrags, gfp))
 			return -ENOMEM;
 	p->want_data = (op->flags & NETCOLL_RED_ALL) || op->root == c->rank;
 	/* Multicast results, and a reduce's data, come from the root. */
-	if (!nc_agg_tree_dist(op) ||
+	if (!nck_agg_tree_dist(op) ||
 	    (!(op->flags & NETCOLL_RED_ALL) && op->root == c->rank))
 		p->src = p->root;
 	else
@@ -1141,8 +1141,8 @@ static int nc_agg_piece_init(struct nc_comm *c, struct nc_agg_op *op,
 	return 0;
 }
 
-static int nc_agg_check_args(struct nc_comm *c, const struct nc_agg_args *a,
-			     u32 *esize)
+static int nck_agg_check_args(struct nck_comm *c, const struct nck_agg_args *a,
+			      u32 *esize)
 {
 	int err;
 
@@ -1151,7 +1151,7 @@ static int nc_agg_check_args(struct nc_comm *c, const struct nc_agg_args *a,
 	err = nc_red_check(a->op, a->dtype);
 	if (err)
 		return err;
-	if (nc_dt_is_float(a->dtype) && !nc_reduce_float_supported())
+	if (nc_dt_is_float(a->dtype) && !nck_reduce_float_supported())
 		return -EOPNOTSUPP;
 	if (!(a->flags & NETCOLL_RED_ALL) && a->root >= c->size)
 		return -EINVAL;
@@ -1162,9 +1162,9 @@ static int nc_agg_check_args(struct nc_comm *c, const struct nc_agg_args *a,
 }
 
 /* Fragments of whole elements that fit a frame (every element size divides 16). */
-static int nc_agg_frag_size(struct nc_comm *c, u32 *fs)
+static int nck_agg_frag_size(struct nck_comm *c, u32 *fs)
 {
-	u32 room = nc_comm_payload_max(c);
+	u32 room = nck_comm_payload_max(c);
 
 	if (!room)
 		return -ENETDOWN;
@@ -1180,8 +1180,8 @@ static int nc_agg_frag_size(struct nc_comm *c, u32 *fs)
  * A rank that may be asked for results (a root, or a node with children)
  * keeps when it last answered each rank.
  */
-static int nc_agg_pieces(struct nc_comm *c, struct nc_agg_op *op,
-			 const struct nc_agg_args *a, u32 esize)
+static int nck_agg_pieces(struct nck_comm *c, struct nck_agg_op *op,
+			  const struct nck_agg_args *a, u32 esize)
 {
 	u64 total = 0, charge = sizeof(*op) + max_t(u64, op->bytes, 1);
 	bool asked = false;
@@ -1190,26 +1190,26 @@ static int nc_agg_pieces(struct nc_comm *c, struct nc_agg_op *op,
 
 	mutex_lock(&c->agg.tree_lock);
 	for (j = 0; j < op->npieces; j++) {
-		struct nc_agg_piece *p = &op->piece[j];
-		const struct nc_tree *t = c->agg.trees[j];
+		struct nck_agg_piece *p = &op->piece[j];
+		const struct nck_tree *t = c->agg.trees[j];
 		u64 lo = div_u64(a->count * j, op->npieces);
 		u64 hi = div_u64(a->count * (j + 1), op->npieces);
 
 		p->off = lo * esize;
 		p->len = (hi - lo) * esize;
 		p->nfrags = nc_wire_nfrags(p->len, op->fs);
-		charge += nc_agg_piece_bytes(t->nchildren, p->nfrags);
+		charge += nck_agg_piece_bytes(t->nchildren, p->nfrags);
 		total += p->nfrags;
 		asked |= t->nchildren || t->parent == c->rank;
 	}
 	if (asked)
 		charge += (u64)c->size * sizeof(*op->askers);
-	err = nc_comm_mem_reserve(c, charge);
+	err = nck_comm_mem_reserve(c, charge);
 	if (!err) {
 		op->charge = charge;
 		for (j = 0; j < op->npieces && !err; j++)
-			err = nc_agg_piece_init(c, op, &op->piece[j],
-						c->agg.trees[j]);
+			err = nck_agg_piece_init(c, op, &op->piece[j],
+						 c->agg.trees[j]);
 	} else {
 		j = 0;
 	}
@@ -1226,18 +1226,18 @@ static int nc_agg_pieces(struct nc_comm *c, struct nc_agg_op *op,
 	}
 	/* Repairs this operation may send: a few rounds to every peer. */
 	op->repair_budget = min_t(u64, 4 * total * max(c->size - 1, 1U) +
-				  NC_AGG_BURST, U32_MAX);
+				  NCK_AGG_BURST, U32_MAX);
 	return 0;
 }
 
-static struct nc_agg_op *nc_agg_prepare(struct nc_comm *c,
-					const struct nc_agg_args *a)
+static struct nck_agg_op *nck_agg_prepare(struct nck_comm *c,
+					  const struct nck_agg_args *a)
 {
-	struct nc_agg_op *op;
+	struct nck_agg_op *op;
 	u32 esize;
 	int err;
 
-	err = nc_agg_check_args(c, a, &esize);
+	err = nck_agg_check_args(c, a, &esize);
 	if (err)
 		return ERR_PTR(err);
 	op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
@@ -1252,9 +1252,9 @@ static struct nc_agg_op *nc_agg_prepare(struct nc_comm *c,
 	op->bytes = a->count * esize;
 	op->ubuf = a->recvbuf;
 	op->npieces = clamp_t(u64, a->split, 1, max_t(u64, a->count, 1));
-	err = nc_agg_frag_size(c, &op->fs);
+	err = nck_agg_frag_size(c, &op->fs);
 	if (!err)
-		err = nc_agg_pieces(c, op, a, esize);
+		err = nck_agg_pieces(c, op, a, esize);
 	if (err)
 		goto free;
 	err = -ENOMEM;
@@ -1268,15 +1268,15 @@ static struct nc_agg_op *nc_agg_prepare(struct nc_comm *c,
 		msecs_to_jiffies(a->timeout_ms ?: c->timeout_ms);
 	return op;
 free:
-	nc_agg_op_free(c, op);
+	nck_agg_op_free(c, op);
 	return ERR_PTR(err);
 }
 
 /* Under c->lock: may operation seq start?  0, -EAGAIN (wait) or error. */
-static int nc_agg_may_start(struct nc_comm *c, u32 seq)
+static int nck_agg_may_start(struct nck_comm *c, u32 seq)
 {
-	struct nc_agg_op *prev = nc_agg_find(c, seq - c->agg.oso);
-	int err = nc_comm_usable(c);
+	struct nck_agg_op *prev = nck_agg_find(c, seq - c->agg.oso);
+	int err = nck_comm_usable(c);
 
 	if (err)
 		return err;
@@ -1285,18 +1285,18 @@ static int nc_agg_may_start(struct nc_comm *c, u32 seq)
 	return 0;
 }
 
-static bool nc_agg_can_start(struct nc_comm *c)
+static bool nck_agg_can_start(struct nck_comm *c)
 {
 	bool ok;
 
 	spin_lock_bh(&c->lock);
-	ok = nc_agg_may_start(c, c->agg.next) != -EAGAIN;
+	ok = nck_agg_may_start(c, c->agg.next) != -EAGAIN;
 	spin_unlock_bh(&c->lock);
 	return ok;
 }
 
 /* Sleep until operation c->agg.next may start (OSO limit); c->lock held. */
-static int nc_agg_wait_turn(struct nc_comm *c, struct nc_agg_op *op)
+static int nck_agg_wait_turn(struct nck_comm *c, struct nck_agg_op *op)
 	__must_hold(&c->lock)
 {
 	bool queued = false;
@@ -1304,19 +1304,19 @@ static int nc_agg_wait_turn(struct nc_comm *c, struct nc_agg_op *op)
 	int err;
 
 	for (;;) {
-		err = nc_agg_may_start(c, c->agg.next);
+		err = nck_agg_may_start(c, c->agg.next);
 		if (err != -EAGAIN)
 			return err;
 		/* OSO limit: queue behind the operation OSO places back */
 		spin_unlock_bh(&c->lock);
 		if (!queued)
-			nc_stat_inc(c->nn, NETCOLL_STAT_AGG_QUEUED);
+			nck_stat_inc(c->nn, NETCOLL_STAT_AGG_QUEUED);
 		queued = true;
 		if (time_after_eq(jiffies, op->deadline)) {
 			err = -ETIMEDOUT;
 		} else {
 			left = wait_event_interruptible_timeout(c->agg.wq,
-								nc_agg_can_start(c),
+								nck_agg_can_start(c),
 								op->deadline - jiffies);
 			err = left < 0 ? -EINTR : 0;
 		}
@@ -1328,64 +1328,64 @@ static int nc_agg_wait_turn(struct nc_comm *c, struct nc_agg_op *op)
 
 /*
  * Post a contribution.  Returns the operation with two references, its
- * slot's and the caller's (give it back with nc_agg_release), or an
+ * slot's and the caller's (give it back with nck_agg_release), or an
  * ERR_PTR; an operation that never started consumed no sequence number.
  */
-struct nc_agg_op *nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a)
+struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *a)
 {
 	struct sk_buff_head txq, early;
-	struct nc_agg_op *op, **slot;
+	struct nck_agg_op *op, **slot;
 	struct sk_buff *skb;
 	struct nc_frame f;
 	u32 seq, j, k;
 	int err;
 
-	op = nc_agg_prepare(c, a);
+	op = nck_agg_prepare(c, a);
 	if (IS_ERR(op))
 		return op;
-	err = nc_join_wait(c, op->deadline);
+	err = nck_join_wait(c, op->deadline);
 	if (err) {
-		nc_agg_op_free(c, op);
+		nck_agg_op_free(c, op);
 		return ERR_PTR(err);
 	}
 
 	__skb_queue_head_init(&txq);
 	__skb_queue_head_init(&early);
 	spin_lock_bh(&c->lock);
-	err = nc_agg_wait_turn(c, op);
+	err = nck_agg_wait_turn(c, op);
 	if (err) {
 		spin_unlock_bh(&c->lock);
-		nc_agg_op_free(c, op);
+		nck_agg_op_free(c, op);
 		return ERR_PTR(err);
 	}
 
 	seq = c->agg.next;
-	slot = &c->agg.slot[seq % nc_agg_window(c)];
+	slot = &c->agg.slot[seq % nck_agg_window(c)];
 	if (*slot)
-		nc_agg_op_put(c, *slot);	/* 2 * OSO back: done everywhere */
+		nck_agg_op_put(c, *slot);	/* 2 * OSO back: done everywhere */
 	refcount_inc(&op->ref);		/* the slot's */
 	*slot = op;
 	op->seq = seq;
 	op->started = true;
-	nc_rtx_progress(&op->rtx, &c->agg.rtt);
+	nck_rtx_progress(&op->rtx, &c->agg.rtt);
 	c->agg.next++;
 
 	for (j = 0; j < op->npieces; j++)
 		for (k = 0; k < op->piece[j].nfrags; k++)
-			nc_agg_try(c, op, &op->piece[j], k, &txq);
-	nc_early_take(c, &c->agg.early, seq, &early);
+			nck_agg_try(c, op, &op->piece[j], k, &txq);
+	nck_early_take(c, &c->agg.early, seq, &early);
 	while ((skb = __skb_dequeue(&early))) {
-		nc_skb_hdr(skb, &f);
-		nc_agg_input(c, op, skb, &f, &txq);
+		nck_skb_hdr(skb, &f);
+		nck_agg_input(c, op, skb, &f, &txq);
 	}
 	if (!op->complete)
-		nc_agg_arm(c, min(op->rtx.at, op->deadline));
+		nck_agg_arm(c, min(op->rtx.at, op->deadline));
 	spin_unlock_bh(&c->lock);
-	nc_frames_flush(c, &txq);
+	nck_frames_flush(c, &txq);
 	return op;
 }
 
-bool nc_agg_done(const struct nc_agg_op *op)
+bool nck_agg_done(const struct nck_agg_op *op)
 {
 	return READ_ONCE(op->complete);
 }
@@ -1394,7 +1394,7 @@ bool nc_agg_done(const struct nc_agg_op *op)
  * Wait for op (the caller holds a reference and is its only waiter) and
  * copy its result out.  The operation stays in its slot for repairs.
  */
-int nc_agg_wait(struct nc_comm *c, struct nc_agg_op *op)
+int nck_agg_wait(struct nck_comm *c, struct nck_agg_op *op)
 {
 	bool want;
 	int err;
@@ -1405,7 +1405,7 @@ int nc_agg_wait(struct nc_comm *c, struct nc_agg_op *op)
 
 	spin_lock_bh(&c->lock);
 	if (!op->complete)
-		nc_agg_complete(c, op, c->dead);
+		nck_agg_complete(c, op, c->dead);
 	err = op->err;
 	want = (op->flags & NETCOLL_RED_ALL) || op->root == c->rank;
 	spin_unlock_bh(&c->lock);
@@ -1416,10 +1416,10 @@ int nc_agg_wait(struct nc_comm *c, struct nc_agg_op *op)
 		err = -EFAULT;
 
 	if (op->err) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_OPS_FAILED);
+		nck_stat_inc(c->nn, NETCOLL_STAT_OPS_FAILED);
 		if (op->err == -ETIMEDOUT)
-			nc_stat_inc(c->nn, NETCOLL_STAT_OPS_TIMEDOUT);
-		nc_event_op_failed(c, op->seq, -op->err, NETCOLL_NONE);
+			nck_stat_inc(c->nn, NETCOLL_STAT_OPS_TIMEDOUT);
+		nck_event_op_failed(c, op->seq, -op->err, NETCOLL_NONE);
 	}
 	return err;
 }
@@ -1431,34 +1431,34 @@ int nc_agg_wait(struct nc_comm *c, struct nc_agg_op *op)
  * without, an unfinished one runs on (the others need this rank's part)
  * and a finished one stays in its slot.
  */
-void nc_agg_release(struct nc_comm *c, struct nc_agg_op *op, bool cancel)
+void nck_agg_release(struct nck_comm *c, struct nck_agg_op *op, bool cancel)
 {
 	spin_lock_bh(&c->lock);
 	op->released = true;
 	if (!op->complete && cancel) {
-		nc_agg_complete(c, op, -ECANCELED);
-		nc_stat_inc(c->nn, NETCOLL_STAT_OPS_CANCELLED);
-		nc_agg_unslot(c, op);
+		nck_agg_complete(c, op, -ECANCELED);
+		nck_stat_inc(c->nn, NETCOLL_STAT_OPS_CANCELLED);
+		nck_agg_unslot(c, op);
 	} else if (op->complete && cancel) {
-		nc_agg_linger(c, op);
+		nck_agg_linger(c, op);
 	}
 	spin_unlock_bh(&c->lock);
 	wake_up_all(&c->agg.wq);	/* callers queued behind it (OSO) */
-	nc_agg_op_put(c, op);
+	nck_agg_op_put(c, op);
 }
 
 /* Memory is short: finished operations nobody waits for leave their slots. */
-bool nc_agg_reclaim(struct nc_comm *c)
+bool nck_agg_reclaim(struct nck_comm *c)
 {
 	bool freed = false;
 	u32 i;
 
 	spin_lock_bh(&c->lock);
-	for (i = 0; i < NC_AGG_SLOTS; i++) {
-		struct nc_agg_op *op = c->agg.slot[i];
+	for (i = 0; i < NCK_AGG_SLOTS; i++) {
+		struct nck_agg_op *op = c->agg.slot[i];
 
 		if (op && op->complete && op->released) {
-			nc_agg_unslot(c, op);
+			nck_agg_unslot(c, op);
 			freed = true;
 		}
 	}
@@ -1467,16 +1467,16 @@ bool nc_agg_reclaim(struct nc_comm *c)
 }
 
 /* The bound endpoint closed: what it finished stays only for repairs. */
-void nc_agg_close(struct nc_comm *c)
+void nck_agg_close(struct nck_comm *c)
 {
 	u32 i;
 
 	spin_lock_bh(&c->lock);
-	for (i = 0; i < NC_AGG_SLOTS; i++) {
-		struct nc_agg_op *op = c->agg.slot[i];
+	for (i = 0; i < NCK_AGG_SLOTS; i++) {
+		struct nck_agg_op *op = c->agg.slot[i];
 
 		if (op && op->complete && op->released)
-			nc_agg_linger(c, op);
+			nck_agg_linger(c, op);
 	}
 	spin_unlock_bh(&c->lock);
 }
@@ -1485,12 +1485,12 @@ void nc_agg_close(struct nc_comm *c)
 /* Communicator life                                                 */
 /* ---------------------------------------------------------------- */
 
-int nc_agg_set_tree(struct nc_comm *c, u32 index, struct nc_tree *t)
+int nck_agg_set_tree(struct nck_comm *c, u32 index, struct nck_tree *t)
 {
-	struct nc_tree *old;
+	struct nck_tree *old;
 
 	if (!t) {
-		t = nc_tree_fnomial(c->rank, c->size, c->agg.tree_degree, index);
+		t = nck_tree_fnomial(c->rank, c->size, c->agg.tree_degree, index);
 		if (!t)
 			return -ENOMEM;
 	}
@@ -1502,65 +1502,65 @@ int nc_agg_set_tree(struct nc_comm *c, u32 index, struct nc_tree *t)
 	return 0;
 }
 
-int nc_agg_init(struct nc_comm *c)
+int nck_agg_init(struct nck_comm *c)
 {
 	u32 i;
 
 	mutex_init(&c->agg.tree_lock);
-	timer_setup(&c->agg.timer, nc_agg_timer, 0);
-	INIT_WORK(&c->agg.work, nc_agg_work);
+	timer_setup(&c->agg.timer, nck_agg_timer, 0);
+	INIT_WORK(&c->agg.work, nck_agg_work);
 	skb_queue_head_init(&c->agg.deferred);
 	__skb_queue_head_init(&c->agg.early);
 	init_waitqueue_head(&c->agg.wq);
 	for (i = 0; i < NETCOLL_TREES_MAX; i++)
-		if (nc_agg_set_tree(c, i, NULL))
+		if (nck_agg_set_tree(c, i, NULL))
 			return -ENOMEM;
 	return 0;
 }
 
-static void nc_agg_purge_deferred(struct nc_comm *c)
+static void nck_agg_purge_deferred(struct nck_comm *c)
 {
 	struct sk_buff *skb;
 
 	while ((skb = skb_dequeue(&c->agg.deferred)))
-		nc_rx_free(c, skb);
+		nck_rx_free(c, skb);
 }
 
 /* No more operations: fail the running ones, stop timer and worker. */
-void nc_agg_stop(struct nc_comm *c, int err)
+void nck_agg_stop(struct nck_comm *c, int err)
 {
 	struct sk_buff_head early;
 	u32 i;
 
 	__skb_queue_head_init(&early);
 	spin_lock_bh(&c->lock);
-	for (i = 0; i < NC_AGG_SLOTS; i++) {
-		struct nc_agg_op *op = c->agg.slot[i];
+	for (i = 0; i < NCK_AGG_SLOTS; i++) {
+		struct nck_agg_op *op = c->agg.slot[i];
 
 		if (op)
-			nc_agg_complete(c, op, err);
+			nck_agg_complete(c, op, err);
 	}
 	skb_queue_splice_init(&c->agg.early, &early);
 	spin_unlock_bh(&c->lock);
-	nc_rx_purge(c, &early);
+	nck_rx_purge(c, &early);
 	wake_up_all(&c->agg.wq);
 	del_timer_sync(&c->agg.timer);
 	/* A pending worker's reference is ours to drop (c->dead: no new one). */
 	if (cancel_work_sync(&c->agg.work))
-		nc_comm_put(c);
-	nc_agg_purge_deferred(c);
+		nck_comm_put(c);
+	nck_agg_purge_deferred(c);
 }
 
 /* Last reference gone (stopped before, no endpoint left): free everything. */
-void nc_agg_free(struct nc_comm *c)
+void nck_agg_free(struct nck_comm *c)
 {
 	u32 i;
 
-	for (i = 0; i < NC_AGG_SLOTS; i++)
+	for (i = 0; i < NCK_AGG_SLOTS; i++)
 		if (c->agg.slot[i])
-			nc_agg_op_put(c, c->agg.slot[i]);
-	nc_agg_purge_deferred(c);
-	nc_rx_purge(c, &c->agg.early);
+			nck_agg_op_put(c, c->agg.slot[i]);
+	nck_agg_purge_deferred(c);
+	nck_rx_purge(c, &c->agg.early);
 	for (i = 0; i < NETCOLL_TREES_MAX; i++)
 		kfree(c->agg.trees[i]);
 }

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The aggregation engine (agg.c): reduce, allreduce and barrier on trees,
- * run by the receive path.  Its state lives in struct nc_agg, one per
+ * run by the receive path.  Its state lives in struct nck_agg, one per
  * communicator (embedded in it as c->agg); its operations (struct
- * nc_agg_op, private to agg.c) are reference counted: the engine's slot
+ * nck_agg_op, private to agg.c) are reference counted: the engine's slot
  * and the endpoint that posted one hold a reference each (see agg.c).
  */
-#ifndef NC_AGG_H
-#define NC_AGG_H
+#ifndef NCK_AGG_H
+#define NCK_AGG_H
 
 #include <linux/mutex.h>
 #include <linux/skbuff.h>
@@ -18,16 +18,16 @@
 
 #include "rel.h"
 
-struct nc_comm;
-struct nc_agg_op;
+struct nck_comm;
+struct nck_agg_op;
 struct nc_frame;
-struct nc_tree;
+struct nck_tree;
 
 /* Ops in flight at most per communicator: slots for 2 * OSO sequences. */
-#define NC_AGG_SLOTS		(2 * NETCOLL_OSO_MAX)
+#define NCK_AGG_SLOTS		(2 * NETCOLL_OSO_MAX)
 
 /**
- * struct nc_agg - a communicator's aggregation state
+ * struct nck_agg - a communicator's aggregation state
  * @oso: outstanding operations per rank (fixed at creation)
  * @tree_degree: degree of the built-in f-nomial trees (fixed)
  * @tree_lock: protects @trees (a mutex: installs allocate and sleep)
@@ -43,14 +43,14 @@ struct nc_tree;
  * @deferred: those frames; the queue's own lock
  * @wq: callers waiting for a result or for an OSO slot
  */
-struct nc_agg {
+struct nck_agg {
 	u32 oso;
 	u32 tree_degree;
 	struct mutex tree_lock;	/* protects trees[] */
-	struct nc_tree *trees[NETCOLL_TREES_MAX];
-	struct nc_agg_op *slot[NC_AGG_SLOTS];
+	struct nck_tree *trees[NETCOLL_TREES_MAX];
+	struct nck_agg_op *slot[NCK_AGG_SLOTS];
 	u32 next;
-	struct nc_rtt rtt;
+	struct nck_rtt rtt;
 	struct sk_buff_head early;
 	struct timer_list timer;
 	struct work_struct work;
@@ -59,7 +59,7 @@ struct nc_agg {
 };
 
 /* One reduction as the caller describes it (checked by coll_reduce.c). */
-struct nc_agg_args {
+struct nck_agg_args {
 	const void __user *sendbuf;
 	void __user *recvbuf;
 	u64 count;
@@ -67,17 +67,17 @@ struct nc_agg_args {
 	u32 timeout_ms;
 };
 
-int nc_agg_init(struct nc_comm *c);
-void nc_agg_stop(struct nc_comm *c, int err);
-void nc_agg_free(struct nc_comm *c);
-struct nc_agg_op *nc_agg_start(struct nc_comm *c, const struct nc_agg_args *a);
-int nc_agg_wait(struct nc_comm *c, struct nc_agg_op *op);
-bool nc_agg_done(const struct nc_agg_op *op);
-void nc_agg_release(struct nc_comm *c, struct nc_agg_op *op, bool cancel);
-void nc_agg_rcv(struct nc_comm *c, struct sk_buff *skb,
-		const struct nc_frame *f);
-int nc_agg_set_tree(struct nc_comm *c, u32 index, struct nc_tree *t);
-bool nc_agg_reclaim(struct nc_comm *c);
-void nc_agg_close(struct nc_comm *c);
+int nck_agg_init(struct nck_comm *c);
+void nck_agg_stop(struct nck_comm *c, int err);
+void nck_agg_free(struct nck_comm *c);
+struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *a);
+int nck_agg_wait(struct nck_comm *c, struct nck_agg_op *op);
+bool nck_agg_done(const struct nck_agg_op *op);
+void nck_agg_release(struct nck_comm *c, struct nck_agg_op *op, bool cancel);
+void nck_agg_rcv(struct nck_comm *c, struct sk_buff *skb,
+		 const struct nc_frame *f);
+int nck_agg_set_tree(struct nck_comm *c, u32 index, struct nck_tree *t);
+bool nck_agg_reclaim(struct nck_comm *c);
+void nck_agg_close(struct nck_comm *c);
 
-#endif /* NC_AGG_H */
+#endif /* NCK_AGG_H */

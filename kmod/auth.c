@@ -28,24 +28,24 @@
 
 #include "auth.h"
 
-#define NC_AUTH_TAG_LEN		16
-#define NC_AUTH_WINDOW		64
+#define NCK_AUTH_TAG_LEN		16
+#define NCK_AUTH_WINDOW		64
 
-struct nc_replay {
+struct nck_replay {
 	u64 top;		/* highest packet number accepted */
 	u64 seen;		/* bit i: top - i accepted */
 };
 
-struct nc_auth {
+struct nck_auth {
 	struct crypto_shash *tfm;
 	atomic64_t tx_pn[2];	/* [1]: control frames */
 	spinlock_t lock;	/* protects win[] */
-	struct nc_replay win[];	/* [sender * 2 + class] */
+	struct nck_replay win[];	/* [sender * 2 + class] */
 };
 
-struct nc_auth *nc_auth_create(const u8 *key, u32 key_len, u32 peers)
+struct nck_auth *nck_auth_create(const u8 *key, u32 key_len, u32 peers)
 {
-	struct nc_auth *a;
+	struct nck_auth *a;
 	int err;
 
 	a = kvzalloc(struct_size(a, win, 2 * (size_t)peers), GFP_KERNEL_ACCOUNT);
@@ -62,13 +62,13 @@ struct nc_auth *nc_auth_create(const u8 *key, u32 key_len, u32 peers)
 	}
 	err = crypto_shash_setkey(a->tfm, key, key_len);
 	if (err) {
-		nc_auth_free(a);
+		nck_auth_free(a);
 		return ERR_PTR(err);
 	}
 	return a;
 }
 
-void nc_auth_free(struct nc_auth *a)
+void nck_auth_free(struct nck_auth *a)
 {
 	if (!a)
 		return;
@@ -77,7 +77,7 @@ void nc_auth_free(struct nc_auth *a)
 }
 
 /* The truncated tag of len bytes at data. */
-static int nc_auth_tag(struct nc_auth *a, const u8 *data, u32 len, u8 *tag)
+static int nck_auth_tag(struct nck_auth *a, const u8 *data, u32 len, u8 *tag)
 {
 	SHASH_DESC_ON_STACK(desc, a->tfm);
 	u8 mac[SHA256_DIGEST_SIZE];
@@ -86,12 +86,12 @@ static int nc_auth_tag(struct nc_auth *a, const u8 *data, u32 len, u8 *tag)
 	desc->tfm = a->tfm;
 	err = crypto_shash_digest(desc, data, len, mac);
 	shash_desc_zero(desc);
-	memcpy(tag, mac, NC_AUTH_TAG_LEN);
+	memcpy(tag, mac, NCK_AUTH_TAG_LEN);
 	memzero_explicit(mac, sizeof(mac));
 	return err;
 }
 
-int nc_auth_seal(struct nc_auth *a, struct sk_buff *skb)
+int nck_auth_seal(struct nck_auth *a, struct sk_buff *skb)
 {
 	struct netcoll_hdr *h = (struct netcoll_hdr *)skb->data;
 	bool ctl = skb->len == NETCOLL_HDR_LEN;
@@ -107,13 +107,13 @@ int nc_auth_seal(struct nc_auth *a, struct sk_buff *skb)
 		pn |= NETCOLL_PN_CONTROL;
 	t = skb_put(skb, NETCOLL_AUTH_LEN);
 	t->pn = cpu_to_be64(pn);
-	return nc_auth_tag(a, skb->data, skb->len - NC_AUTH_TAG_LEN, t->tag);
+	return nck_auth_tag(a, skb->data, skb->len - NCK_AUTH_TAG_LEN, t->tag);
 }
 
 /* Accept pn from sender's class once, if not too old. */
-static bool nc_auth_fresh(struct nc_auth *a, u32 sender, bool ctl, u64 pn)
+static bool nck_auth_fresh(struct nck_auth *a, u32 sender, bool ctl, u64 pn)
 {
-	struct nc_replay *w = &a->win[2 * sender + ctl];
+	struct nck_replay *w = &a->win[2 * sender + ctl];
 	bool fresh = true;
 	u64 d;
 
@@ -122,12 +122,12 @@ static bool nc_auth_fresh(struct nc_auth *a, u32 sender, bool ctl, u64 pn)
 	spin_lock(&a->lock);
 	if (pn > w->top) {
 		d = pn - w->top;
-		w->seen = d >= NC_AUTH_WINDOW ? 0 : w->seen << d;
+		w->seen = d >= NCK_AUTH_WINDOW ? 0 : w->seen << d;
 		w->seen |= 1;
 		w->top = pn;
 	} else {
 		d = w->top - pn;
-		if (d >= NC_AUTH_WINDOW || (w->seen & BIT_ULL(d)))
+		if (d >= NCK_AUTH_WINDOW || (w->seen & BIT_ULL(d)))
 			fresh = false;
 		else
 			w->seen |= BIT_ULL(d);
@@ -136,12 +136,12 @@ static bool nc_auth_fresh(struct nc_auth *a, u32 sender, bool ctl, u64 pn)
 	return fresh;
 }
 
-int nc_auth_open(struct nc_auth *a, struct sk_buff *skb,
-		 const struct nc_frame *f, u64 *pnp)
+int nck_auth_open(struct nck_auth *a, struct sk_buff *skb,
+		  const struct nc_frame *f, u64 *pnp)
 {
 	u32 body = NETCOLL_HDR_LEN + f->len;
 	struct netcoll_auth t;
-	u8 tag[NC_AUTH_TAG_LEN];
+	u8 tag[NCK_AUTH_TAG_LEN];
 	bool ctl = !f->len;
 	u64 pn;
 
@@ -151,8 +151,8 @@ int nc_auth_open(struct nc_auth *a, struct sk_buff *skb,
 	if (skb_linearize(skb))
 		return NETCOLL_STAT_DROP_MEMORY;
 	memcpy(&t, skb->data + body, sizeof(t));
-	if (nc_auth_tag(a, skb->data, body + sizeof(t.pn), tag) ||
-	    crypto_memneq(tag, t.tag, NC_AUTH_TAG_LEN))
+	if (nck_auth_tag(a, skb->data, body + sizeof(t.pn), tag) ||
+	    crypto_memneq(tag, t.tag, NCK_AUTH_TAG_LEN))
 		return NETCOLL_STAT_DROP_AUTH;
 	pn = be64_to_cpu(t.pn);
 	if (!!(pn & NETCOLL_PN_CONTROL) != ctl)
@@ -163,7 +163,7 @@ int nc_auth_open(struct nc_auth *a, struct sk_buff *skb,
 	return 0;
 }
 
-bool nc_auth_commit(struct nc_auth *a, const struct nc_frame *f, u64 pn)
+bool nck_auth_commit(struct nck_auth *a, const struct nc_frame *f, u64 pn)
 {
-	return nc_auth_fresh(a, f->src_rank, !f->len, pn & ~NETCOLL_PN_CONTROL);
+	return nck_auth_fresh(a, f->src_rank, !f->len, pn & ~NETCOLL_PN_CONTROL);
 }

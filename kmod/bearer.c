@@ -13,16 +13,16 @@
 #include "netlink.h"
 
 /* The medium of a device: only Ethernet for now. */
-static const struct nc_bearer_ops *nc_bearer_ops_for(const struct net_device *dev)
+static const struct nck_bearer_ops *nck_bearer_ops_for(const struct net_device *dev)
 {
-	if (nc_eth_bearer_ops.dev_ok(dev))
-		return &nc_eth_bearer_ops;
+	if (nck_eth_bearer_ops.dev_ok(dev))
+		return &nck_eth_bearer_ops;
 	return NULL;
 }
 
-struct nc_bearer *nc_bearer_find(struct nc_net *nn, const struct net_device *dev)
+struct nck_bearer *nck_bearer_find(struct nck_net *nn, const struct net_device *dev)
 {
-	struct nc_bearer *b;
+	struct nck_bearer *b;
 
 	list_for_each_entry_rcu(b, &nn->bearers, list, lockdep_rtnl_is_held())
 		if (b->dev == dev)
@@ -30,20 +30,20 @@ struct nc_bearer *nc_bearer_find(struct nc_net *nn, const struct net_device *dev
 	return NULL;
 }
 
-int nc_bearer_attach(struct net *net, struct net_device *dev,
-		     struct netlink_ext_ack *extack)
+int nck_bearer_attach(struct net *net, struct net_device *dev,
+		      struct netlink_ext_ack *extack)
 {
-	struct nc_net *nn = nc_net(net);
-	const struct nc_bearer_ops *ops;
-	struct nc_bearer *b;
+	struct nck_net *nn = nck_net(net);
+	const struct nck_bearer_ops *ops;
+	struct nck_bearer *b;
 	int err;
 
 	ASSERT_RTNL();
-	if (nc_bearer_find(nn, dev)) {
+	if (nck_bearer_find(nn, dev)) {
 		NL_SET_ERR_MSG(extack, "device already attached");
 		return -EEXIST;
 	}
-	ops = nc_bearer_ops_for(dev);
+	ops = nck_bearer_ops_for(dev);
 	if (!ops) {
 		NL_SET_ERR_MSG(extack, "device type not supported (Ethernet only)");
 		return -EOPNOTSUPP;
@@ -72,113 +72,113 @@ int nc_bearer_attach(struct net *net, struct net_device *dev,
 }
 
 /* Unpublish b, fail what uses it, wait for readers, free it. */
-static void nc_bearer_release(struct net *net, struct nc_bearer *b, int reason)
+static void nck_bearer_release(struct net *net, struct nck_bearer *b, int reason)
 {
-	struct nc_net *nn = nc_net(net);
+	struct nck_net *nn = nck_net(net);
 
 	list_del_rcu(&b->list);
-	nc_comm_unbind_bearer(nn, b);
+	nck_comm_unbind_bearer(nn, b);
 	b->ops->disable(b);
 	/* Receive handlers and transmitters (via comm->bearer) use b under RCU. */
 	synchronize_net();
 	if (reason)
-		nc_event_dev_detached(net, b->dev, reason);
+		nck_event_dev_detached(net, b->dev, reason);
 	netdev_put(b->dev, &b->dev_tracker);
 	kfree(b);
 }
 
-int nc_bearer_detach(struct net *net, struct net_device *dev, int reason)
+int nck_bearer_detach(struct net *net, struct net_device *dev, int reason)
 {
-	struct nc_bearer *b;
+	struct nck_bearer *b;
 
 	ASSERT_RTNL();
-	b = nc_bearer_find(nc_net(net), dev);
+	b = nck_bearer_find(nck_net(net), dev);
 	if (!b)
 		return -ENODEV;
-	nc_bearer_release(net, b, reason);
+	nck_bearer_release(net, b, reason);
 	return 0;
 }
 
-void nc_bearer_detach_all(struct net *net)
+void nck_bearer_detach_all(struct net *net)
 {
-	struct nc_net *nn = nc_net(net);
-	struct nc_bearer *b, *tmp;
+	struct nck_net *nn = nck_net(net);
+	struct nck_bearer *b, *tmp;
 
 	ASSERT_RTNL();
 	list_for_each_entry_safe(b, tmp, &nn->bearers, list)
-		nc_bearer_release(net, b, ESHUTDOWN);
+		nck_bearer_release(net, b, ESHUTDOWN);
 }
 
 /* A device that goes down or away takes its bearer with it. */
-static int nc_netdev_event(struct notifier_block *nb, unsigned long event,
-			   void *ptr)
+static int nck_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 
 	switch (event) {
 	case NETDEV_DOWN:
-		nc_bearer_detach(dev_net(dev), dev, ENETDOWN);
+		nck_bearer_detach(dev_net(dev), dev, ENETDOWN);
 		break;
 	case NETDEV_UNREGISTER:
-		nc_bearer_detach(dev_net(dev), dev, ENODEV);
+		nck_bearer_detach(dev_net(dev), dev, ENODEV);
 		break;
 	}
 	return NOTIFY_DONE;
 }
 
-static struct notifier_block nc_netdev_notifier = {
-	.notifier_call = nc_netdev_event,
+static struct notifier_block nck_netdev_notifier = {
+	.notifier_call = nck_netdev_event,
 };
 
-int nc_bearer_notifier_init(void)
+int nck_bearer_notifier_init(void)
 {
-	return register_netdevice_notifier(&nc_netdev_notifier);
+	return register_netdevice_notifier(&nck_netdev_notifier);
 }
 
-void nc_bearer_notifier_exit(void)
+void nck_bearer_notifier_exit(void)
 {
-	unregister_netdevice_notifier(&nc_netdev_notifier);
+	unregister_netdevice_notifier(&nck_netdev_notifier);
 }
 
 /* ---------------------------------------------------------------- */
 /* Netlink: devices                                                */
 /* ---------------------------------------------------------------- */
 
-int nc_nl_dev_attach(struct sk_buff *skb, struct genl_info *info)
+int nck_nl_dev_attach(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net_device *dev;
 	int err;
 
 	rtnl_lock();
-	dev = nc_nl_dev(info);
+	dev = nck_nl_dev(info);
 	err = IS_ERR(dev) ? PTR_ERR(dev) :
-	      nc_bearer_attach(genl_info_net(info), dev, info->extack);
+	      nck_bearer_attach(genl_info_net(info), dev, info->extack);
 	rtnl_unlock();
 	return err;
 }
 
-int nc_nl_dev_detach(struct sk_buff *skb, struct genl_info *info)
+int nck_nl_dev_detach(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nc_bearer *b;
+	struct nck_bearer *b;
 	int err = 0;
 
 	rtnl_lock();
-	b = nc_nl_bearer(info);
+	b = nck_nl_bearer(info);
 	if (IS_ERR(b))
 		err = PTR_ERR(b);
 	else
-		nc_bearer_detach(genl_info_net(info), b->dev, 0);
+		nck_bearer_detach(genl_info_net(info), b->dev, 0);
 	rtnl_unlock();
 	return err;
 }
 
-static int nc_nl_fill_dev(struct sk_buff *skb, struct nc_bearer *b, u32 portid,
-			  u32 seq, int flags)
+static int nck_nl_fill_dev(struct sk_buff *skb, struct nck_bearer *b, u32 portid,
+			   u32 seq, int flags)
 {
 	struct net_device *dev = b->dev;
 	void *hdr;
 
-	hdr = genlmsg_put(skb, portid, seq, &nc_genl_family, flags,
+	hdr = genlmsg_put(skb, portid, seq, &nck_genl_family, flags,
 			  NETCOLL_CMD_DEV_GET);
 	if (!hdr)
 		return -EMSGSIZE;
@@ -194,9 +194,9 @@ static int nc_nl_fill_dev(struct sk_buff *skb, struct nc_bearer *b, u32 portid,
 	return 0;
 }
 
-int nc_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
+int nck_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nc_bearer *b;
+	struct nck_bearer *b;
 	struct sk_buff *msg;
 	int err;
 
@@ -204,9 +204,9 @@ int nc_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	rtnl_lock();
-	b = nc_nl_bearer(info);
+	b = nck_nl_bearer(info);
 	err = IS_ERR(b) ? PTR_ERR(b) :
-	      nc_nl_fill_dev(msg, b, info->snd_portid, info->snd_seq, 0);
+	      nck_nl_fill_dev(msg, b, info->snd_portid, info->snd_seq, 0);
 	rtnl_unlock();
 	if (err) {
 		nlmsg_free(msg);
@@ -215,17 +215,17 @@ int nc_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-int nc_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
+int nck_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct nc_net *nn = nc_net(sock_net(skb->sk));
+	struct nck_net *nn = nck_net(sock_net(skb->sk));
 	long idx = 0, start = cb->args[0];
-	struct nc_bearer *b;
+	struct nck_bearer *b;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(b, &nn->bearers, list) {
 		if (idx >= start &&
-		    nc_nl_fill_dev(skb, b, NETLINK_CB(cb->skb).portid,
-				   cb->nlh->nlmsg_seq, NLM_F_MULTI))
+		    nck_nl_fill_dev(skb, b, NETLINK_CB(cb->skb).portid,
+				    cb->nlh->nlmsg_seq, NLM_F_MULTI))
 			break;
 		idx++;
 	}

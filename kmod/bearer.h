@@ -2,25 +2,25 @@
 /*
  * Bearers: the media netcoll frames travel on.  One small ops table per
  * medium (Ethernet now, InfiniBand verbs later); the transport and the
- * collectives only ever see struct nc_bearer.
+ * collectives only ever see struct nck_bearer.
  */
-#ifndef NC_BEARER_H
-#define NC_BEARER_H
+#ifndef NCK_BEARER_H
+#define NCK_BEARER_H
 
 #include <linux/netdevice.h>
 
 #include "comm.h"
 
-struct nc_bearer_ops {
+struct nck_bearer_ops {
 	const char *name;		/* "eth": bearer names are "eth:eth0" */
 	u8 addr_len;
 	/* Can this device carry this medium? */
 	bool (*dev_ok)(const struct net_device *dev);
 	/* Start/stop receiving on b->dev. */
-	int (*enable)(struct nc_bearer *b);
-	void (*disable)(struct nc_bearer *b);
+	int (*enable)(struct nck_bearer *b);
+	void (*disable)(struct nck_bearer *b);
 	/* Send skb (data at the netcoll header) to dst; consumes skb. */
-	int (*xmit)(struct nc_bearer *b, struct sk_buff *skb, const u8 *dst);
+	int (*xmit)(struct nck_bearer *b, struct sk_buff *skb, const u8 *dst);
 	/* Sender address of a received frame. */
 	const u8 *(*frame_src)(const struct sk_buff *skb);
 	/* Is addr a valid member (unicast) address? */
@@ -28,13 +28,13 @@ struct nc_bearer_ops {
 	/* Group (multicast) addresses for result distribution. */
 	bool (*group_ok)(const u8 *addr);
 	void (*group_default)(u32 comm_id, u8 *addr);
-	int (*group_join)(struct nc_bearer *b, const u8 *addr);	/* RTNL */
-	void (*group_leave)(struct nc_bearer *b, const u8 *addr);	/* RTNL */
+	int (*group_join)(struct nck_bearer *b, const u8 *addr);	/* RTNL */
+	void (*group_leave)(struct nck_bearer *b, const u8 *addr);	/* RTNL */
 };
 
-struct nc_bearer {
+struct nck_bearer {
 	struct list_head list;
-	const struct nc_bearer_ops *ops;
+	const struct nck_bearer_ops *ops;
 	struct net_device *dev;
 	netdevice_tracker dev_tracker;
 	struct packet_type pt;
@@ -42,31 +42,31 @@ struct nc_bearer {
 	struct rcu_head rcu;
 };
 
-extern const struct nc_bearer_ops nc_eth_bearer_ops;
+extern const struct nck_bearer_ops nck_eth_bearer_ops;
 
 /* bearer.c; all under RTNL */
-int nc_bearer_attach(struct net *net, struct net_device *dev,
-		     struct netlink_ext_ack *extack);
-int nc_bearer_detach(struct net *net, struct net_device *dev, int reason);
-struct nc_bearer *nc_bearer_find(struct nc_net *nn,
-				 const struct net_device *dev);
-void nc_bearer_detach_all(struct net *net);
-int nc_bearer_notifier_init(void);
-void nc_bearer_notifier_exit(void);
+int nck_bearer_attach(struct net *net, struct net_device *dev,
+		      struct netlink_ext_ack *extack);
+int nck_bearer_detach(struct net *net, struct net_device *dev, int reason);
+struct nck_bearer *nck_bearer_find(struct nck_net *nn,
+				   const struct net_device *dev);
+void nck_bearer_detach_all(struct net *net);
+int nck_bearer_notifier_init(void);
+void nck_bearer_notifier_exit(void);
 
 /* The shared receive path of every medium (rx.c). */
-void nc_rcv(struct nc_bearer *b, struct sk_buff *skb);
+void nck_rcv(struct nck_bearer *b, struct sk_buff *skb);
 
 /* Room a frame for this bearer needs in front of the netcoll header. */
-static inline unsigned int nc_bearer_headroom(const struct nc_bearer *b)
+static inline unsigned int nck_bearer_headroom(const struct nck_bearer *b)
 {
 	return LL_RESERVED_SPACE(b->dev);
 }
 
 /* The MTU of c's device, 0 if c has no bearer (detached). */
-static inline unsigned int nc_comm_mtu(struct nc_comm *c)
+static inline unsigned int nck_comm_mtu(struct nck_comm *c)
 {
-	struct nc_bearer *b;
+	struct nck_bearer *b;
 	unsigned int mtu;
 
 	rcu_read_lock();
@@ -76,4 +76,4 @@ static inline unsigned int nc_comm_mtu(struct nc_comm *c)
 	return mtu;
 }
 
-#endif /* NC_BEARER_H */
+#endif /* NCK_BEARER_H */

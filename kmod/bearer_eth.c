@@ -9,10 +9,10 @@
 
 #include "bearer.h"
 
-static int nc_eth_rcv(struct sk_buff *skb, struct net_device *dev,
-		      struct packet_type *pt, struct net_device *orig_dev)
+static int nck_eth_rcv(struct sk_buff *skb, struct net_device *dev,
+		       struct packet_type *pt, struct net_device *orig_dev)
 {
-	struct nc_bearer *b = pt->af_packet_priv;
+	struct nck_bearer *b = pt->af_packet_priv;
 
 	/* Promiscuous copies and our own transmissions are not for us. */
 	if (skb->pkt_type == PACKET_OTHERHOST ||
@@ -20,32 +20,32 @@ static int nc_eth_rcv(struct sk_buff *skb, struct net_device *dev,
 		kfree_skb(skb);
 		return NET_RX_DROP;
 	}
-	nc_rcv(b, skb);
+	nck_rcv(b, skb);
 	return NET_RX_SUCCESS;
 }
 
-static bool nc_eth_dev_ok(const struct net_device *dev)
+static bool nck_eth_dev_ok(const struct net_device *dev)
 {
 	return dev->type == ARPHRD_ETHER && dev->addr_len == ETH_ALEN &&
 	       !(dev->flags & IFF_LOOPBACK);
 }
 
-static int nc_eth_enable(struct nc_bearer *b)
+static int nck_eth_enable(struct nck_bearer *b)
 {
-	b->pt.type = htons(nc_ethertype);
+	b->pt.type = htons(nck_ethertype);
 	b->pt.dev = b->dev;
-	b->pt.func = nc_eth_rcv;
+	b->pt.func = nck_eth_rcv;
 	b->pt.af_packet_priv = b;
 	dev_add_pack(&b->pt);
 	return 0;
 }
 
-static void nc_eth_disable(struct nc_bearer *b)
+static void nck_eth_disable(struct nck_bearer *b)
 {
 	__dev_remove_pack(&b->pt);	/* the caller waits for readers */
 }
 
-static int nc_eth_xmit(struct nc_bearer *b, struct sk_buff *skb, const u8 *dst)
+static int nck_eth_xmit(struct nck_bearer *b, struct sk_buff *skb, const u8 *dst)
 {
 	struct net_device *dev = b->dev;
 	int err;
@@ -57,8 +57,8 @@ static int nc_eth_xmit(struct nc_bearer *b, struct sk_buff *skb, const u8 *dst)
 	}
 	skb_reset_network_header(skb);
 	skb->dev = dev;
-	skb->protocol = htons(nc_ethertype);
-	if (dev_hard_header(skb, dev, nc_ethertype, dst, dev->dev_addr,
+	skb->protocol = htons(nck_ethertype);
+	if (dev_hard_header(skb, dev, nck_ethertype, dst, dev->dev_addr,
 			    skb->len) < 0) {
 		kfree_skb(skb);
 		return -EINVAL;
@@ -68,23 +68,23 @@ static int nc_eth_xmit(struct nc_bearer *b, struct sk_buff *skb, const u8 *dst)
 	return err > 0 ? net_xmit_errno(err) : err;
 }
 
-static const u8 *nc_eth_frame_src(const struct sk_buff *skb)
+static const u8 *nck_eth_frame_src(const struct sk_buff *skb)
 {
 	return eth_hdr(skb)->h_source;
 }
 
-static bool nc_eth_addr_ok(const u8 *addr)
+static bool nck_eth_addr_ok(const u8 *addr)
 {
 	return is_valid_ether_addr(addr);
 }
 
-static bool nc_eth_group_ok(const u8 *addr)
+static bool nck_eth_group_ok(const u8 *addr)
 {
 	return is_multicast_ether_addr(addr) && !is_broadcast_ether_addr(addr);
 }
 
 /* 03:6e:63 ("nc", locally administered, multicast) + 24 bits of the id */
-static void nc_eth_group_default(u32 comm_id, u8 *addr)
+static void nck_eth_group_default(u32 comm_id, u8 *addr)
 {
 	addr[0] = 0x03;
 	addr[1] = 0x6e;
@@ -95,27 +95,27 @@ static void nc_eth_group_default(u32 comm_id, u8 *addr)
 }
 
 /* Bridges flood the group; the device filter must let it in. */
-static int nc_eth_group_join(struct nc_bearer *b, const u8 *addr)
+static int nck_eth_group_join(struct nck_bearer *b, const u8 *addr)
 {
 	return dev_mc_add(b->dev, addr);
 }
 
-static void nc_eth_group_leave(struct nc_bearer *b, const u8 *addr)
+static void nck_eth_group_leave(struct nck_bearer *b, const u8 *addr)
 {
 	dev_mc_del(b->dev, addr);
 }
 
-const struct nc_bearer_ops nc_eth_bearer_ops = {
+const struct nck_bearer_ops nck_eth_bearer_ops = {
 	.name		= "eth",
 	.addr_len	= ETH_ALEN,
-	.dev_ok		= nc_eth_dev_ok,
-	.enable		= nc_eth_enable,
-	.disable	= nc_eth_disable,
-	.xmit		= nc_eth_xmit,
-	.frame_src	= nc_eth_frame_src,
-	.addr_ok	= nc_eth_addr_ok,
-	.group_ok	= nc_eth_group_ok,
-	.group_default	= nc_eth_group_default,
-	.group_join	= nc_eth_group_join,
-	.group_leave	= nc_eth_group_leave,
+	.dev_ok		= nck_eth_dev_ok,
+	.enable		= nck_eth_enable,
+	.disable	= nck_eth_disable,
+	.xmit		= nck_eth_xmit,
+	.frame_src	= nck_eth_frame_src,
+	.addr_ok	= nck_eth_addr_ok,
+	.group_ok	= nck_eth_group_ok,
+	.group_default	= nck_eth_group_default,
+	.group_join	= nck_eth_group_join,
+	.group_leave	= nck_eth_group_leave,
 };

@@ -14,24 +14,24 @@
 #include "coll.h"
 #include "reduce.h"
 
-static int nc_ep_open(struct inode *inode, struct file *file)
+static int nck_ep_open(struct inode *inode, struct file *file)
 {
-	struct nc_endpoint *ep;
+	struct nck_endpoint *ep;
 
-	ep = nc_ep_create(current->nsproxy->net_ns);
+	ep = nck_ep_create(current->nsproxy->net_ns);
 	if (!ep)
 		return -ENOMEM;
 	file->private_data = ep;
 	return stream_open(inode, file);
 }
 
-static int nc_ep_release(struct inode *inode, struct file *file)
+static int nck_ep_release(struct inode *inode, struct file *file)
 {
-	nc_ep_destroy(file->private_data);
+	nck_ep_destroy(file->private_data);
 	return 0;
 }
 
-static long nc_ioc_info(void __user *arg)
+static long nck_ioc_info(void __user *arg)
 {
 	struct netcoll_info info = {
 		.abi_version = NETCOLL_ABI_VERSION,
@@ -39,7 +39,7 @@ static long nc_ioc_info(void __user *arg)
 		.features = NETCOLL_FEAT_BARRIER | NETCOLL_FEAT_ALLTOALL |
 			    NETCOLL_FEAT_A2A_SCHED | NETCOLL_FEAT_REDUCE |
 			    NETCOLL_FEAT_OWNER | NETCOLL_FEAT_AUTH |
-			    (nc_reduce_float_supported() ?
+			    (nck_reduce_float_supported() ?
 			     NETCOLL_FEAT_REDUCE_FLOAT : 0),
 		.comm_size_max = NETCOLL_COMM_SIZE_MAX,
 	};
@@ -47,7 +47,7 @@ static long nc_ioc_info(void __user *arg)
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-static long nc_ioc_bind(struct nc_endpoint *ep, void __user *arg)
+static long nck_ioc_bind(struct nck_endpoint *ep, void __user *arg)
 {
 	struct netcoll_bind b;
 
@@ -55,11 +55,11 @@ static long nc_ioc_bind(struct nc_endpoint *ep, void __user *arg)
 		return -EFAULT;
 	if (b.flags || b.size)
 		return -EINVAL;
-	return nc_ep_bind(ep, &b, arg);
+	return nck_ep_bind(ep, &b, arg);
 }
 
-static long nc_ioc_barrier(struct nc_endpoint *ep, struct nc_comm *c,
-			   void __user *arg)
+static long nck_ioc_barrier(struct nck_endpoint *ep, struct nck_comm *c,
+			    void __user *arg)
 {
 	struct netcoll_barrier_args a;
 
@@ -67,12 +67,12 @@ static long nc_ioc_barrier(struct nc_endpoint *ep, struct nc_comm *c,
 		return -EFAULT;
 	if (a.flags || a.reserved)
 		return -EINVAL;
-	return nc_coll_barrier(ep, c, a.timeout_ms);
+	return nck_coll_barrier(ep, c, a.timeout_ms);
 }
 
 /* One alltoall per endpoint at a time (the transport runs one op). */
-static long nc_ioc_alltoall(struct nc_endpoint *ep, struct nc_comm *c,
-			    void __user *arg)
+static long nck_ioc_alltoall(struct nck_endpoint *ep, struct nck_comm *c,
+			     void __user *arg)
 {
 	struct netcoll_alltoall_args a;
 	long err;
@@ -81,7 +81,7 @@ static long nc_ioc_alltoall(struct nc_endpoint *ep, struct nc_comm *c,
 		return -EFAULT;
 	if (mutex_lock_interruptible(&ep->lock))
 		return -EINTR;
-	err = nc_coll_alltoall(c, &a);
+	err = nck_coll_alltoall(c, &a);
 	mutex_unlock(&ep->lock);
 	return err;
 }
@@ -90,8 +90,8 @@ static long nc_ioc_alltoall(struct nc_endpoint *ep, struct nc_comm *c,
  * Reductions run in the aggregation engine, which has its own order and
  * limits: one thread can wait while another starts the next operation.
  */
-static long nc_ioc_reduce(struct nc_endpoint *ep, struct nc_comm *c,
-			  unsigned int cmd, void __user *arg)
+static long nck_ioc_reduce(struct nck_endpoint *ep, struct nck_comm *c,
+			   unsigned int cmd, void __user *arg)
 {
 	struct netcoll_reduce r;
 	struct netcoll_wait w;
@@ -103,32 +103,32 @@ static long nc_ioc_reduce(struct nc_endpoint *ep, struct nc_comm *c,
 			return -EFAULT;
 		if (w.reserved)
 			return -EINVAL;
-		return nc_coll_wait(ep, c, w.handle);
+		return nck_coll_wait(ep, c, w.handle);
 	}
 	if (copy_from_user(&r, arg, sizeof(r)))
 		return -EFAULT;
-	err = nc_coll_reduce(ep, c, &r, cmd == NETCOLL_IOC_REDUCE_START);
+	err = nck_coll_reduce(ep, c, &r, cmd == NETCOLL_IOC_REDUCE_START);
 	if (!err && cmd == NETCOLL_IOC_REDUCE_START &&
 	    copy_to_user(arg, &r, sizeof(r))) {
 		/* the operation runs; nobody can name it: it is an orphan */
-		if (nc_ep_claim(ep, r.handle, &idx, &unused))
-			nc_ep_orphan(ep, idx);
+		if (nck_ep_claim(ep, r.handle, &idx, &unused))
+			nck_ep_orphan(ep, idx);
 		err = -EFAULT;
 	}
 	return err;
 }
 
-static long nc_ep_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long nck_ep_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct nc_endpoint *ep = file->private_data;
+	struct nck_endpoint *ep = file->private_data;
 	void __user *uarg = (void __user *)arg;
-	struct nc_comm *c;
+	struct nck_comm *c;
 
 	switch (cmd) {
 	case NETCOLL_IOC_INFO:
-		return nc_ioc_info(uarg);
+		return nck_ioc_info(uarg);
 	case NETCOLL_IOC_BIND:
-		return nc_ioc_bind(ep, uarg);
+		return nck_ioc_bind(ep, uarg);
 	case NETCOLL_IOC_BARRIER:
 	case NETCOLL_IOC_ALLTOALL:
 	case NETCOLL_IOC_REDUCE:
@@ -138,24 +138,24 @@ static long nc_ep_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	default:
 		return -ENOTTY;
 	}
-	c = nc_ep_comm(ep);
+	c = nck_ep_comm(ep);
 	if (!c)
 		return -ENOTCONN;
 	switch (cmd) {
 	case NETCOLL_IOC_BARRIER:
-		return nc_ioc_barrier(ep, c, uarg);
+		return nck_ioc_barrier(ep, c, uarg);
 	case NETCOLL_IOC_ALLTOALL:
-		return nc_ioc_alltoall(ep, c, uarg);
+		return nck_ioc_alltoall(ep, c, uarg);
 	default:
-		return nc_ioc_reduce(ep, c, cmd, uarg);
+		return nck_ioc_reduce(ep, c, cmd, uarg);
 	}
 }
 
-static const struct file_operations nc_ep_fops = {
+static const struct file_operations nck_ep_fops = {
 	.owner		= THIS_MODULE,
-	.open		= nc_ep_open,
-	.release	= nc_ep_release,
-	.unlocked_ioctl	= nc_ep_ioctl,
+	.open		= nck_ep_open,
+	.release	= nck_ep_release,
+	.unlocked_ioctl	= nck_ep_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= no_llseek,
 };
@@ -164,19 +164,19 @@ static const struct file_operations nc_ep_fops = {
  * Collectives are for unprivileged applications: the file is open to all,
  * and BIND checks who may use which communicator (access.c).
  */
-static struct miscdevice nc_miscdev = {
+static struct miscdevice nck_miscdev = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= NETCOLL_DEVICE_NAME,
-	.fops	= &nc_ep_fops,
+	.fops	= &nck_ep_fops,
 	.mode	= 0666,
 };
 
-int nc_chardev_init(void)
+int nck_chardev_init(void)
 {
-	return misc_register(&nc_miscdev);
+	return misc_register(&nck_miscdev);
 }
 
-void nc_chardev_exit(void)
+void nck_chardev_exit(void)
 {
-	misc_deregister(&nc_miscdev);
+	misc_deregister(&nck_miscdev);
 }

@@ -4,19 +4,19 @@
  * coll_alltoall.c): they check the caller's arguments and drive the
  * engines.  The caller holds a reference on c (its endpoint's binding).
  */
-#ifndef NC_COLL_H
-#define NC_COLL_H
+#ifndef NCK_COLL_H
+#define NCK_COLL_H
 
 #include <linux/types.h>
 #include <linux/netcoll.h>
 
-struct nc_comm;
-struct nc_endpoint;
+struct nck_comm;
+struct nck_endpoint;
 
-int nc_coll_barrier(struct nc_endpoint *ep, struct nc_comm *c, u32 timeout_ms);
-int nc_coll_reduce(struct nc_endpoint *ep, struct nc_comm *c,
-		   struct netcoll_reduce *r, bool start);
-int nc_coll_wait(struct nc_endpoint *ep, struct nc_comm *c, u64 handle);
-int nc_coll_alltoall(struct nc_comm *c, const struct netcoll_alltoall_args *a);
+int nck_coll_barrier(struct nck_endpoint *ep, struct nck_comm *c, u32 timeout_ms);
+int nck_coll_reduce(struct nck_endpoint *ep, struct nck_comm *c,
+		    struct netcoll_reduce *r, bool start);
+int nck_coll_wait(struct nck_endpoint *ep, struct nck_comm *c, u64 handle);
+int nck_coll_alltoall(struct nck_comm *c, const struct netcoll_alltoall_args *a);
 
-#endif /* NC_COLL_H */
+#endif /* NCK_COLL_H */

@@ -2,7 +2,7 @@
 /*
  * Alltoall: every rank sends block d of its send buffer to rank d.
  *
- * The schedule (struct nc_sched) fixes the order of the sends.  The
+ * The schedule (struct nck_sched) fixes the order of the sends.  The
  * transport sends them one after the other, pipelined.  An installed
  * contention-free schedule adds pairwise synchronisation (Faraj & Yuan,
  * section 5): a phase's send starts only once the tokens it waits for
@@ -20,7 +20,7 @@
 #include "transport.h"
 
 /* The block a rank sends to itself never touches the network. */
-static int nc_copy_self(void __user *dst, const void __user *src, size_t len)
+static int nck_copy_self(void __user *dst, const void __user *src, size_t len)
 {
 	size_t chunk = min_t(size_t, len, PAGE_SIZE);
 	void *bounce;
@@ -46,8 +46,8 @@ static int nc_copy_self(void __user *dst, const void __user *src, size_t len)
 	return err;
 }
 
-struct nc_a2a_msgs {
-	struct nc_msg_desc *tx, *rx;
+struct nck_a2a_msgs {
+	struct nck_msg_desc *tx, *rx;
 	u32 ntx, nrx;
 };
 
@@ -56,9 +56,9 @@ struct nc_a2a_msgs {
  * (unordered); rx = one data receive per peer, then the awaited tokens in
  * phase order, so the tokens of one phase are a contiguous range.
  */
-static int nc_a2a_build(struct nc_comm *c, const struct nc_sched *s,
-			const struct netcoll_alltoall_args *a,
-			struct nc_a2a_msgs *m)
+static int nck_a2a_build(struct nck_comm *c, const struct nck_sched *s,
+			 const struct netcoll_alltoall_args *a,
+			struct nck_a2a_msgs *m)
 {
 	void __user *sbuf = u64_to_user_ptr(a->sendbuf);
 	void __user *rbuf = u64_to_user_ptr(a->recvbuf);
@@ -74,24 +74,24 @@ static int nc_a2a_build(struct nc_comm *c, const struct nc_sched *s,
 	for (i = 0; i < p; i++) {
 		if (i == c->rank)
 			continue;
-		m->rx[m->nrx++] = (struct nc_msg_desc){
+		m->rx[m->nrx++] = (struct nck_msg_desc){
 			.peer = i,
 			.len = a->count,
 			.ubuf = rbuf + (size_t)i * a->count,
 		};
 	}
 	for (i = 0; i < s->nphases; i++) {
-		const struct nc_phase *ph = &s->phase[i];
+		const struct nck_phase *ph = &s->phase[i];
 		u32 data = m->ntx, lo = m->nrx;
 
 		if (ph->send_to == NETCOLL_NONE)
 			continue;
 		for (j = 0; j < ph->nin; j++)
-			m->rx[m->nrx++] = (struct nc_msg_desc){
+			m->rx[m->nrx++] = (struct nck_msg_desc){
 				.peer = s->in[ph->in_first + j].rank,
 				.tag = s->in[ph->in_first + j].tag,
 			};
-		m->tx[m->ntx++] = (struct nc_msg_desc){
+		m->tx[m->ntx++] = (struct nck_msg_desc){
 			.peer = ph->send_to,
 			.len = a->count,
 			.ubuf = sbuf + (size_t)ph->send_to * a->count,
@@ -100,7 +100,7 @@ static int nc_a2a_build(struct nc_comm *c, const struct nc_sched *s,
 			.wait_tx = -1,
 		};
 		for (j = 0; j < ph->nout; j++, ntok_tx++)
-			m->tx[nsend + ntok_tx] = (struct nc_msg_desc){
+			m->tx[nsend + ntok_tx] = (struct nck_msg_desc){
 				.peer = s->out[ph->out_first + j].rank,
 				.tag = s->out[ph->out_first + j].tag,
 				.wait_tx = data,
@@ -112,8 +112,8 @@ static int nc_a2a_build(struct nc_comm *c, const struct nc_sched *s,
 }
 
 /* The schedule this call runs; *own is set when the caller must free it. */
-static int nc_a2a_sched(struct nc_comm *c, u32 algo,
-			const struct nc_sched **s, struct nc_sched **own)
+static int nck_a2a_sched(struct nck_comm *c, u32 algo,
+			 const struct nck_sched **s, struct nck_sched **own)
 {
 	*own = NULL;
 	if (algo == NETCOLL_A2A_SCHED || algo == NETCOLL_A2A_DEFAULT) {
@@ -124,18 +124,18 @@ static int nc_a2a_sched(struct nc_comm *c, u32 algo,
 			return -ENOENT;
 		algo = NETCOLL_A2A_LINEAR;
 	}
-	*own = nc_sched_builtin(algo, c->rank, c->size);
+	*own = nck_sched_builtin(algo, c->rank, c->size);
 	*s = *own;
 	return *own ? 0 : -ENOMEM;
 }
 
-int nc_coll_alltoall(struct nc_comm *c, const struct netcoll_alltoall_args *a)
+int nck_coll_alltoall(struct nck_comm *c, const struct netcoll_alltoall_args *a)
 {
 	void __user *sbuf = u64_to_user_ptr(a->sendbuf);
 	void __user *rbuf = u64_to_user_ptr(a->recvbuf);
-	struct nc_a2a_msgs m = {};
-	const struct nc_sched *s;
-	struct nc_sched *own;
+	struct nck_a2a_msgs m = {};
+	const struct nck_sched *s;
+	struct nck_sched *own;
 	size_t total;
 	int err;
 
@@ -147,17 +147,17 @@ int nc_coll_alltoall(struct nc_comm *c, const struct netcoll_alltoall_args *a)
 		return -EFAULT;
 
 	mutex_lock(&c->sched_lock);
-	err = nc_a2a_sched(c, a->algo, &s, &own);
+	err = nck_a2a_sched(c, a->algo, &s, &own);
 	if (!err)
-		err = nc_a2a_build(c, s, a, &m);
+		err = nck_a2a_build(c, s, a, &m);
 	mutex_unlock(&c->sched_lock);
-	nc_sched_free(own);
+	nck_sched_free(own);
 
 	if (!err)
-		err = nc_copy_self(rbuf + (size_t)c->rank * a->count,
-				   sbuf + (size_t)c->rank * a->count, a->count);
+		err = nck_copy_self(rbuf + (size_t)c->rank * a->count,
+				    sbuf + (size_t)c->rank * a->count, a->count);
 	if (!err)
-		err = nc_op_run(c, m.tx, m.ntx, m.rx, m.nrx, a->timeout_ms);
+		err = nck_op_run(c, m.tx, m.ntx, m.rx, m.nrx, a->timeout_ms);
 	kvfree(m.tx);
 	kvfree(m.rx);
 	return err;

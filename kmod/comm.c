@@ -7,7 +7,7 @@
  * charged here, in two budgets:
  *  - posted memory (c->mem_used, at most c->mem_max): what processes'
  *    operations allocate, reserved before it is allocated
- *    (nc_comm_mem_reserve), so going over the limit is ENOBUFS for the
+ *    (nck_comm_mem_reserve), so going over the limit is ENOBUFS for the
  *    caller and never an allocation failure elsewhere;
  *  - receive memory (c->rx_mem, at most c->rx_mem_max): every frame held
  *    on receive, whichever engine holds it (early frames, frames queued for
@@ -33,7 +33,7 @@
 /* Memory                                                            */
 /* ---------------------------------------------------------------- */
 
-int nc_comm_mem_reserve(struct nc_comm *c, u64 bytes)
+int nck_comm_mem_reserve(struct nck_comm *c, u64 bytes)
 {
 	if (bytes > c->mem_max)
 		return -ENOBUFS;	/* never fits: keep what peers may need */
@@ -42,19 +42,19 @@ int nc_comm_mem_reserve(struct nc_comm *c, u64 bytes)
 			return 0;
 		atomic64_sub(bytes, &c->mem_used);
 		/* finished reductions kept for repairs give way first */
-		if (!nc_agg_reclaim(c))
+		if (!nck_agg_reclaim(c))
 			return -ENOBUFS;
 	}
 }
 
-void nc_comm_mem_release(struct nc_comm *c, u64 bytes)
+void nck_comm_mem_release(struct nck_comm *c, u64 bytes)
 {
 	if (bytes)
 		atomic64_sub(bytes, &c->mem_used);
 }
 
 /* Hold skb on receive: charge it, or false when over the limit. */
-bool nc_rx_charge(struct nc_comm *c, struct sk_buff *skb)
+bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb)
 {
 	u32 n = skb->truesize;
 
@@ -62,53 +62,53 @@ bool nc_rx_charge(struct nc_comm *c, struct sk_buff *skb)
 		atomic_long_sub(n, &c->rx_mem);
 		return false;
 	}
-	nc_skb_cb(skb)->charge = n;
+	nck_skb_cb(skb)->charge = n;
 	return true;
 }
 
-void nc_rx_uncharge(struct nc_comm *c, struct sk_buff *skb)
+void nck_rx_uncharge(struct nck_comm *c, struct sk_buff *skb)
 {
-	atomic_long_sub(nc_skb_cb(skb)->charge, &c->rx_mem);
-	nc_skb_cb(skb)->charge = 0;
+	atomic_long_sub(nck_skb_cb(skb)->charge, &c->rx_mem);
+	nck_skb_cb(skb)->charge = 0;
 }
 
-void nc_rx_free(struct nc_comm *c, struct sk_buff *skb)
+void nck_rx_free(struct nck_comm *c, struct sk_buff *skb)
 {
-	nc_rx_uncharge(c, skb);
+	nck_rx_uncharge(c, skb);
 	kfree_skb(skb);
 }
 
 /* Free the charged frames of a queue only the caller can reach. */
-void nc_rx_purge(struct nc_comm *c, struct sk_buff_head *q)
+void nck_rx_purge(struct nck_comm *c, struct sk_buff_head *q)
 {
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(q)))
-		nc_rx_free(c, skb);
+		nck_rx_free(c, skb);
 }
 
 /* ---------------------------------------------------------------- */
 /* Life                                                              */
 /* ---------------------------------------------------------------- */
 
-static void nc_comm_free(struct nc_comm *c)
+static void nck_comm_free(struct nck_comm *c)
 {
-	nc_sched_free(c->a2a_sched);
-	nc_agg_free(c);
-	nc_rx_purge(c, &c->early);
+	nck_sched_free(c->a2a_sched);
+	nck_agg_free(c);
+	nck_rx_purge(c, &c->early);
 	WARN_ON_ONCE(atomic_long_read(&c->rx_mem));
 	WARN_ON_ONCE(atomic64_read(&c->mem_used));
-	nc_auth_free(c->auth);
+	nck_auth_free(c->auth);
 	kvfree(c->peers);
 	kvfree(c);
 }
 
-struct nc_comm *nc_comm_create(struct nc_net *nn, const struct nc_comm_cfg *cfg,
-			       struct nc_bearer *b,
+struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *cfg,
+				 struct nck_bearer *b,
 			       struct netlink_ext_ack *extack)
 {
 	u8 alen = b->ops->addr_len;
-	struct nc_comm *c;
+	struct nck_comm *c;
 	int err;
 
 	ASSERT_RTNL();
@@ -141,8 +141,8 @@ struct nc_comm *nc_comm_create(struct nc_net *nn, const struct nc_comm_cfg *cfg,
 		memcpy(c->mcast_addr, cfg->mcast, alen);
 	else
 		b->ops->group_default(cfg->id, c->mcast_addr);
-	nc_join_init(c);
-	err = nc_agg_init(c);	/* first: the free path relies on it */
+	nck_join_init(c);
+	err = nck_agg_init(c);	/* first: the free path relies on it */
 	if (err)
 		goto free;
 
@@ -151,7 +151,7 @@ struct nc_comm *nc_comm_create(struct nc_net *nn, const struct nc_comm_cfg *cfg,
 	if (!c->peers)
 		goto free;
 	if (cfg->key) {
-		c->auth = nc_auth_create(cfg->key, cfg->key_len, cfg->size);
+		c->auth = nck_auth_create(cfg->key, cfg->key_len, cfg->size);
 		if (IS_ERR(c->auth)) {
 			err = PTR_ERR(c->auth);
 			c->auth = NULL;
@@ -172,34 +172,34 @@ struct nc_comm *nc_comm_create(struct nc_net *nn, const struct nc_comm_cfg *cfg,
 		}
 		goto free;
 	}
-	nc_join_start(c);
+	nck_join_start(c);
 	return c;
 free:
-	nc_comm_free(c);
+	nck_comm_free(c);
 	return ERR_PTR(err);
 }
 
 /* After the grace period (the receive path may still have seen c). */
-static void nc_comm_free_work(struct work_struct *work)
+static void nck_comm_free_work(struct work_struct *work)
 {
-	struct nc_comm *c = container_of(to_rcu_work(work), struct nc_comm,
+	struct nck_comm *c = container_of(to_rcu_work(work), struct nck_comm,
 					 free_work);
 
-	nc_comm_free(c);
+	nck_comm_free(c);
 }
 
-void nc_comm_put(struct nc_comm *c)
+void nck_comm_put(struct nck_comm *c)
 {
 	if (refcount_dec_and_test(&c->ref)) {
-		INIT_RCU_WORK(&c->free_work, nc_comm_free_work);
-		queue_rcu_work(nc_wq, &c->free_work);
+		INIT_RCU_WORK(&c->free_work, nck_comm_free_work);
+		queue_rcu_work(nck_wq, &c->free_work);
 	}
 }
 
 /* Install (or with s == NULL drop) the alltoall schedule. */
-void nc_comm_set_sched(struct nc_comm *c, struct nc_sched *s)
+void nck_comm_set_sched(struct nck_comm *c, struct nck_sched *s)
 {
-	struct nc_sched *old;
+	struct nck_sched *old;
 
 	mutex_lock(&c->sched_lock);
 	old = c->a2a_sched;
@@ -207,13 +207,13 @@ void nc_comm_set_sched(struct nc_comm *c, struct nc_sched *s)
 	WRITE_ONCE(c->sched_phases, s ? s->nphases : 0);
 	WRITE_ONCE(c->sched_syncs, s ? s->nout : 0);
 	mutex_unlock(&c->sched_lock);
-	nc_sched_free(old);
+	nck_sched_free(old);
 }
 
 /* A reference for an endpoint; NULL if there is no such communicator. */
-struct nc_comm *nc_comm_get(struct nc_net *nn, u32 id)
+struct nck_comm *nck_comm_get(struct nck_net *nn, u32 id)
 {
-	struct nc_comm *c;
+	struct nck_comm *c;
 
 	rcu_read_lock();
 	c = xa_load(&nn->comms, id);
@@ -224,7 +224,7 @@ struct nc_comm *nc_comm_get(struct nc_net *nn, u32 id)
 }
 
 /* enum netcoll_comm_state, for dumps. */
-int nc_comm_state(struct nc_comm *c)
+int nck_comm_state(struct nck_comm *c)
 {
 	int state;
 
@@ -252,7 +252,7 @@ int nc_comm_state(struct nc_comm *c)
  * admin or owner deletes and re-creates the communicator, which gives it
  * a new epoch.
  */
-void nc_comm_break(struct nc_comm *c)
+void nck_comm_break(struct nck_comm *c)
 {
 	lockdep_assert_held(&c->lock);
 	c->broken = true;
@@ -262,7 +262,7 @@ void nc_comm_break(struct nc_comm *c)
  * The communicator can no longer run operations: fail the running one,
  * refuse the next ones, drop frames held for them.
  */
-void nc_comm_fail(struct nc_comm *c, int err)
+void nck_comm_fail(struct nck_comm *c, int err)
 {
 	struct sk_buff_head q;
 
@@ -272,16 +272,16 @@ void nc_comm_fail(struct nc_comm *c, int err)
 		c->dead = err;
 	skb_queue_splice_init(&c->early, &q);
 	spin_unlock_bh(&c->lock);
-	nc_rx_purge(c, &q);
+	nck_rx_purge(c, &q);
 	wake_up_all(&c->wq);
-	nc_join_stop(c);
-	nc_agg_stop(c, c->dead);
+	nck_join_stop(c);
+	nck_agg_stop(c, c->dead);
 }
 
-int nc_comm_delete(struct nc_net *nn, u32 id)
+int nck_comm_delete(struct nck_net *nn, u32 id)
 {
-	struct nc_comm *c;
-	struct nc_bearer *b;
+	struct nck_comm *c;
+	struct nck_bearer *b;
 
 	ASSERT_RTNL();
 	c = xa_erase(&nn->comms, id);
@@ -290,24 +290,24 @@ int nc_comm_delete(struct nc_net *nn, u32 id)
 	b = rtnl_dereference(c->bearer);
 	if (b)
 		b->ops->group_leave(b, c->mcast_addr);
-	nc_comm_fail(c, -ESHUTDOWN);
-	nc_comm_put(c);
+	nck_comm_fail(c, -ESHUTDOWN);
+	nck_comm_put(c);
 	return 0;
 }
 
-void nc_comm_delete_all(struct nc_net *nn)
+void nck_comm_delete_all(struct nck_net *nn)
 {
-	struct nc_comm *c;
+	struct nck_comm *c;
 	unsigned long id;
 
 	xa_for_each(&nn->comms, id, c)
-		nc_comm_delete(nn, id);
+		nck_comm_delete(nn, id);
 }
 
 /* The bearer b is going away: its communicators lose their path. */
-void nc_comm_unbind_bearer(struct nc_net *nn, struct nc_bearer *b)
+void nck_comm_unbind_bearer(struct nck_net *nn, struct nck_bearer *b)
 {
-	struct nc_comm *c;
+	struct nck_comm *c;
 	unsigned long id;
 
 	ASSERT_RTNL();
@@ -315,7 +315,7 @@ void nc_comm_unbind_bearer(struct nc_net *nn, struct nc_bearer *b)
 		if (rtnl_dereference(c->bearer) != b)
 			continue;
 		RCU_INIT_POINTER(c->bearer, NULL);
-		nc_comm_fail(c, -ENETDOWN);
+		nck_comm_fail(c, -ENETDOWN);
 	}
 }
 
@@ -323,19 +323,19 @@ void nc_comm_unbind_bearer(struct nc_net *nn, struct nc_bearer *b)
 /* Netlink: communicators                                          */
 /* ---------------------------------------------------------------- */
 
-struct nc_addr_key {
+struct nck_addr_key {
 	u8 a[NETCOLL_ADDR_MAX];
 };
 
-static int nc_addr_cmp(const void *x, const void *y)
+static int nck_addr_cmp(const void *x, const void *y)
 {
-	return memcmp(x, y, sizeof(struct nc_addr_key));
+	return memcmp(x, y, sizeof(struct nck_addr_key));
 }
 
 /* Two ranks with one address could not be told apart on receive. */
-static bool nc_addrs_unique(const u8 *addrs, u32 size, u8 alen)
+static bool nck_addrs_unique(const u8 *addrs, u32 size, u8 alen)
 {
-	struct nc_addr_key *keys;
+	struct nck_addr_key *keys;
 	bool unique = true;
 	u32 i;
 
@@ -344,16 +344,16 @@ static bool nc_addrs_unique(const u8 *addrs, u32 size, u8 alen)
 		return false;
 	for (i = 0; i < size; i++)
 		memcpy(keys[i].a, addrs + (size_t)i * alen, alen);
-	sort(keys, size, sizeof(*keys), nc_addr_cmp, NULL);
+	sort(keys, size, sizeof(*keys), nck_addr_cmp, NULL);
 	for (i = 1; i < size && unique; i++)
-		unique = nc_addr_cmp(&keys[i - 1], &keys[i]) != 0;
+		unique = nck_addr_cmp(&keys[i - 1], &keys[i]) != 0;
 	kvfree(keys);
 	return unique;
 }
 
 /* Members -> addrs[rank]; every rank 0..size-1 exactly once. */
-static int nc_nl_parse_members(struct genl_info *info, struct nc_bearer *b,
-			       u8 **addrsp, u32 *sizep)
+static int nck_nl_parse_members(struct genl_info *info, struct nck_bearer *b,
+				u8 **addrsp, u32 *sizep)
 {
 	struct nlattr *members = info->attrs[NETCOLL_A_COMM_MEMBERS];
 	struct netlink_ext_ack *extack = info->extack;
@@ -379,7 +379,7 @@ static int nc_nl_parse_members(struct genl_info *info, struct nc_bearer *b,
 
 	err = -EINVAL;
 	nla_for_each_nested(m, members, rem) {
-		if (nla_parse_nested(tb, NETCOLL_A_MEMBER_MAX, m, nc_member_policy,
+		if (nla_parse_nested(tb, NETCOLL_A_MEMBER_MAX, m, nck_member_policy,
 				     extack))
 			goto fail;
 		if (!tb[NETCOLL_A_MEMBER_RANK] || !tb[NETCOLL_A_MEMBER_ADDR]) {
@@ -406,7 +406,7 @@ static int nc_nl_parse_members(struct genl_info *info, struct nc_bearer *b,
 		memcpy(addrs + (size_t)rank * alen,
 		       nla_data(tb[NETCOLL_A_MEMBER_ADDR]), alen);
 	}
-	if (!nc_addrs_unique(addrs, size, alen)) {
+	if (!nck_addrs_unique(addrs, size, alen)) {
 		NL_SET_ERR_MSG_ATTR(extack, members, "duplicate member address");
 		goto fail;
 	}
@@ -421,12 +421,12 @@ fail:
 }
 
 /* Owner and group: named by an admin, else the sender's own. */
-static int nc_nl_owner(struct sk_buff *skb, struct genl_info *info,
-		       struct nc_comm_cfg *cfg)
+static int nck_nl_owner(struct sk_buff *skb, struct genl_info *info,
+			struct nck_comm_cfg *cfg)
 {
 	struct nlattr *uid = info->attrs[NETCOLL_A_COMM_OWNER];
 	struct nlattr *gid = info->attrs[NETCOLL_A_COMM_GROUP];
-	struct user_namespace *ns = nc_nl_userns(skb);
+	struct user_namespace *ns = nck_nl_userns(skb);
 
 	cfg->owner = NETLINK_CB(skb).creds.uid;
 	cfg->group = NETLINK_CB(skb).creds.gid;
@@ -449,14 +449,14 @@ static int nc_nl_owner(struct sk_buff *skb, struct genl_info *info,
 	return 0;
 }
 
-int nc_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
+int nck_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nc_net *nn = nc_net(genl_info_net(info));
+	struct nck_net *nn = nck_net(genl_info_net(info));
 	struct nlattr *mcast = info->attrs[NETCOLL_A_COMM_MCAST_ADDR];
 	struct nlattr *key = info->attrs[NETCOLL_A_COMM_KEY];
-	struct nc_comm_cfg cfg = {};
-	struct nc_bearer *b;
-	struct nc_comm *c;
+	struct nck_comm_cfg cfg = {};
+	struct nck_bearer *b;
+	struct nck_comm *c;
 	u8 *addrs;
 	int err;
 
@@ -468,25 +468,25 @@ int nc_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 	cfg.rank = nla_get_u32(info->attrs[NETCOLL_A_COMM_RANK]);
 	if (info->attrs[NETCOLL_A_COMM_COOKIE])
 		cfg.cookie = nla_get_u64(info->attrs[NETCOLL_A_COMM_COOKIE]);
-	cfg.timeout_ms = nc_nl_u32(info, NETCOLL_A_COMM_TIMEOUT_MS,
-				   NETCOLL_TIMEOUT_MS_DEFAULT);
-	cfg.oso = nc_nl_u32(info, NETCOLL_A_COMM_OSO, NETCOLL_OSO_DEFAULT);
-	cfg.degree = nc_nl_u32(info, NETCOLL_A_COMM_TREE_DEGREE,
-			       NETCOLL_TREE_DEGREE_DEFAULT);
-	cfg.mem_max = nc_nl_u32(info, NETCOLL_A_COMM_MEM_MAX,
-				READ_ONCE(nc_comm_mem_max));
-	cfg.rx_mem_max = nc_nl_u32(info, NETCOLL_A_COMM_RX_MEM_MAX,
-				   READ_ONCE(nc_rx_queue_max));
+	cfg.timeout_ms = nck_nl_u32(info, NETCOLL_A_COMM_TIMEOUT_MS,
+				    NETCOLL_TIMEOUT_MS_DEFAULT);
+	cfg.oso = nck_nl_u32(info, NETCOLL_A_COMM_OSO, NETCOLL_OSO_DEFAULT);
+	cfg.degree = nck_nl_u32(info, NETCOLL_A_COMM_TREE_DEGREE,
+				NETCOLL_TREE_DEGREE_DEFAULT);
+	cfg.mem_max = nck_nl_u32(info, NETCOLL_A_COMM_MEM_MAX,
+				 READ_ONCE(nck_comm_mem_max));
+	cfg.rx_mem_max = nck_nl_u32(info, NETCOLL_A_COMM_RX_MEM_MAX,
+				    READ_ONCE(nck_rx_queue_max));
 	if (key) {
 		cfg.key = nla_data(key);
 		cfg.key_len = nla_len(key);
 	}
-	err = nc_nl_owner(skb, info, &cfg);
+	err = nck_nl_owner(skb, info, &cfg);
 	if (err)
 		return err;
 
 	rtnl_lock();
-	b = nc_nl_bearer(info);
+	b = nck_nl_bearer(info);
 	if (IS_ERR(b)) {
 		err = PTR_ERR(b);
 		goto out;
@@ -501,7 +501,7 @@ int nc_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 		}
 		cfg.mcast = nla_data(mcast);
 	}
-	err = nc_nl_parse_members(info, b, &addrs, &cfg.size);
+	err = nck_nl_parse_members(info, b, &addrs, &cfg.size);
 	if (err)
 		goto out;
 	err = -EINVAL;
@@ -514,7 +514,7 @@ int nc_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 				    "this rank's member address is not the device's");
 	} else {
 		cfg.addrs = addrs;
-		c = nc_comm_create(nn, &cfg, b, info->extack);
+		c = nck_comm_create(nn, &cfg, b, info->extack);
 		err = PTR_ERR_OR_ZERO(c);
 	}
 	kvfree(addrs);
@@ -523,11 +523,11 @@ out:
 	return err;
 }
 
-int nc_nl_comm_del(struct sk_buff *skb, struct genl_info *info)
+int nck_nl_comm_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
-	struct nc_net *nn = nc_net(net);
-	struct nc_comm *c;
+	struct nck_net *nn = nck_net(net);
+	struct nck_comm *c;
 	u32 id;
 	int err;
 
@@ -538,12 +538,12 @@ int nc_nl_comm_del(struct sk_buff *skb, struct genl_info *info)
 	c = xa_load(&nn->comms, id);	/* RTNL: it cannot go away */
 	if (!c) {
 		err = -ENOENT;
-	} else if (!nc_nl_may_admin_comm(c, skb, net)) {
+	} else if (!nck_nl_may_admin_comm(c, skb, net)) {
 		NL_SET_ERR_MSG(info->extack,
 			       "only the communicator's owner or an admin may delete it");
 		err = -EPERM;
 	} else {
-		err = nc_comm_delete(nn, id);
+		err = nck_comm_delete(nn, id);
 	}
 	rtnl_unlock();
 	if (err == -ENOENT)
@@ -552,7 +552,7 @@ int nc_nl_comm_del(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static int nc_nl_fill_members(struct sk_buff *skb, const struct nc_comm *c)
+static int nck_nl_fill_members(struct sk_buff *skb, const struct nck_comm *c)
 {
 	struct nlattr *members, *m;
 	u32 r;
@@ -564,7 +564,7 @@ static int nc_nl_fill_members(struct sk_buff *skb, const struct nc_comm *c)
 		m = nla_nest_start(skb, NETCOLL_A_MEMBER);
 		if (!m || nla_put_u32(skb, NETCOLL_A_MEMBER_RANK, r) ||
 		    nla_put(skb, NETCOLL_A_MEMBER_ADDR, c->addr_len,
-			    nc_comm_addr(c, r)))
+			    nck_comm_addr(c, r)))
 			return -EMSGSIZE;
 		nla_nest_end(skb, m);
 	}
@@ -573,15 +573,15 @@ static int nc_nl_fill_members(struct sk_buff *skb, const struct nc_comm *c)
 }
 
 /* Who asks, for what a dump may show (the cookie and epoch or not). */
-struct nc_nl_viewer {
+struct nck_nl_viewer {
 	struct sk_buff *req;
 	struct net *net;
 };
 
-static int nc_nl_fill_secrets(struct sk_buff *skb, struct nc_comm *c,
-			      const struct nc_nl_viewer *v)
+static int nck_nl_fill_secrets(struct sk_buff *skb, struct nck_comm *c,
+			       const struct nck_nl_viewer *v)
 {
-	if (!nc_nl_may_see_secrets(c, v->req, v->net))
+	if (!nck_nl_may_see_secrets(c, v->req, v->net))
 		return 0;
 	return nla_put_u64_64bit(skb, NETCOLL_A_COMM_COOKIE, c->cookie,
 				 NETCOLL_A_PAD) ||
@@ -589,14 +589,14 @@ static int nc_nl_fill_secrets(struct sk_buff *skb, struct nc_comm *c,
 				 NETCOLL_A_PAD);
 }
 
-static int nc_nl_fill_comm(struct sk_buff *skb, struct nc_comm *c,
-			   bool with_members, const struct nc_nl_viewer *v,
+static int nck_nl_fill_comm(struct sk_buff *skb, struct nck_comm *c,
+			    bool with_members, const struct nck_nl_viewer *v,
 			   u32 portid, u32 seq, int flags)
 {
-	struct user_namespace *ns = nc_nl_userns(v->req);
+	struct user_namespace *ns = nck_nl_userns(v->req);
 	void *hdr;
 
-	hdr = genlmsg_put(skb, portid, seq, &nc_genl_family, flags,
+	hdr = genlmsg_put(skb, portid, seq, &nck_genl_family, flags,
 			  NETCOLL_CMD_COMM_GET);
 	if (!hdr)
 		return -EMSGSIZE;
@@ -604,14 +604,14 @@ static int nc_nl_fill_comm(struct sk_buff *skb, struct nc_comm *c,
 	    nla_put_u32(skb, NETCOLL_A_IFINDEX, c->ifindex) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_RANK, c->rank) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_SIZE, c->size) ||
-	    nc_nl_fill_secrets(skb, c, v) ||
+	    nck_nl_fill_secrets(skb, c, v) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_OWNER, from_kuid_munged(ns, c->owner)) ||
 	    (gid_valid(c->group) &&
 	     nla_put_u32(skb, NETCOLL_A_COMM_GROUP, from_kgid_munged(ns, c->group))) ||
 	    nla_put_u8(skb, NETCOLL_A_COMM_AUTH, !!c->auth) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_MEM_MAX, c->mem_max) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_RX_MEM_MAX, c->rx_mem_max) ||
-	    nla_put_u32(skb, NETCOLL_A_COMM_STATE, nc_comm_state(c)) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_STATE, nck_comm_state(c)) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_TIMEOUT_MS, c->timeout_ms) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_OP_SEQ, READ_ONCE(c->next_seq)) ||
 	    nla_put_u8(skb, NETCOLL_A_COMM_BOUND, !!atomic_read(&c->bound)) ||
@@ -621,7 +621,7 @@ static int nc_nl_fill_comm(struct sk_buff *skb, struct nc_comm *c,
 	    nla_put_u32(skb, NETCOLL_A_COMM_AGG_SEQ, READ_ONCE(c->agg.next)) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_TREE_DEGREE, c->agg.tree_degree) ||
 	    nla_put(skb, NETCOLL_A_COMM_MCAST_ADDR, c->addr_len, c->mcast_addr) ||
-	    (with_members && nc_nl_fill_members(skb, c))) {
+	    (with_members && nck_nl_fill_members(skb, c))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -629,25 +629,25 @@ static int nc_nl_fill_comm(struct sk_buff *skb, struct nc_comm *c,
 	return 0;
 }
 
-int nc_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
+int nck_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nc_nl_viewer v = { skb, genl_info_net(info) };
-	struct nc_comm *c;
+	struct nck_nl_viewer v = { skb, genl_info_net(info) };
+	struct nck_comm *c;
 	struct sk_buff *msg;
 	int err;
 
-	c = nc_nl_comm(info);
+	c = nck_nl_comm(info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	/* 32 bytes covers one member's nest, rank and address. */
 	msg = genlmsg_new(NLMSG_GOODSIZE + (size_t)c->size * 32, GFP_KERNEL);
 	if (!msg) {
-		nc_comm_put(c);
+		nck_comm_put(c);
 		return -ENOMEM;
 	}
-	err = nc_nl_fill_comm(msg, c, true, &v, info->snd_portid,
-			      info->snd_seq, 0);
-	nc_comm_put(c);
+	err = nck_nl_fill_comm(msg, c, true, &v, info->snd_portid,
+			       info->snd_seq, 0);
+	nck_comm_put(c);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -655,17 +655,17 @@ int nc_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-int nc_nl_comm_dump(struct sk_buff *skb, struct netlink_callback *cb)
+int nck_nl_comm_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct nc_nl_viewer v = { cb->skb, sock_net(skb->sk) };
-	struct nc_net *nn = nc_net(v.net);
+	struct nck_nl_viewer v = { cb->skb, sock_net(skb->sk) };
+	struct nck_net *nn = nck_net(v.net);
 	unsigned long id = cb->args[0];
-	struct nc_comm *c;
+	struct nck_comm *c;
 
 	rcu_read_lock();
 	xa_for_each_start(&nn->comms, id, c, cb->args[0]) {
-		if (nc_nl_fill_comm(skb, c, false, &v, NETLINK_CB(cb->skb).portid,
-				    cb->nlh->nlmsg_seq, NLM_F_MULTI))
+		if (nck_nl_fill_comm(skb, c, false, &v, NETLINK_CB(cb->skb).portid,
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI))
 			break;
 		cb->args[0] = id + 1;
 	}

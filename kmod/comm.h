@@ -6,13 +6,13 @@
  *
  * Ownership: reference counted.  The namespace's table holds one until
  * COMM_DEL, every endpoint bound to it, every netlink request using it and
- * a queued float worker hold one each.  The last nc_comm_put() frees it
+ * a queued float worker hold one each.  The last nck_comm_put() frees it
  * after an RCU grace period (the receive path finds it under RCU, without
- * a reference), in process context (nc_comm_free_work): that is its only
+ * a reference), in process context (nck_comm_free_work): that is its only
  * freeing path.
  */
-#ifndef NC_COMM_H
-#define NC_COMM_H
+#ifndef NCK_COMM_H
+#define NCK_COMM_H
 
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -28,20 +28,20 @@
 #include "rel.h"
 #include "agg.h"
 
-struct nc_bearer;
-struct nc_auth;
-struct nc_op;
-struct nc_sched;
+struct nck_bearer;
+struct nck_auth;
+struct nck_op;
+struct nck_sched;
 struct netlink_ext_ack;
 
 /**
- * struct nc_peer - what rank 0 keeps of another member, for joins
+ * struct nck_peer - what rank 0 keeps of another member, for joins
  * @nonce: of the incarnation let in; 0: none
  * @challenge: the value it must echo; 0: none out
  * @answer_at: jiffies of the last answer; 0: never answered
  * @answer_shift: backoff of those answers
  */
-struct nc_peer {
+struct nck_peer {
 	u64 nonce;
 	u64 challenge;
 	unsigned long answer_at;
@@ -49,7 +49,7 @@ struct nc_peer {
 };
 
 /**
- * struct nc_comm - a communicator on this host
+ * struct nck_comm - a communicator on this host
  * @id: its id in the namespace (fixed)
  * @rank: this host's rank (fixed)
  * @size: members (fixed)
@@ -66,8 +66,8 @@ struct nc_peer {
  * @peers: [size], rank 0's join state; @lock
  * @mem_max: bytes posted operations may allocate (fixed)
  * @rx_mem_max: bytes of frames held on receive (fixed)
- * @mem_used: charged by nc_comm_mem_reserve() (atomic)
- * @rx_mem: charged by nc_rx_charge() (atomic)
+ * @mem_used: charged by nck_comm_mem_reserve() (atomic)
+ * @rx_mem: charged by nck_rx_charge() (atomic)
  * @sched_lock: protects @a2a_sched, @sched_phases, @sched_syncs
  * @a2a_sched: the installed alltoall slice; NULL: linear
  * @sched_phases: of @a2a_sched, for dumps
@@ -77,7 +77,7 @@ struct nc_peer {
  * @lock: protects everything below, and @peers; taken in softirq (the
  *	receive path, timers), so process context takes it with _bh
  * @dead: -ESHUTDOWN or -ENETDOWN once deleted or its device went; else 0
- * @broken: an operation failed after it started (nc_comm_break)
+ * @broken: an operation failed after it started (nck_comm_break)
  * @epoch: agreed with rank 0; 0: not yet
  * @join_nonce: ours, while asking rank 0
  * @join_challenge: rank 0's, to echo; 0: none yet
@@ -93,29 +93,29 @@ struct nc_peer {
  * @addr_len: bytes of one member address (fixed)
  * @addrs: @size member addresses in rank order (fixed)
  */
-struct nc_comm {
+struct nck_comm {
 	u32 id;
 	u32 rank;
 	u32 size;
 	u32 timeout_ms;
 	u64 cookie;
 	int ifindex;
-	struct nc_net *nn;
-	struct nc_bearer __rcu *bearer;
+	struct nck_net *nn;
+	struct nck_bearer __rcu *bearer;
 	refcount_t ref;
 	atomic_t bound;
 	kuid_t owner;
 	kgid_t group;
-	struct nc_auth *auth;
-	struct nc_peer *peers;
+	struct nck_auth *auth;
+	struct nck_peer *peers;
 	u32 mem_max;
 	u32 rx_mem_max;
 	atomic64_t mem_used;
 	atomic_long_t rx_mem;
 	struct mutex sched_lock;	/* protects a2a_sched, sched_* */
-	struct nc_sched *a2a_sched;
+	struct nck_sched *a2a_sched;
 	u32 sched_phases, sched_syncs;
-	struct nc_rtt rtt;
+	struct nck_rtt rtt;
 
 	spinlock_t lock;		/* protects what follows, and peers */
 	int dead;
@@ -125,12 +125,12 @@ struct nc_comm {
 	u64 join_challenge;
 	unsigned long join_rto;
 	struct timer_list join_timer;
-	struct nc_op *op;
+	struct nck_op *op;
 	u32 next_seq;
 	struct sk_buff_head early;
 	wait_queue_head_t wq;
 
-	struct nc_agg agg;
+	struct nck_agg agg;
 	u8 mcast_addr[NETCOLL_ADDR_MAX];
 
 	struct rcu_work free_work;
@@ -138,13 +138,13 @@ struct nc_comm {
 	u8 addrs[];
 };
 
-static inline const u8 *nc_comm_addr(const struct nc_comm *c, u32 rank)
+static inline const u8 *nck_comm_addr(const struct nck_comm *c, u32 rank)
 {
 	return c->addrs + (size_t)rank * c->addr_len;
 }
 
 /* What COMM_NEW asks for, checked by netlink.c. */
-struct nc_comm_cfg {
+struct nck_comm_cfg {
 	u32 id, rank, size;
 	u64 cookie;
 	u32 timeout_ms;
@@ -159,31 +159,31 @@ struct nc_comm_cfg {
 	const u8 *addrs;		/* size * the bearer's addr_len */
 };
 
-struct nc_comm *nc_comm_create(struct nc_net *nn, const struct nc_comm_cfg *cfg,
-			       struct nc_bearer *b,
+struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *cfg,
+				 struct nck_bearer *b,
 			       struct netlink_ext_ack *extack);
-int nc_comm_delete(struct nc_net *nn, u32 id);
-struct nc_comm *nc_comm_get(struct nc_net *nn, u32 id);
-void nc_comm_put(struct nc_comm *c);
-void nc_comm_fail(struct nc_comm *c, int err);
-void nc_comm_unbind_bearer(struct nc_net *nn, struct nc_bearer *b);
-void nc_comm_delete_all(struct nc_net *nn);
-void nc_comm_set_sched(struct nc_comm *c, struct nc_sched *s);
-int nc_comm_state(struct nc_comm *c);
-int nc_comm_mem_reserve(struct nc_comm *c, u64 bytes);
-void nc_comm_mem_release(struct nc_comm *c, u64 bytes);
+int nck_comm_delete(struct nck_net *nn, u32 id);
+struct nck_comm *nck_comm_get(struct nck_net *nn, u32 id);
+void nck_comm_put(struct nck_comm *c);
+void nck_comm_fail(struct nck_comm *c, int err);
+void nck_comm_unbind_bearer(struct nck_net *nn, struct nck_bearer *b);
+void nck_comm_delete_all(struct nck_net *nn);
+void nck_comm_set_sched(struct nck_comm *c, struct nck_sched *s);
+int nck_comm_state(struct nck_comm *c);
+int nck_comm_mem_reserve(struct nck_comm *c, u64 bytes);
+void nck_comm_mem_release(struct nck_comm *c, u64 bytes);
 
 /* The receive memory of a communicator: one limit for every holder. */
-bool nc_rx_charge(struct nc_comm *c, struct sk_buff *skb);
-void nc_rx_uncharge(struct nc_comm *c, struct sk_buff *skb);
-void nc_rx_free(struct nc_comm *c, struct sk_buff *skb);
-void nc_rx_purge(struct nc_comm *c, struct sk_buff_head *q);
+bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb);
+void nck_rx_uncharge(struct nck_comm *c, struct sk_buff *skb);
+void nck_rx_free(struct nck_comm *c, struct sk_buff *skb);
+void nck_rx_purge(struct nck_comm *c, struct sk_buff_head *q);
 
 /*
  * Under c->lock: may an operation start now?  0, or the errno it fails
- * with: the communicator is gone, or broken (nc_comm_break).
+ * with: the communicator is gone, or broken (nck_comm_break).
  */
-static inline int nc_comm_usable(const struct nc_comm *c)
+static inline int nck_comm_usable(const struct nck_comm *c)
 {
 	lockdep_assert_held(&c->lock);
 	if (c->dead)
@@ -191,22 +191,22 @@ static inline int nc_comm_usable(const struct nc_comm *c)
 	return c->broken ? -ENOTRECOVERABLE : 0;
 }
 
-void nc_comm_break(struct nc_comm *c);
+void nck_comm_break(struct nck_comm *c);
 
 /* access.c: who may do what */
-bool nc_may_admin_net(struct net *net);
-bool nc_may_bind(const struct nc_comm *c);
-bool nc_nl_may_admin_comm(const struct nc_comm *c, struct sk_buff *skb,
-			  struct net *net);
-bool nc_nl_may_see_secrets(const struct nc_comm *c, struct sk_buff *skb,
+bool nck_may_admin_net(struct net *net);
+bool nck_may_bind(const struct nck_comm *c);
+bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb,
 			   struct net *net);
+bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
+			    struct net *net);
 
 /* join.c: the communicator's epoch, from rank 0 */
-void nc_join_init(struct nc_comm *c);
-void nc_join_start(struct nc_comm *c);
-void nc_join_stop(struct nc_comm *c);
-void nc_join_rcv(struct nc_comm *c, struct sk_buff *skb,
-		 const struct nc_frame *f);
-int nc_join_wait(struct nc_comm *c, unsigned long deadline);
+void nck_join_init(struct nck_comm *c);
+void nck_join_start(struct nck_comm *c);
+void nck_join_stop(struct nck_comm *c);
+void nck_join_rcv(struct nck_comm *c, struct sk_buff *skb,
+		  const struct nc_frame *f);
+int nck_join_wait(struct nck_comm *c, unsigned long deadline);
 
-#endif /* NC_COMM_H */
+#endif /* NCK_COMM_H */

@@ -12,7 +12,7 @@
  *             blocking REDUCE, whose operation the peers still need): it
  *             runs on and is reaped once finished.
  * The one who removes an entry (the finishing waiter, the reaper, or
- * release) gives its reference back with nc_agg_release(): exactly one
+ * release) gives its reference back with nck_agg_release(): exactly one
  * path per entry.  Release cancels whatever has not finished: a closed
  * file leaves nothing behind.
  *
@@ -23,39 +23,39 @@
 
 #include "endpoint.h"
 
-#define NC_EP_CLAIMED		XA_MARK_1	/* XA_MARK_0: free (ALLOC) */
-#define NC_EP_ORPHAN		XA_MARK_2
+#define NCK_EP_CLAIMED		XA_MARK_1	/* XA_MARK_0: free (ALLOC) */
+#define NCK_EP_ORPHAN		XA_MARK_2
 
-static atomic_t nc_ep_ids = ATOMIC_INIT(0);
+static atomic_t nck_ep_ids = ATOMIC_INIT(0);
 
-struct nc_endpoint *nc_ep_create(struct net *net)
+struct nck_endpoint *nck_ep_create(struct net *net)
 {
-	struct nc_endpoint *ep;
+	struct nck_endpoint *ep;
 
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
 	if (!ep)
 		return NULL;
 	ep->net = get_net(net);
 	mutex_init(&ep->lock);
-	ep->id = atomic_inc_return(&nc_ep_ids);
+	ep->id = atomic_inc_return(&nck_ep_ids);
 	xa_init_flags(&ep->ops, XA_FLAGS_ALLOC1);
 	return ep;
 }
 
-void nc_ep_destroy(struct nc_endpoint *ep)
+void nck_ep_destroy(struct nck_endpoint *ep)
 {
-	struct nc_comm *c = ep->comm;
-	struct nc_agg_op *op;
+	struct nck_comm *c = ep->comm;
+	struct nck_agg_op *op;
 	unsigned long idx;
 
 	if (c) {
 		xa_for_each(&ep->ops, idx, op) {
 			xa_erase(&ep->ops, idx);
-			nc_agg_release(c, op, true);
+			nck_agg_release(c, op, true);
 		}
-		nc_agg_close(c);
+		nck_agg_close(c);
 		atomic_set(&c->bound, 0);
-		nc_comm_put(c);
+		nck_comm_put(c);
 	}
 	xa_destroy(&ep->ops);
 	put_net(ep->net);
@@ -64,10 +64,10 @@ void nc_ep_destroy(struct nc_endpoint *ep)
 }
 
 /* BIND; b is the caller's request, written back to uarg on success. */
-int nc_ep_bind(struct nc_endpoint *ep, struct netcoll_bind *b,
-	       void __user *uarg)
+int nck_ep_bind(struct nck_endpoint *ep, struct netcoll_bind *b,
+		void __user *uarg)
 {
-	struct nc_comm *c;
+	struct nck_comm *c;
 	int err;
 
 	mutex_lock(&ep->lock);
@@ -75,10 +75,10 @@ int nc_ep_bind(struct nc_endpoint *ep, struct netcoll_bind *b,
 	if (ep->comm)
 		goto out;
 	err = -ENOENT;
-	c = nc_comm_get(nc_net(ep->net), b->comm_id);
+	c = nck_comm_get(nck_net(ep->net), b->comm_id);
 	if (!c)
 		goto out;
-	if (!nc_may_bind(c))
+	if (!nck_may_bind(c))
 		err = -EACCES;
 	else if (b->rank != c->rank)
 		err = -EINVAL;
@@ -94,10 +94,10 @@ int nc_ep_bind(struct nc_endpoint *ep, struct netcoll_bind *b,
 		}
 	}
 	if (err) {
-		nc_comm_put(c);
+		nck_comm_put(c);
 		goto out;
 	}
-	/* set once; operations read it without the lock: nc_ep_comm() */
+	/* set once; operations read it without the lock: nck_ep_comm() */
 	smp_store_release(&ep->comm, c);
 out:
 	mutex_unlock(&ep->lock);
@@ -109,22 +109,22 @@ out:
  * holds for its whole length, so that the other threads' calls do not
  * wait uninterruptibly behind it.
  */
-struct nc_comm *nc_ep_comm(struct nc_endpoint *ep)
+struct nck_comm *nck_ep_comm(struct nck_endpoint *ep)
 {
-	/* pairs with the release in nc_ep_bind(): a whole communicator */
+	/* pairs with the release in nck_ep_bind(): a whole communicator */
 	return smp_load_acquire(&ep->comm);
 }
 
-#define NC_EP_REAP_BATCH	16
+#define NCK_EP_REAP_BATCH	16
 
 /*
  * Finished orphans leave: their waiters are gone.  Each is taken out of
  * the table under its lock (the entry's reference keeps it alive while we
  * look), and given back after.
  */
-static void nc_ep_reap(struct nc_endpoint *ep)
+static void nck_ep_reap(struct nck_endpoint *ep)
 {
-	struct nc_agg_op *done[NC_EP_REAP_BATCH], *op;
+	struct nck_agg_op *done[NCK_EP_REAP_BATCH], *op;
 	XA_STATE(xas, &ep->ops, 0);
 	unsigned int n, i;
 
@@ -132,30 +132,30 @@ static void nc_ep_reap(struct nc_endpoint *ep)
 		n = 0;
 		xas_set(&xas, 0);
 		xa_lock(&ep->ops);
-		xas_for_each_marked(&xas, op, ULONG_MAX, NC_EP_ORPHAN) {
-			if (!nc_agg_done(op))
+		xas_for_each_marked(&xas, op, ULONG_MAX, NCK_EP_ORPHAN) {
+			if (!nck_agg_done(op))
 				continue;
 			xas_store(&xas, NULL);
 			ep->nposted--;
 			done[n++] = op;
-			if (n == NC_EP_REAP_BATCH)
+			if (n == NCK_EP_REAP_BATCH)
 				break;
 		}
 		xa_unlock(&ep->ops);
 		for (i = 0; i < n; i++)
-			nc_agg_release(ep->comm, done[i], false);
-	} while (n == NC_EP_REAP_BATCH);
+			nck_agg_release(ep->comm, done[i], false);
+	} while (n == NCK_EP_REAP_BATCH);
 }
 
 /* A number for an operation about to be posted; -EAGAIN over the limit. */
-int nc_ep_reserve(struct nc_endpoint *ep, u32 *idx)
+int nck_ep_reserve(struct nck_endpoint *ep, u32 *idx)
 {
 	int err;
 
-	nc_ep_reap(ep);
+	nck_ep_reap(ep);
 	xa_lock(&ep->ops);
 	/* counted first: the allocation may drop the lock */
-	if (ep->nposted >= READ_ONCE(nc_ep_ops_max)) {
+	if (ep->nposted >= READ_ONCE(nck_ep_ops_max)) {
 		xa_unlock(&ep->ops);
 		return -EAGAIN;
 	}
@@ -168,7 +168,7 @@ int nc_ep_reserve(struct nc_endpoint *ep, u32 *idx)
 	return err < 0 ? err : 0;
 }
 
-void nc_ep_unreserve(struct nc_endpoint *ep, u32 idx)
+void nck_ep_unreserve(struct nck_endpoint *ep, u32 idx)
 {
 	xa_lock(&ep->ops);
 	__xa_erase(&ep->ops, idx);
@@ -177,26 +177,26 @@ void nc_ep_unreserve(struct nc_endpoint *ep, u32 idx)
 }
 
 /* The operation posted under idx (its reference now the entry's). */
-void nc_ep_set(struct nc_endpoint *ep, u32 idx, struct nc_agg_op *op,
-	       bool claimed)
+void nck_ep_set(struct nck_endpoint *ep, u32 idx, struct nck_agg_op *op,
+		bool claimed)
 {
 	xa_lock(&ep->ops);
 	__xa_store(&ep->ops, idx, op, GFP_KERNEL);	/* reserved: no allocation */
 	if (claimed)
-		__xa_set_mark(&ep->ops, idx, NC_EP_CLAIMED);
+		__xa_set_mark(&ep->ops, idx, NCK_EP_CLAIMED);
 	xa_unlock(&ep->ops);
 }
 
-u64 nc_ep_handle(const struct nc_endpoint *ep, u32 idx)
+u64 nck_ep_handle(const struct nck_endpoint *ep, u32 idx)
 {
 	return (u64)ep->id << 32 | idx;
 }
 
 /* The operation a handle names, for its only waiter; NULL and *err if not. */
-struct nc_agg_op *nc_ep_claim(struct nc_endpoint *ep, u64 handle, u32 *idx,
-			      int *err)
+struct nck_agg_op *nck_ep_claim(struct nck_endpoint *ep, u64 handle, u32 *idx,
+				int *err)
 {
-	struct nc_agg_op *op;
+	struct nck_agg_op *op;
 
 	if (upper_32_bits(handle) != ep->id) {
 		*err = -EBADF;
@@ -205,29 +205,29 @@ struct nc_agg_op *nc_ep_claim(struct nc_endpoint *ep, u64 handle, u32 *idx,
 	*idx = lower_32_bits(handle);
 	xa_lock(&ep->ops);
 	op = xa_load(&ep->ops, *idx);
-	if (!op || xa_get_mark(&ep->ops, *idx, NC_EP_ORPHAN)) {
+	if (!op || xa_get_mark(&ep->ops, *idx, NCK_EP_ORPHAN)) {
 		*err = -ESRCH;
 		op = NULL;
-	} else if (xa_get_mark(&ep->ops, *idx, NC_EP_CLAIMED)) {
+	} else if (xa_get_mark(&ep->ops, *idx, NCK_EP_CLAIMED)) {
 		*err = -EBUSY;
 		op = NULL;
 	} else {
-		__xa_set_mark(&ep->ops, *idx, NC_EP_CLAIMED);
+		__xa_set_mark(&ep->ops, *idx, NCK_EP_CLAIMED);
 	}
 	xa_unlock(&ep->ops);
 	return op;
 }
 
 /* The waiter was interrupted: the handle may be waited for again. */
-void nc_ep_unclaim(struct nc_endpoint *ep, u32 idx)
+void nck_ep_unclaim(struct nck_endpoint *ep, u32 idx)
 {
-	xa_clear_mark(&ep->ops, idx, NC_EP_CLAIMED);
+	xa_clear_mark(&ep->ops, idx, NCK_EP_CLAIMED);
 }
 
 /* The claimed entry idx is done with: remove it, give the reference back. */
-void nc_ep_finish(struct nc_endpoint *ep, u32 idx)
+void nck_ep_finish(struct nck_endpoint *ep, u32 idx)
 {
-	struct nc_agg_op *op;
+	struct nck_agg_op *op;
 
 	xa_lock(&ep->ops);
 	op = __xa_erase(&ep->ops, idx);
@@ -235,17 +235,17 @@ void nc_ep_finish(struct nc_endpoint *ep, u32 idx)
 		ep->nposted--;
 	xa_unlock(&ep->ops);
 	if (op)
-		nc_agg_release(ep->comm, op, false);
+		nck_agg_release(ep->comm, op, false);
 }
 
 /* The claimed entry idx loses its waiter but runs on; reaped when done. */
-void nc_ep_orphan(struct nc_endpoint *ep, u32 idx)
+void nck_ep_orphan(struct nck_endpoint *ep, u32 idx)
 {
-	xa_set_mark(&ep->ops, idx, NC_EP_ORPHAN);
+	xa_set_mark(&ep->ops, idx, NCK_EP_ORPHAN);
 }
 
 /* The operation of an entry the caller claimed (it stays until finished). */
-struct nc_agg_op *nc_ep_claimed(struct nc_endpoint *ep, u32 idx)
+struct nck_agg_op *nck_ep_claimed(struct nck_endpoint *ep, u32 idx)
 {
 	return xa_load(&ep->ops, idx);
 }

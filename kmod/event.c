@@ -6,38 +6,38 @@
 #include "comm.h"
 #include "event.h"
 
-static BLOCKING_NOTIFIER_HEAD(nc_event_chain);
+static BLOCKING_NOTIFIER_HEAD(nck_event_chain);
 
-int nc_event_listen(struct notifier_block *nb)
+int nck_event_listen(struct notifier_block *nb)
 {
-	return blocking_notifier_chain_register(&nc_event_chain, nb);
+	return blocking_notifier_chain_register(&nck_event_chain, nb);
 }
 
-void nc_event_unlisten(struct notifier_block *nb)
+void nck_event_unlisten(struct notifier_block *nb)
 {
-	blocking_notifier_chain_unregister(&nc_event_chain, nb);
+	blocking_notifier_chain_unregister(&nck_event_chain, nb);
 }
 
-static void nc_event_post(enum nc_event_kind kind, struct nc_event *ev)
+static void nck_event_post(enum nck_event_kind kind, struct nck_event *ev)
 {
 	might_sleep();
-	blocking_notifier_call_chain(&nc_event_chain, kind, ev);
+	blocking_notifier_call_chain(&nck_event_chain, kind, ev);
 }
 
-void nc_event_op_failed(struct nc_comm *c, u32 seq, int err, u32 peer)
+void nck_event_op_failed(struct nck_comm *c, u32 seq, int err, u32 peer)
 {
-	struct nc_event ev = {
+	struct nck_event ev = {
 		.net = c->nn->net, .comm_id = c->id, .seq = seq, .peer = peer,
 		.err = err,
 	};
 
-	nc_event_post(NC_EVENT_OP_FAILED, &ev);
+	nck_event_post(NCK_EVENT_OP_FAILED, &ev);
 }
 
-void nc_event_dev_detached(struct net *net, struct net_device *dev, int err)
+void nck_event_dev_detached(struct net *net, struct net_device *dev, int err)
 {
-	struct nc_event ev = { .net = net, .peer = NETCOLL_NONE, .err = err,
+	struct nck_event ev = { .net = net, .peer = NETCOLL_NONE, .err = err,
 			       .dev = dev };
 
-	nc_event_post(NC_EVENT_DEV_DETACHED, &ev);
+	nck_event_post(NCK_EVENT_DEV_DETACHED, &ev);
 }

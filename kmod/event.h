@@ -7,23 +7,23 @@
  *
  * Posting may sleep (listeners allocate): process context only.
  */
-#ifndef NC_EVENT_H
-#define NC_EVENT_H
+#ifndef NCK_EVENT_H
+#define NCK_EVENT_H
 
 #include <linux/notifier.h>
 #include <linux/types.h>
 
-struct nc_comm;
+struct nck_comm;
 struct net;
 struct net_device;
 
-enum nc_event_kind {
-	NC_EVENT_OP_FAILED,
-	NC_EVENT_DEV_DETACHED,
+enum nck_event_kind {
+	NCK_EVENT_OP_FAILED,
+	NCK_EVENT_DEV_DETACHED,
 };
 
 /**
- * struct nc_event - one event, as listeners get it (valid during the call)
+ * struct nck_event - one event, as listeners get it (valid during the call)
  * @net: the namespace it happened in
  * @comm_id: OP_FAILED: the communicator
  * @seq: OP_FAILED: the operation's sequence
@@ -31,7 +31,7 @@ enum nc_event_kind {
  * @err: positive errno: why
  * @dev: DEV_DETACHED: the device
  */
-struct nc_event {
+struct nck_event {
 	struct net *net;
 	u32 comm_id;
 	u32 seq;
@@ -40,9 +40,9 @@ struct nc_event {
 	const struct net_device *dev;
 };
 
-int nc_event_listen(struct notifier_block *nb);
-void nc_event_unlisten(struct notifier_block *nb);
-void nc_event_op_failed(struct nc_comm *c, u32 seq, int err, u32 peer);
-void nc_event_dev_detached(struct net *net, struct net_device *dev, int err);
+int nck_event_listen(struct notifier_block *nb);
+void nck_event_unlisten(struct notifier_block *nb);
+void nck_event_op_failed(struct nck_comm *c, u32 seq, int err, u32 peer);
+void nck_event_dev_detached(struct net *net, struct net_device *dev, int err);
 
-#endif /* NC_EVENT_H */
+#endif /* NCK_EVENT_H */

@@ -2,16 +2,16 @@
 /*
  * Frames: building the header every frame of a communicator carries, and
  * sending, for every engine.  Every frame leaves through
- * nc_frame_xmit_to(): there it gets its priority (control frames first)
+ * nck_frame_xmit_to(): there it gets its priority (control frames first)
  * and, on a keyed communicator, its tag.  Frames built under c->lock wait
- * on a list (nc_frame_defer) and leave once it is released.
+ * on a list (nck_frame_defer) and leave once it is released.
  */
 #include "auth.h"
 #include "bearer.h"
 #include "frame.h"
 
 /* Room for a link header in front and an auth trailer behind. */
-struct sk_buff *nc_frame_alloc(unsigned int payload, gfp_t gfp)
+struct sk_buff *nck_frame_alloc(unsigned int payload, gfp_t gfp)
 {
 	struct sk_buff *skb;
 
@@ -23,17 +23,17 @@ struct sk_buff *nc_frame_alloc(unsigned int payload, gfp_t gfp)
 }
 
 /* Payload bytes a frame of c may carry: the device MTU less our headers. */
-unsigned int nc_comm_payload_max(struct nc_comm *c)
+unsigned int nck_comm_payload_max(struct nck_comm *c)
 {
-	unsigned int mtu = nc_comm_mtu(c);
+	unsigned int mtu = nck_comm_mtu(c);
 	unsigned int hdr = NETCOLL_HDR_LEN + (c->auth ? NETCOLL_AUTH_LEN : 0);
 
 	return mtu > hdr ? mtu - hdr : 0;
 }
 
 /* Header fields every frame of c carries. */
-void nc_frame_hdr(struct nc_comm *c, struct nc_frame *f, u16 type, u32 seq,
-		  u32 dst, u16 tag)
+void nck_frame_hdr(struct nck_comm *c, struct nc_frame *f, u16 type, u32 seq,
+		   u32 dst, u16 tag)
 {
 	memset(f, 0, sizeof(*f));
 	f->type = type;
@@ -51,10 +51,10 @@ void nc_frame_hdr(struct nc_comm *c, struct nc_frame *f, u16 type, u32 seq,
  * bearer, for dst; consumes skb.  Every frame of a keyed communicator
  * leaves here with its tag.
  */
-int nc_frame_xmit_to(struct nc_comm *c, struct sk_buff *skb, const u8 *dst)
+int nck_frame_xmit_to(struct nck_comm *c, struct sk_buff *skb, const u8 *dst)
 {
 	unsigned int len;
-	struct nc_bearer *b;
+	struct nck_bearer *b;
 	int err;
 
 	/*
@@ -66,9 +66,9 @@ int nc_frame_xmit_to(struct nc_comm *c, struct sk_buff *skb, const u8 *dst)
 	 */
 	skb->priority = skb->len > NETCOLL_HDR_LEN ? TC_PRIO_INTERACTIVE_BULK :
 						     TC_PRIO_CONTROL;
-	if (c->auth && nc_auth_seal(c->auth, skb)) {
+	if (c->auth && nck_auth_seal(c->auth, skb)) {
 		kfree_skb(skb);
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
 		return -ENOBUFS;
 	}
 	len = skb->len;
@@ -82,37 +82,37 @@ int nc_frame_xmit_to(struct nc_comm *c, struct sk_buff *skb, const u8 *dst)
 	err = b->ops->xmit(b, skb, dst);
 	rcu_read_unlock();
 	if (err) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
 		return -ENOBUFS;
 	}
-	nc_stat_inc(c->nn, NETCOLL_STAT_TX_FRAMES);
-	nc_stat_add(c->nn, NETCOLL_STAT_TX_BYTES, len);
+	nck_stat_inc(c->nn, NETCOLL_STAT_TX_FRAMES);
+	nck_stat_add(c->nn, NETCOLL_STAT_TX_BYTES, len);
 	return 0;
 }
 
-int nc_frame_xmit(struct nc_comm *c, struct sk_buff *skb, u32 peer)
+int nck_frame_xmit(struct nck_comm *c, struct sk_buff *skb, u32 peer)
 {
-	return nc_frame_xmit_to(c, skb, nc_comm_addr(c, peer));
+	return nck_frame_xmit_to(c, skb, nck_comm_addr(c, peer));
 }
 
 /*
  * Frames built under c->lock wait on a list and leave once it is
  * released; cb holds each one's destination: a rank or NETCOLL_RANK_GROUP.
  */
-void nc_frame_defer(struct sk_buff_head *q, struct sk_buff *skb, u32 dst)
+void nck_frame_defer(struct sk_buff_head *q, struct sk_buff *skb, u32 dst)
 {
-	nc_skb_cb(skb)->dst = dst;
+	nck_skb_cb(skb)->dst = dst;
 	__skb_queue_tail(q, skb);
 }
 
-void nc_frames_flush(struct nc_comm *c, struct sk_buff_head *q)
+void nck_frames_flush(struct nck_comm *c, struct sk_buff_head *q)
 {
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(q))) {
-		u32 dst = nc_skb_cb(skb)->dst;
+		u32 dst = nck_skb_cb(skb)->dst;
 
-		nc_frame_xmit_to(c, skb, dst == NETCOLL_RANK_GROUP ?
-				 c->mcast_addr : nc_comm_addr(c, dst));
+		nck_frame_xmit_to(c, skb, dst == NETCOLL_RANK_GROUP ?
+				 c->mcast_addr : nck_comm_addr(c, dst));
 	}
 }

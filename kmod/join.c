@@ -19,7 +19,7 @@
  * incarnation of that member, which would start its sequence numbers
  * again under the same epoch and be served results of its peers' old
  * operations as its new ones: rank 0 breaks the communicator
- * (nc_comm_break) and refuses it, which breaks the asker too; the others,
+ * (nck_comm_break) and refuses it, which breaks the asker too; the others,
  * missing both, fail and break in turn.  Every rank gets an error, none
  * another call's data.  The challenge makes a replayed JOIN of an older
  * incarnation (which carries no epoch) harmless: it cannot echo R.  An
@@ -27,9 +27,9 @@
  *
  * Operations wait for the epoch within their time budget (ETIMEDOUT if
  * rank 0 never answers).  Asking backs off from rto_min_ms to
- * NC_JOIN_RTO_MAX; challenges, the one answer that costs rank 0 state,
+ * NCK_JOIN_RTO_MAX; challenges, the one answer that costs rank 0 state,
  * go to a peer at most as often as it may legitimately ask
- * (nc_join_may_answer), so a flood of forged JOINs is not amplified.  One
+ * (nck_join_may_answer), so a flood of forged JOINs is not amplified.  One
  * re-created on rank 0 alone has a new epoch: its frames and its peers'
  * are dropped (drop_epoch) and their operations fail the same way.
  */
@@ -39,50 +39,50 @@
 #include "event.h"
 #include "frame.h"
 
-#define NC_JOIN_RTO_MAX		HZ
+#define NCK_JOIN_RTO_MAX		HZ
 /* Backoff steps of the challenges to one peer (rto_min_ms << shift). */
-#define NC_ANSWER_SHIFT_MAX	6
+#define NCK_ANSWER_SHIFT_MAX	6
 
 /* A header-only join frame: epoch is the nonce or the epoch, echo the other. */
-static void nc_join_send(struct nc_comm *c, u16 type, u32 dst, u64 epoch,
-			 u64 echo)
+static void nck_join_send(struct nck_comm *c, u16 type, u32 dst, u64 epoch,
+			  u64 echo)
 {
 	struct sk_buff *skb;
 
-	skb = nc_ctl_frame(c, type, 0, dst, 0, upper_32_bits(echo),
-			   lower_32_bits(echo), 0, 0);
+	skb = nck_ctl_frame(c, type, 0, dst, 0, upper_32_bits(echo),
+			    lower_32_bits(echo), 0, 0);
 	if (!skb)
 		return;		/* asked again, answered again */
 	((struct netcoll_hdr *)skb->data)->epoch = cpu_to_be64(epoch);
-	nc_frame_xmit(c, skb, dst);
+	nck_frame_xmit(c, skb, dst);
 }
 
-static void nc_join_ask(struct nc_comm *c)
+static void nck_join_ask(struct nck_comm *c)
 {
-	nc_join_send(c, NETCOLL_T_JOIN, 0, c->join_nonce,
-		     READ_ONCE(c->join_challenge));
+	nck_join_send(c, NETCOLL_T_JOIN, 0, c->join_nonce,
+		      READ_ONCE(c->join_challenge));
 }
 
-static void nc_join_timer(struct timer_list *t)
+static void nck_join_timer(struct timer_list *t)
 {
-	struct nc_comm *c = from_timer(c, t, join_timer);
+	struct nck_comm *c = from_timer(c, t, join_timer);
 	bool ask;
 
 	spin_lock(&c->lock);
 	ask = !c->epoch && !c->dead && !c->broken;
 	if (ask) {
 		c->join_rto = min_t(unsigned long, 2 * c->join_rto,
-				    NC_JOIN_RTO_MAX);
+				    NCK_JOIN_RTO_MAX);
 		mod_timer(&c->join_timer, jiffies + c->join_rto);
 	}
 	spin_unlock(&c->lock);
 	if (ask)
-		nc_join_ask(c);
+		nck_join_ask(c);
 }
 
-void nc_join_init(struct nc_comm *c)
+void nck_join_init(struct nck_comm *c)
 {
-	timer_setup(&c->join_timer, nc_join_timer, 0);
+	timer_setup(&c->join_timer, nck_join_timer, 0);
 	/* 0 means "not joined": neither may be 0 */
 	if (c->rank == 0)
 		c->epoch = get_random_u64() ?: 1;
@@ -91,17 +91,17 @@ void nc_join_init(struct nc_comm *c)
 }
 
 /* The communicator is published: start asking rank 0. */
-void nc_join_start(struct nc_comm *c)
+void nck_join_start(struct nck_comm *c)
 {
 	if (c->rank == 0)
 		return;
-	c->join_rto = msecs_to_jiffies(nc_rto_min_ms) ?: 1;
+	c->join_rto = msecs_to_jiffies(nck_rto_min_ms) ?: 1;
 	mod_timer(&c->join_timer, jiffies + c->join_rto);
-	nc_join_ask(c);
+	nck_join_ask(c);
 }
 
 /* c->dead is set: the timer does not come back. */
-void nc_join_stop(struct nc_comm *c)
+void nck_join_stop(struct nck_comm *c)
 {
 	del_timer_sync(&c->join_timer);
 }
@@ -111,24 +111,24 @@ void nc_join_stop(struct nc_comm *c)
  * rto_min_ms << n, n growing with every challenge, which is as often as
  * a peer backing off its own requests asks.
  */
-static bool nc_join_may_answer(struct nc_comm *c, u32 peer)
+static bool nck_join_may_answer(struct nck_comm *c, u32 peer)
 {
-	struct nc_peer *p = &c->peers[peer];
+	struct nck_peer *p = &c->peers[peer];
 	unsigned long now = jiffies;
 
 	lockdep_assert_held(&c->lock);
 	if (p->answer_at && time_before(now, p->answer_at))
 		return false;
-	p->answer_at = (now + (msecs_to_jiffies(nc_rto_min_ms) << p->answer_shift)) ?: 1;
-	if (p->answer_shift < NC_ANSWER_SHIFT_MAX)
+	p->answer_at = (now + (msecs_to_jiffies(nck_rto_min_ms) << p->answer_shift)) ?: 1;
+	if (p->answer_shift < NCK_ANSWER_SHIFT_MAX)
 		p->answer_shift++;
 	return true;
 }
 
 /* Rank 0: a JOIN from q->src_rank, nonce q->epoch, echo (seq:frag_off). */
-static void nc_join_answer(struct nc_comm *c, const struct nc_frame *q)
+static void nck_join_answer(struct nck_comm *c, const struct nc_frame *q)
 {
-	struct nc_peer *p = &c->peers[q->src_rank];
+	struct nck_peer *p = &c->peers[q->src_rank];
 	u64 echo = (u64)q->seq << 32 | q->frag_off, epoch = 0, challenge = 0;
 	u16 type = NETCOLL_T_JOIN_ACK;
 	bool send = true;
@@ -144,41 +144,41 @@ static void nc_join_answer(struct nc_comm *c, const struct nc_frame *q)
 			p->nonce = q->epoch;
 			epoch = c->epoch;
 		} else {
-			nc_comm_break(c);	/* a new incarnation: refuse */
+			nck_comm_break(c);	/* a new incarnation: refuse */
 		}
-	} else if (nc_join_may_answer(c, q->src_rank)) {
+	} else if (nck_join_may_answer(c, q->src_rank)) {
 		p->challenge = get_random_u64() ?: 1;
 		challenge = p->challenge;
 		type = NETCOLL_T_JOIN_CHALLENGE;
 	} else {
 		send = false;
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 	}
 	spin_unlock(&c->lock);
 	if (!send)
 		return;
-	nc_stat_inc(c->nn, NETCOLL_STAT_JOINS);
-	nc_join_send(c, type, q->src_rank,
-		     type == NETCOLL_T_JOIN_CHALLENGE ? challenge : epoch, q->epoch);
+	nck_stat_inc(c->nn, NETCOLL_STAT_JOINS);
+	nck_join_send(c, type, q->src_rank,
+		      type == NETCOLL_T_JOIN_CHALLENGE ? challenge : epoch, q->epoch);
 }
 
 /* JOIN, JOIN_CHALLENGE or JOIN_ACK from the receive path (softirq). */
-void nc_join_rcv(struct nc_comm *c, struct sk_buff *skb,
-		 const struct nc_frame *f)
+void nck_join_rcv(struct nck_comm *c, struct sk_buff *skb,
+		  const struct nc_frame *f)
 {
 	u64 echo = (u64)f->seq << 32 | f->frag_off;
 	bool woken = false, ask = false;
 
 	if (f->type == NETCOLL_T_JOIN) {
 		if (c->rank == 0 && f->epoch)
-			nc_join_answer(c, f);
+			nck_join_answer(c, f);
 		else
-			nc_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		consume_skb(skb);
 		return;
 	}
 	if (f->src_rank != 0 || (f->type == NETCOLL_T_JOIN_CHALLENGE && !f->epoch)) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
 		kfree_skb(skb);
 		return;
 	}
@@ -193,23 +193,23 @@ void nc_join_rcv(struct nc_comm *c, struct sk_buff *skb,
 		if (f->epoch)
 			c->epoch = f->epoch;
 		else
-			nc_comm_break(c);
+			nck_comm_break(c);
 		woken = true;
 	}
 	spin_unlock(&c->lock);
 	if (ask)
-		nc_join_ask(c);
+		nck_join_ask(c);
 	if (woken) {
 		del_timer(&c->join_timer);
 		wake_up_all(&c->wq);
 	} else if (!ask) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_EPOCH);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_EPOCH);
 	}
 	consume_skb(skb);
 }
 
 /* Process context: wait until the epoch is known, at most until deadline. */
-int nc_join_wait(struct nc_comm *c, unsigned long deadline)
+int nck_join_wait(struct nck_comm *c, unsigned long deadline)
 {
 	long left;
 
@@ -227,6 +227,6 @@ int nc_join_wait(struct nc_comm *c, unsigned long deadline)
 		return -ENOTRECOVERABLE;
 	if (READ_ONCE(c->epoch))
 		return 0;
-	nc_event_op_failed(c, 0, ETIMEDOUT, 0);
+	nck_event_op_failed(c, 0, ETIMEDOUT, 0);
 	return -ETIMEDOUT;
 }

@@ -7,29 +7,29 @@
  *
  * The objects, who owns them, who frees them (each header says more):
  *
- *   nc_net       per network namespace: bearers, communicators, counters.
+ *   nck_net       per network namespace: bearers, communicators, counters.
  *                Owned by the namespace (pernet ops).
- *   nc_bearer    an attached device (bearer.h).  Owned by the namespace's
+ *   nck_bearer    an attached device (bearer.h).  Owned by the namespace's
  *                bearer list (RTNL); freed by detach after synchronize_net.
- *   nc_comm      a communicator (comm.h).  Reference counted: the namespace's table
+ *   nck_comm      a communicator (comm.h).  Reference counted: the namespace's table
  *                holds one until COMM_DEL, every endpoint bound to it, every
  *                netlink request using it and a queued float worker hold one
- *                each.  The last nc_comm_put() frees it after an RCU grace
+ *                each.  The last nck_comm_put() frees it after an RCU grace
  *                period (the receive path finds it under RCU, without a
- *                reference), in process context (nc_comm_free_work).
- *   nc_op        one alltoall in flight (transport.h).  Owned by the calling
- *                process's stack frame in nc_op_run(); the receive path
+ *                reference), in process context (nck_comm_free_work).
+ *   nck_op        one alltoall in flight (transport.h).  Owned by the calling
+ *                process's stack frame in nck_op_run(); the receive path
  *                reaches it only through c->op, under c->lock.
- *   nc_agg       a communicator's aggregation state (agg.h), embedded in it.
- *   nc_tree      this rank's view of an aggregation tree (tree.h).  Owned by
+ *   nck_agg       a communicator's aggregation state (agg.h), embedded in it.
+ *   nck_tree      this rank's view of an aggregation tree (tree.h).  Owned by
  *                c->agg.trees[], replaced under c->agg.tree_lock.
- *   nc_sched     an alltoall order (sched.h).  An installed one is owned by
+ *   nck_sched     an alltoall order (sched.h).  An installed one is owned by
  *                c->a2a_sched, replaced under c->sched_lock; a built-in one
  *                by the alltoall call that made it.
- *   nc_agg_op    one reduction (agg.c).  Reference counted: its slot in
+ *   nck_agg_op    one reduction (agg.c).  Reference counted: its slot in
  *                c->agg.slot[] (the engine) and the endpoint that posted it
  *                hold one each; see agg.c for the rules.
- *   nc_endpoint  an open /dev/netcoll file (endpoint.h).  Owned by the file;
+ *   nck_endpoint  an open /dev/netcoll file (endpoint.h).  Owned by the file;
  *                freed by release, which no ioctl can race.
  *
  * Configuration (attach, detach, communicator new/del) runs under RTNL,
@@ -45,146 +45,146 @@
 #include "endpoint.h"
 #include "netlink.h"
 
-unsigned short nc_ethertype = NETCOLL_ETHERTYPE;
-module_param_named(ethertype, nc_ethertype, ushort, 0444);
+unsigned short nck_ethertype = NETCOLL_ETHERTYPE;
+module_param_named(ethertype, nck_ethertype, ushort, 0444);
 MODULE_PARM_DESC(ethertype, "Ethertype of netcoll frames (default 0x88B5)");
 
-unsigned int nc_rto_min_ms = 10;
-module_param_named(rto_min_ms, nc_rto_min_ms, uint, 0644);
+unsigned int nck_rto_min_ms = 10;
+module_param_named(rto_min_ms, nck_rto_min_ms, uint, 0644);
 MODULE_PARM_DESC(rto_min_ms, "Smallest retransmission timeout in ms");
 
-unsigned int nc_rto_max_ms = 500;
-module_param_named(rto_max_ms, nc_rto_max_ms, uint, 0644);
+unsigned int nck_rto_max_ms = 500;
+module_param_named(rto_max_ms, nck_rto_max_ms, uint, 0644);
 MODULE_PARM_DESC(rto_max_ms, "Largest retransmission timeout in ms");
 
-unsigned int nc_max_retries = 10;
-module_param_named(max_retries, nc_max_retries, uint, 0644);
+unsigned int nck_max_retries = 10;
+module_param_named(max_retries, nck_max_retries, uint, 0644);
 MODULE_PARM_DESC(max_retries, "Timeouts without progress before an operation fails");
 
-unsigned int nc_tx_window = 64;
-module_param_named(tx_window, nc_tx_window, uint, 0644);
+unsigned int nck_tx_window = 64;
+module_param_named(tx_window, nck_tx_window, uint, 0644);
 MODULE_PARM_DESC(tx_window, "Fragments in flight per operation");
 
-unsigned int nc_rx_queue_max = 8 << 20;
-module_param_named(rx_queue_max, nc_rx_queue_max, uint, 0644);
+unsigned int nck_rx_queue_max = 8 << 20;
+module_param_named(rx_queue_max, nck_rx_queue_max, uint, 0644);
 MODULE_PARM_DESC(rx_queue_max,
 		 "Default receive memory of a communicator: bytes of frames it holds (early, queued, reduction inputs)");
 
-unsigned int nc_comm_mem_max = 64 << 20;
-module_param_named(comm_mem_max, nc_comm_mem_max, uint, 0644);
+unsigned int nck_comm_mem_max = 64 << 20;
+module_param_named(comm_mem_max, nck_comm_mem_max, uint, 0644);
 MODULE_PARM_DESC(comm_mem_max,
 		 "Default posted memory of a communicator: bytes its operations may allocate (ENOBUFS beyond)");
 
-unsigned int nc_ep_ops_max = 1024;
-module_param_named(ep_ops_max, nc_ep_ops_max, uint, 0644);
+unsigned int nck_ep_ops_max = 1024;
+module_param_named(ep_ops_max, nck_ep_ops_max, uint, 0644);
 MODULE_PARM_DESC(ep_ops_max,
 		 "Reductions an endpoint may have posted and not waited for (EAGAIN beyond)");
 
-bool nc_fpu_defer_all;
-module_param_named(fpu_defer_all, nc_fpu_defer_all, bool, 0644);
+bool nck_fpu_defer_all;
+module_param_named(fpu_defer_all, nck_fpu_defer_all, bool, 0644);
 MODULE_PARM_DESC(fpu_defer_all,
 		 "Test knob: reduce every float contribution in the worker, as when softirq interrupted a kernel FPU user");
 
-unsigned int nc_net_id __read_mostly;
+unsigned int nck_net_id __read_mostly;
 
 /* Float reductions softirq could not do, and freeing communicators. */
-struct workqueue_struct *nc_wq;
+struct workqueue_struct *nck_wq;
 
-void nc_stats_read(struct nc_net *nn, u64 *out)
+void nck_stats_read(struct nck_net *nn, u64 *out)
 {
 	int cpu, i;
 
 	memset(out, 0, sizeof(u64) * __NETCOLL_STAT_MAX);
 	for_each_possible_cpu(cpu) {
-		const struct nc_stats *s = per_cpu_ptr(nn->stats, cpu);
+		const struct nck_stats *s = per_cpu_ptr(nn->stats, cpu);
 
 		for (i = 0; i < __NETCOLL_STAT_MAX; i++)
 			out[i] += READ_ONCE(s->v[i]);
 	}
 }
 
-static int __net_init nc_net_init(struct net *net)
+static int __net_init nck_net_init(struct net *net)
 {
-	struct nc_net *nn = nc_net(net);
+	struct nck_net *nn = nck_net(net);
 
 	INIT_LIST_HEAD(&nn->bearers);
 	xa_init(&nn->comms);
 	nn->net = net;
-	nn->stats = alloc_percpu(struct nc_stats);
+	nn->stats = alloc_percpu(struct nck_stats);
 	return nn->stats ? 0 : -ENOMEM;
 }
 
-static void __net_exit nc_net_exit(struct net *net)
+static void __net_exit nck_net_exit(struct net *net)
 {
-	struct nc_net *nn = nc_net(net);
+	struct nck_net *nn = nck_net(net);
 
 	rtnl_lock();
-	nc_bearer_detach_all(net);
-	nc_comm_delete_all(nn);
+	nck_bearer_detach_all(net);
+	nck_comm_delete_all(nn);
 	rtnl_unlock();
 	xa_destroy(&nn->comms);
 	free_percpu(nn->stats);
 }
 
-static struct pernet_operations nc_net_ops = {
-	.init	= nc_net_init,
-	.exit	= nc_net_exit,
-	.id	= &nc_net_id,
-	.size	= sizeof(struct nc_net),
+static struct pernet_operations nck_net_ops = {
+	.init	= nck_net_init,
+	.exit	= nck_net_exit,
+	.id	= &nck_net_id,
+	.size	= sizeof(struct nck_net),
 };
 
-static int __init nc_init(void)
+static int __init nck_init(void)
 {
 	int err;
 
-	if (nc_ethertype < ETH_P_802_3_MIN) {
+	if (nck_ethertype < ETH_P_802_3_MIN) {
 		pr_err("netcoll: ethertype 0x%04x is a length, not a type\n",
-		       nc_ethertype);
+		       nck_ethertype);
 		return -EINVAL;
 	}
-	nc_wq = alloc_workqueue("netcoll", 0, 0);
-	if (!nc_wq)
+	nck_wq = alloc_workqueue("netcoll", 0, 0);
+	if (!nck_wq)
 		return -ENOMEM;
-	err = register_pernet_subsys(&nc_net_ops);
+	err = register_pernet_subsys(&nck_net_ops);
 	if (err)
 		goto err_wq;
-	err = nc_bearer_notifier_init();
+	err = nck_bearer_notifier_init();
 	if (err)
 		goto err_pernet;
-	err = nc_genl_init();
+	err = nck_genl_init();
 	if (err)
 		goto err_notifier;
-	err = nc_chardev_init();
+	err = nck_chardev_init();
 	if (err)
 		goto err_genl;
 	pr_info("netcoll: abi %u, wire %u, ethertype 0x%04x\n",
-		NETCOLL_ABI_VERSION, NETCOLL_WIRE_VERSION, nc_ethertype);
+		NETCOLL_ABI_VERSION, NETCOLL_WIRE_VERSION, nck_ethertype);
 	return 0;
 
 err_genl:
-	nc_genl_exit();
+	nck_genl_exit();
 err_notifier:
-	nc_bearer_notifier_exit();
+	nck_bearer_notifier_exit();
 err_pernet:
-	unregister_pernet_subsys(&nc_net_ops);
+	unregister_pernet_subsys(&nck_net_ops);
 err_wq:
-	destroy_workqueue(nc_wq);
+	destroy_workqueue(nck_wq);
 	return err;
 }
 
-static void __exit nc_exit(void)
+static void __exit nck_exit(void)
 {
-	nc_chardev_exit();
-	nc_genl_exit();
-	nc_bearer_notifier_exit();
-	unregister_pernet_subsys(&nc_net_ops);
+	nck_chardev_exit();
+	nck_genl_exit();
+	nck_bearer_notifier_exit();
+	unregister_pernet_subsys(&nck_net_ops);
 	/* communicators are freed by queue_rcu_work(): wait, then drain */
 	rcu_barrier();
-	destroy_workqueue(nc_wq);
+	destroy_workqueue(nck_wq);
 }
 
-module_init(nc_init);
-module_exit(nc_exit);
+module_init(nck_init);
+module_exit(nck_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("netcoll: collective operations below the socket layer");

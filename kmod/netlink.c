@@ -17,54 +17,54 @@
 #include "event.h"
 #include "netlink.h"
 
-enum nc_mcgrp { NC_MCGRP_EVENTS };
+enum nck_mcgrp { NCK_MCGRP_EVENTS };
 
-static const struct genl_multicast_group nc_mcgrps[] = {
-	[NC_MCGRP_EVENTS] = { .name = NETCOLL_GENL_MCGRP_EVENTS },
+static const struct genl_multicast_group nck_mcgrps[] = {
+	[NCK_MCGRP_EVENTS] = { .name = NETCOLL_GENL_MCGRP_EVENTS },
 };
 
-static struct netlink_range_validation nc_comm_id_range = {
+static struct netlink_range_validation nck_comm_id_range = {
 	.min = 1,
 	.max = NETCOLL_COMM_ID_MAX,
 };
 
-static struct netlink_range_validation nc_timeout_range = {
+static struct netlink_range_validation nck_timeout_range = {
 	.min = NETCOLL_TIMEOUT_MS_MIN,
 	.max = NETCOLL_TIMEOUT_MS_MAX,
 };
 
-static struct netlink_range_validation nc_oso_range = {
+static struct netlink_range_validation nck_oso_range = {
 	.min = 1,
 	.max = NETCOLL_OSO_MAX,
 };
 
-static struct netlink_range_validation nc_degree_range = {
+static struct netlink_range_validation nck_degree_range = {
 	.min = 2,
 	.max = NETCOLL_TREE_DEGREE_MAX,
 };
 
 /* Memory limits: at least room for a few frames, at most 2 GiB - 1. */
-static struct netlink_range_validation nc_mem_range = {
+static struct netlink_range_validation nck_mem_range = {
 	.min = 64 << 10,
 	.max = INT_MAX,
 };
 
-const struct nla_policy nc_member_policy[NETCOLL_A_MEMBER_MAX + 1] = {
+const struct nla_policy nck_member_policy[NETCOLL_A_MEMBER_MAX + 1] = {
 	[NETCOLL_A_MEMBER_RANK] = NLA_POLICY_MAX(NLA_U32, NETCOLL_COMM_SIZE_MAX - 1),
 	[NETCOLL_A_MEMBER_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 1, NETCOLL_ADDR_MAX),
 };
 
-static const struct nla_policy nc_members_policy[NETCOLL_A_MEMBERS_MAX + 1] = {
-	[NETCOLL_A_MEMBER] = NLA_POLICY_NESTED(nc_member_policy),
+static const struct nla_policy nck_members_policy[NETCOLL_A_MEMBERS_MAX + 1] = {
+	[NETCOLL_A_MEMBER] = NLA_POLICY_NESTED(nck_member_policy),
 };
 
-static struct netlink_range_validation nc_phase_range = {
+static struct netlink_range_validation nck_phase_range = {
 	.min = 0,
 	.max = NETCOLL_SCHED_PHASE_MAX - 1,
 };
 
-const struct nla_policy nc_phase_policy[NETCOLL_A_PHASE_MAX + 1] = {
-	[NETCOLL_A_PHASE_INDEX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_phase_range),
+const struct nla_policy nck_phase_policy[NETCOLL_A_PHASE_MAX + 1] = {
+	[NETCOLL_A_PHASE_INDEX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_phase_range),
 	[NETCOLL_A_PHASE_SEND_TO] = NLA_POLICY_MAX(NLA_U32, NETCOLL_COMM_SIZE_MAX - 1),
 	[NETCOLL_A_PHASE_RECV_FROM] = NLA_POLICY_MAX(NLA_U32, NETCOLL_COMM_SIZE_MAX - 1),
 	[NETCOLL_A_PHASE_SYNC_IN] = NLA_POLICY_RANGE(NLA_BINARY, sizeof(__u32),
@@ -75,18 +75,18 @@ const struct nla_policy nc_phase_policy[NETCOLL_A_PHASE_MAX + 1] = {
 };
 
 /* Attributes a request may carry; output-only ones are rejected. */
-static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
+static const struct nla_policy nck_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[NETCOLL_A_IFNAME] = { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
-	[NETCOLL_A_COMM_ID] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_comm_id_range),
+	[NETCOLL_A_COMM_ID] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_comm_id_range),
 	[NETCOLL_A_COMM_COOKIE] = { .type = NLA_U64 },
 	[NETCOLL_A_COMM_RANK] = NLA_POLICY_MAX(NLA_U32, NETCOLL_COMM_SIZE_MAX - 1),
-	[NETCOLL_A_COMM_MEMBERS] = NLA_POLICY_NESTED(nc_members_policy),
-	[NETCOLL_A_COMM_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_timeout_range),
-	[NETCOLL_A_SCHED_PHASE] = NLA_POLICY_NESTED(nc_phase_policy),
-	[NETCOLL_A_COMM_OSO] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_oso_range),
+	[NETCOLL_A_COMM_MEMBERS] = NLA_POLICY_NESTED(nck_members_policy),
+	[NETCOLL_A_COMM_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_timeout_range),
+	[NETCOLL_A_SCHED_PHASE] = NLA_POLICY_NESTED(nck_phase_policy),
+	[NETCOLL_A_COMM_OSO] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_oso_range),
 	[NETCOLL_A_COMM_MCAST_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 1, NETCOLL_ADDR_MAX),
-	[NETCOLL_A_COMM_TREE_DEGREE] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_degree_range),
+	[NETCOLL_A_COMM_TREE_DEGREE] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_degree_range),
 	[NETCOLL_A_TREE_INDEX] = NLA_POLICY_MAX(NLA_U32, NETCOLL_TREES_MAX - 1),
 	[NETCOLL_A_TREE_PARENTS] = NLA_POLICY_RANGE(NLA_BINARY, sizeof(__u32),
 						    NETCOLL_COMM_SIZE_MAX * sizeof(__u32)),
@@ -94,8 +94,8 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_COMM_GROUP] = { .type = NLA_U32 },
 	[NETCOLL_A_COMM_KEY] = NLA_POLICY_RANGE(NLA_BINARY, NETCOLL_KEY_MIN,
 						NETCOLL_KEY_MAX),
-	[NETCOLL_A_COMM_MEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_mem_range),
-	[NETCOLL_A_COMM_RX_MEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nc_mem_range),
+	[NETCOLL_A_COMM_MEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_mem_range),
+	[NETCOLL_A_COMM_RX_MEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_mem_range),
 };
 
 /* ---------------------------------------------------------------- */
@@ -103,13 +103,13 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 /* ---------------------------------------------------------------- */
 
 /* The user namespace ids in a request are read in: the sender's. */
-struct user_namespace *nc_nl_userns(struct sk_buff *skb)
+struct user_namespace *nck_nl_userns(struct sk_buff *skb)
 {
 	return sk_user_ns(NETLINK_CB(skb).sk);
 }
 
 /* The device a request names, by index or name; under RTNL. */
-struct net_device *nc_nl_dev(struct genl_info *info)
+struct net_device *nck_nl_dev(struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
 	struct net_device *dev = NULL;
@@ -132,14 +132,14 @@ struct net_device *nc_nl_dev(struct genl_info *info)
 }
 
 /* The attached bearer a request names; under RTNL. */
-struct nc_bearer *nc_nl_bearer(struct genl_info *info)
+struct nck_bearer *nck_nl_bearer(struct genl_info *info)
 {
-	struct net_device *dev = nc_nl_dev(info);
-	struct nc_bearer *b;
+	struct net_device *dev = nck_nl_dev(info);
+	struct nck_bearer *b;
 
 	if (IS_ERR(dev))
 		return ERR_CAST(dev);
-	b = nc_bearer_find(nc_net(genl_info_net(info)), dev);
+	b = nck_bearer_find(nck_net(genl_info_net(info)), dev);
 	if (!b) {
 		NL_SET_ERR_MSG(info->extack, "device not attached");
 		return ERR_PTR(-ENODEV);
@@ -148,14 +148,14 @@ struct nc_bearer *nc_nl_bearer(struct genl_info *info)
 }
 
 /* The communicator a request names by COMM_ID, with a reference. */
-struct nc_comm *nc_nl_comm(struct genl_info *info)
+struct nck_comm *nck_nl_comm(struct genl_info *info)
 {
-	struct nc_comm *c;
+	struct nck_comm *c;
 
 	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
 		return ERR_PTR(-EINVAL);
-	c = nc_comm_get(nc_net(genl_info_net(info)),
-			nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]));
+	c = nck_comm_get(nck_net(genl_info_net(info)),
+			 nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]));
 	if (!c) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
 				    "no such communicator");
@@ -168,12 +168,12 @@ struct nc_comm *nc_nl_comm(struct genl_info *info)
  * The communicator a request names by COMM_ID, with a reference, for a
  * command that changes it: only for its owner or an admin.
  */
-struct nc_comm *nc_nl_comm_admin(struct sk_buff *skb, struct genl_info *info)
+struct nck_comm *nck_nl_comm_admin(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nc_comm *c = nc_nl_comm(info);
+	struct nck_comm *c = nck_nl_comm(info);
 
-	if (!IS_ERR(c) && !nc_nl_may_admin_comm(c, skb, genl_info_net(info))) {
-		nc_comm_put(c);
+	if (!IS_ERR(c) && !nck_nl_may_admin_comm(c, skb, genl_info_net(info))) {
+		nck_comm_put(c);
 		NL_SET_ERR_MSG(info->extack,
 			       "only the communicator's owner or an admin may change it");
 		return ERR_PTR(-EPERM);
@@ -182,7 +182,7 @@ struct nc_comm *nc_nl_comm_admin(struct sk_buff *skb, struct genl_info *info)
 }
 
 /* An optional u32 attribute, or its default. */
-u32 nc_nl_u32(struct genl_info *info, int attr, u32 dflt)
+u32 nck_nl_u32(struct genl_info *info, int attr, u32 dflt)
 {
 	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : dflt;
 }
@@ -191,20 +191,20 @@ u32 nc_nl_u32(struct genl_info *info, int attr, u32 dflt)
 /* Statistics                                                        */
 /* ---------------------------------------------------------------- */
 
-static int nc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+static int nck_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nc_net *nn = nc_net(genl_info_net(info));
+	struct nck_net *nn = nck_net(genl_info_net(info));
 	u64 v[__NETCOLL_STAT_MAX];
 	struct nlattr *nest;
 	struct sk_buff *msg;
 	void *hdr;
 	int i;
 
-	nc_stats_read(nn, v);
+	nck_stats_read(nn, v);
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &nc_genl_family, 0,
+	hdr = genlmsg_put_reply(msg, info, &nck_genl_family, 0,
 				NETCOLL_CMD_STATS_GET);
 	if (!hdr)
 		goto nospace;
@@ -226,12 +226,12 @@ nospace:
 /* Events                                                            */
 /* ---------------------------------------------------------------- */
 
-static struct sk_buff *nc_event_new(u8 cmd, void **hdr)
+static struct sk_buff *nck_event_new(u8 cmd, void **hdr)
 {
 	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 
 	if (msg) {
-		*hdr = genlmsg_put(msg, 0, 0, &nc_genl_family, 0, cmd);
+		*hdr = genlmsg_put(msg, 0, 0, &nck_genl_family, 0, cmd);
 		if (!*hdr) {
 			nlmsg_free(msg);
 			msg = NULL;
@@ -240,28 +240,28 @@ static struct sk_buff *nc_event_new(u8 cmd, void **hdr)
 	return msg;
 }
 
-static void nc_event_send(struct net *net, struct sk_buff *msg, void *hdr)
+static void nck_event_send(struct net *net, struct sk_buff *msg, void *hdr)
 {
 	genlmsg_end(msg, hdr);
-	genlmsg_multicast_netns(&nc_genl_family, net, msg, 0, NC_MCGRP_EVENTS,
+	genlmsg_multicast_netns(&nck_genl_family, net, msg, 0, NCK_MCGRP_EVENTS,
 				GFP_KERNEL);
 }
 
 /* An event a lower layer posted (event.h), multicast to the group. */
-static int nc_event_notify(struct notifier_block *nb, unsigned long kind,
-			   void *data)
+static int nck_event_notify(struct notifier_block *nb, unsigned long kind,
+			    void *data)
 {
-	const struct nc_event *ev = data;
+	const struct nck_event *ev = data;
 	struct sk_buff *msg;
 	bool fail;
 	void *hdr;
 
-	msg = nc_event_new(kind == NC_EVENT_OP_FAILED ?
+	msg = nck_event_new(kind == NCK_EVENT_OP_FAILED ?
 			   NETCOLL_CMD_EVENT_OP_FAILED :
 			   NETCOLL_CMD_EVENT_DEV_DETACHED, &hdr);
 	if (!msg)
 		return NOTIFY_DONE;
-	if (kind == NC_EVENT_OP_FAILED)
+	if (kind == NCK_EVENT_OP_FAILED)
 		fail = nla_put_u32(msg, NETCOLL_A_COMM_ID, ev->comm_id) ||
 		       nla_put_u32(msg, NETCOLL_A_OP_SEQ, ev->seq) ||
 		       nla_put_s32(msg, NETCOLL_A_ERRNO, ev->err) ||
@@ -274,101 +274,101 @@ static int nc_event_notify(struct notifier_block *nb, unsigned long kind,
 	if (fail)
 		nlmsg_free(msg);
 	else
-		nc_event_send(ev->net, msg, hdr);
+		nck_event_send(ev->net, msg, hdr);
 	return NOTIFY_DONE;
 }
 
-static struct notifier_block nc_event_nb = {
-	.notifier_call = nc_event_notify,
+static struct notifier_block nck_event_nb = {
+	.notifier_call = nck_event_notify,
 };
 
 /* ---------------------------------------------------------------- */
 /* Family                                                            */
 /* ---------------------------------------------------------------- */
 
-static const struct genl_small_ops nc_genl_ops[] = {
+static const struct genl_small_ops nck_genl_ops[] = {
 	{
 		.cmd	= NETCOLL_CMD_DEV_ATTACH,
-		.doit	= nc_nl_dev_attach,
+		.doit	= nck_nl_dev_attach,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= NETCOLL_CMD_DEV_DETACH,
-		.doit	= nc_nl_dev_detach,
+		.doit	= nck_nl_dev_detach,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= NETCOLL_CMD_DEV_GET,
-		.doit	= nc_nl_dev_get,
-		.dumpit	= nc_nl_dev_dump,
+		.doit	= nck_nl_dev_get,
+		.dumpit	= nck_nl_dev_dump,
 	},
 	{
 		.cmd	= NETCOLL_CMD_COMM_NEW,
-		.doit	= nc_nl_comm_new,
+		.doit	= nck_nl_comm_new,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= NETCOLL_CMD_COMM_DEL,
-		.doit	= nc_nl_comm_del,	/* owner or admin */
+		.doit	= nck_nl_comm_del,	/* owner or admin */
 	},
 	{
 		.cmd	= NETCOLL_CMD_COMM_GET,
-		.doit	= nc_nl_comm_get,
-		.dumpit	= nc_nl_comm_dump,
+		.doit	= nck_nl_comm_get,
+		.dumpit	= nck_nl_comm_dump,
 	},
 	{
 		.cmd	= NETCOLL_CMD_STATS_GET,
-		.doit	= nc_nl_stats_get,
+		.doit	= nck_nl_stats_get,
 	},
 	{
 		.cmd	= NETCOLL_CMD_SCHED_SET,
-		.doit	= nc_nl_sched_set,	/* owner or admin */
+		.doit	= nck_nl_sched_set,	/* owner or admin */
 	},
 	{
 		.cmd	= NETCOLL_CMD_SCHED_DEL,
-		.doit	= nc_nl_sched_del,	/* owner or admin */
+		.doit	= nck_nl_sched_del,	/* owner or admin */
 	},
 	{
 		.cmd	= NETCOLL_CMD_TREE_SET,
-		.doit	= nc_nl_tree_set,	/* owner or admin */
+		.doit	= nck_nl_tree_set,	/* owner or admin */
 	},
 	{
 		.cmd	= NETCOLL_CMD_TREE_DEL,
-		.doit	= nc_nl_tree_del,	/* owner or admin */
+		.doit	= nck_nl_tree_del,	/* owner or admin */
 	},
 	{
 		.cmd	= NETCOLL_CMD_TREE_GET,
-		.doit	= nc_nl_tree_get,
+		.doit	= nck_nl_tree_get,
 	},
 };
 
-struct genl_family nc_genl_family __ro_after_init = {
+struct genl_family nck_genl_family __ro_after_init = {
 	.name		= NETCOLL_GENL_NAME,
 	.version	= NETCOLL_GENL_VERSION,
 	.maxattr	= NETCOLL_A_MAX,
-	.policy		= nc_policy,
+	.policy		= nck_policy,
 	.netnsok	= true,
 	.module		= THIS_MODULE,
-	.small_ops	= nc_genl_ops,
-	.n_small_ops	= ARRAY_SIZE(nc_genl_ops),
-	.mcgrps		= nc_mcgrps,
-	.n_mcgrps	= ARRAY_SIZE(nc_mcgrps),
+	.small_ops	= nck_genl_ops,
+	.n_small_ops	= ARRAY_SIZE(nck_genl_ops),
+	.mcgrps		= nck_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(nck_mcgrps),
 };
 
-int nc_genl_init(void)
+int nck_genl_init(void)
 {
-	int err = genl_register_family(&nc_genl_family);
+	int err = genl_register_family(&nck_genl_family);
 
 	if (err)
 		return err;
-	err = nc_event_listen(&nc_event_nb);
+	err = nck_event_listen(&nck_event_nb);
 	if (err)
-		genl_unregister_family(&nc_genl_family);
+		genl_unregister_family(&nck_genl_family);
 	return err;
 }
 
-void nc_genl_exit(void)
+void nck_genl_exit(void)
 {
-	nc_event_unlisten(&nc_event_nb);
-	genl_unregister_family(&nc_genl_family);
+	nck_event_unlisten(&nck_event_nb);
+	genl_unregister_family(&nck_genl_family);
 }

@@ -3,8 +3,8 @@
  * What the whole module shares: its parameters (main.c), the work queue,
  * and the state of one network namespace, which stands for one host.
  */
-#ifndef NC_NETNS_H
-#define NC_NETNS_H
+#ifndef NCK_NETNS_H
+#define NCK_NETNS_H
 
 #include <linux/list.h>
 #include <linux/percpu.h>
@@ -14,57 +14,57 @@
 #include <linux/netcoll.h>
 
 /* Module parameters (main.c); read without locks, changed by admins. */
-extern unsigned short nc_ethertype;
-extern unsigned int nc_rto_min_ms;
-extern unsigned int nc_rto_max_ms;
-extern unsigned int nc_max_retries;
-extern unsigned int nc_tx_window;
-extern unsigned int nc_rx_queue_max;
-extern unsigned int nc_comm_mem_max;
-extern unsigned int nc_ep_ops_max;
-extern bool nc_fpu_defer_all;
+extern unsigned short nck_ethertype;
+extern unsigned int nck_rto_min_ms;
+extern unsigned int nck_rto_max_ms;
+extern unsigned int nck_max_retries;
+extern unsigned int nck_tx_window;
+extern unsigned int nck_rx_queue_max;
+extern unsigned int nck_comm_mem_max;
+extern unsigned int nck_ep_ops_max;
+extern bool nck_fpu_defer_all;
 /* Float reductions softirq could not do, and communicator frees. */
-extern struct workqueue_struct *nc_wq;
+extern struct workqueue_struct *nck_wq;
 
 /* "No rank", "no phase": an all-ones u32. */
 #define NETCOLL_NONE		U32_MAX
 
-struct nc_stats {
+struct nck_stats {
 	u64 v[__NETCOLL_STAT_MAX];
 };
 
 /**
- * struct nc_net - netcoll in one network namespace (pernet ops own it)
+ * struct nck_net - netcoll in one network namespace (pernet ops own it)
  * @bearers: attached devices; written under RTNL, read under RCU
- * @comms: communicator id -> struct nc_comm; the xarray's own lock for
+ * @comms: communicator id -> struct nck_comm; the xarray's own lock for
  *	writers (under RTNL too), RCU for the receive path
- * @stats: counters, per CPU; updated anywhere, summed by nc_stats_read()
+ * @stats: counters, per CPU; updated anywhere, summed by nck_stats_read()
  * @net: the namespace
  */
-struct nc_net {
+struct nck_net {
 	struct list_head bearers;
 	struct xarray comms;
-	struct nc_stats __percpu *stats;
+	struct nck_stats __percpu *stats;
 	struct net *net;
 };
 
-extern unsigned int nc_net_id;
+extern unsigned int nck_net_id;
 
-static inline struct nc_net *nc_net(const struct net *net)
+static inline struct nck_net *nck_net(const struct net *net)
 {
-	return net_generic(net, nc_net_id);
+	return net_generic(net, nck_net_id);
 }
 
-static inline void nc_stat_add(struct nc_net *nn, int id, u64 n)
+static inline void nck_stat_add(struct nck_net *nn, int id, u64 n)
 {
 	this_cpu_add(nn->stats->v[id], n);
 }
 
-static inline void nc_stat_inc(struct nc_net *nn, int id)
+static inline void nck_stat_inc(struct nck_net *nn, int id)
 {
-	nc_stat_add(nn, id, 1);
+	nck_stat_add(nn, id, 1);
 }
 
-void nc_stats_read(struct nc_net *nn, u64 *out);
+void nck_stats_read(struct nck_net *nn, u64 *out);
 
-#endif /* NC_NETNS_H */
+#endif /* NCK_NETNS_H */

@@ -6,7 +6,7 @@
  * kernel code may only touch inside kernel_fpu_begin()/kernel_fpu_end().
  * Those are allowed in process context and in softirq unless the softirq
  * interrupted another kernel FPU section; irq_fpu_usable() tells.  The
- * receive path asks nc_reduce_fpu_usable() before it reduces float data
+ * receive path asks nck_reduce_fpu_usable() before it reduces float data
  * in softirq and hands the frame to a worker when the answer is no.
  */
 #ifdef CONFIG_X86
@@ -16,12 +16,12 @@
 #include "reduce.h"
 #include "shared/nc_reduce.h"
 
-bool nc_reduce_float_supported(void)
+bool nck_reduce_float_supported(void)
 {
 	return IS_ENABLED(CONFIG_X86_64);
 }
 
-bool nc_reduce_fpu_usable(void)
+bool nck_reduce_fpu_usable(void)
 {
 #ifdef CONFIG_X86_64
 	return irq_fpu_usable();
@@ -30,7 +30,7 @@ bool nc_reduce_fpu_usable(void)
 #endif
 }
 
-void nc_reduce(u32 op, u32 dtype, void *acc, const void *in, u32 bytes)
+void nck_reduce(u32 op, u32 dtype, void *acc, const void *in, u32 bytes)
 {
 	if (!nc_dt_is_float(dtype)) {
 		nc_red_apply_int(op, dtype, acc, in, bytes);
@@ -38,7 +38,7 @@ void nc_reduce(u32 op, u32 dtype, void *acc, const void *in, u32 bytes)
 	}
 #ifdef CONFIG_X86_64
 	kernel_fpu_begin();
-	nc_reduce_float(op, dtype, acc, in, bytes);
+	nck_reduce_float(op, dtype, acc, in, bytes);
 	kernel_fpu_end();
 #endif
 }

@@ -10,7 +10,7 @@
 #include "reduce.h"
 #include "shared/nc_reduce.h"
 
-bool nc_reduce_float(u32 op, u32 dtype, void *acc, const void *in, u32 bytes)
+bool nck_reduce_float(u32 op, u32 dtype, void *acc, const void *in, u32 bytes)
 {
 	return nc_red_apply_float(op, dtype, acc, in, bytes);
 }

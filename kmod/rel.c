@@ -13,20 +13,20 @@
 /* Fragment sets                                                     */
 /* ---------------------------------------------------------------- */
 
-int nc_frags_init(struct nc_frags *s, u32 n, gfp_t gfp)
+int nck_frags_init(struct nck_frags *s, u32 n, gfp_t gfp)
 {
-	*s = (struct nc_frags){ .n = n };
+	*s = (struct nck_frags){ .n = n };
 	s->bits = bitmap_zalloc(n ?: 1, gfp);
 	return s->bits ? 0 : -ENOMEM;
 }
 
-void nc_frags_free(struct nc_frags *s)
+void nck_frags_free(struct nck_frags *s)
 {
 	bitmap_free(s->bits);
 	s->bits = NULL;
 }
 
-bool nc_frags_set(struct nc_frags *s, u32 k)
+bool nck_frags_set(struct nck_frags *s, u32 k)
 {
 	if (k >= s->n || __test_and_set_bit(k, s->bits))
 		return false;
@@ -36,61 +36,61 @@ bool nc_frags_set(struct nc_frags *s, u32 k)
 }
 
 /*
- * A receiver acks every NC_ACK_EVERY new fragments, when a fragment
+ * A receiver acks every NCK_ACK_EVERY new fragments, when a fragment
  * arrives past a hole (the sender retransmits the hole at once), when the
  * sender asks (NETCOLL_F_ACK_NOW: a retransmission or a probe), when the
  * message is complete, and for every duplicate (its ack was lost).
  */
-enum nc_rx_verdict nc_frags_receive(struct nc_frags *s, u32 k, bool asked)
+enum nck_rx_verdict nck_frags_receive(struct nck_frags *s, u32 k, bool asked)
 {
 	bool hole = k != s->next;
 
-	if (!nc_frags_set(s, k))
-		return NC_RX_DUP;
-	if (asked || hole || nc_frags_full(s) || ++s->since_ack >= NC_ACK_EVERY)
-		return NC_RX_NEW_ACK;
-	return NC_RX_NEW;
+	if (!nck_frags_set(s, k))
+		return NCK_RX_DUP;
+	if (asked || hole || nck_frags_full(s) || ++s->since_ack >= NCK_ACK_EVERY)
+		return NCK_RX_NEW_ACK;
+	return NCK_RX_NEW;
 }
 
-void nc_frags_summary(struct nc_frags *s, u32 *cum, u32 *sack)
+void nck_frags_summary(struct nck_frags *s, u32 *cum, u32 *sack)
 {
 	u32 bits = 0, b;
 
 	s->since_ack = 0;
 	s->cum = find_next_zero_bit(s->bits, s->n, s->cum);
-	for (b = 0; b < NC_SACK_BITS && s->cum + 1 + b < s->n; b++)
+	for (b = 0; b < NCK_SACK_BITS && s->cum + 1 + b < s->n; b++)
 		if (test_bit(s->cum + 1 + b, s->bits))
 			bits |= 1U << b;
 	*cum = s->cum;
 	*sack = bits;
 }
 
-u32 nc_frags_ack(struct nc_frags *s, u32 cum, u32 sack, u32 sent,
-		 void (*newly)(void *arg, u32 k), void *arg)
+u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
+		  void (*newly)(void *arg, u32 k), void *arg)
 {
 	u32 k, b, sacked = 0;
 
 	/* nobody acknowledges what was never sent */
 	cum = min(cum, sent);
 	for (k = s->cum; k < cum; k++)
-		if (nc_frags_set(s, k) && newly)
+		if (nck_frags_set(s, k) && newly)
 			newly(arg, k);
 	s->cum = max(s->cum, cum);
-	for (b = 0; b < NC_SACK_BITS; b++) {
+	for (b = 0; b < NCK_SACK_BITS; b++) {
 		k = cum + 1 + b;
 		if (k >= sent)
 			break;
 		if (!(sack & (1U << b)))
 			continue;
-		if (nc_frags_set(s, k) && newly)
+		if (nck_frags_set(s, k) && newly)
 			newly(arg, k);
 		sacked = k;
 	}
 	return sacked;
 }
 
-int nc_frags_fast_retransmit(struct nc_frags *s, u32 sacked,
-			     int (*resend)(void *arg, u32 k), void *arg)
+int nck_frags_fast_retransmit(struct nck_frags *s, u32 sacked,
+			      int (*resend)(void *arg, u32 k), void *arg)
 {
 	u32 k;
 	int n = 0, err;
@@ -111,7 +111,7 @@ int nc_frags_fast_retransmit(struct nc_frags *s, u32 sacked,
 /* Round trip and retransmission timer                               */
 /* ---------------------------------------------------------------- */
 
-void nc_rtt_sample(struct nc_rtt *r, u32 us)
+void nck_rtt_sample(struct nck_rtt *r, u32 us)
 {
 	if (!r->srtt_us) {
 		r->srtt_us = us ?: 1;
@@ -122,26 +122,26 @@ void nc_rtt_sample(struct nc_rtt *r, u32 us)
 	r->srtt_us = ((7 * r->srtt_us + us) / 8) ?: 1;
 }
 
-unsigned long nc_rtt_rto(const struct nc_rtt *r)
+unsigned long nck_rtt_rto(const struct nck_rtt *r)
 {
 	u32 us = r->srtt_us + 4 * r->rttvar_us;
 
-	us = clamp(us, nc_rto_min_ms * USEC_PER_MSEC, nc_rto_max_ms * USEC_PER_MSEC);
+	us = clamp(us, nck_rto_min_ms * USEC_PER_MSEC, nck_rto_max_ms * USEC_PER_MSEC);
 	return usecs_to_jiffies(us) ?: 1;
 }
 
-void nc_rtx_progress(struct nc_rtx *t, const struct nc_rtt *r)
+void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r)
 {
 	t->retries = 0;
-	t->rto = nc_rtt_rto(r);
+	t->rto = nck_rtt_rto(r);
 	t->at = jiffies + t->rto;
 }
 
-int nc_rtx_expired(struct nc_rtx *t)
+int nck_rtx_expired(struct nck_rtx *t)
 {
-	if (++t->retries > nc_max_retries)
+	if (++t->retries > nck_max_retries)
 		return -ETIMEDOUT;
-	t->rto = min(t->rto * 2, msecs_to_jiffies(nc_rto_max_ms) ?: 1);
+	t->rto = min(t->rto * 2, msecs_to_jiffies(nck_rto_max_ms) ?: 1);
 	t->at = jiffies + t->rto;
 	return 0;
 }
@@ -150,33 +150,33 @@ int nc_rtx_expired(struct nc_rtx *t)
 /* Early frames                                                      */
 /* ---------------------------------------------------------------- */
 
-bool nc_early_hold(struct nc_comm *c, struct sk_buff_head *q,
-		   struct sk_buff *skb)
+bool nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
+		    struct sk_buff *skb)
 {
 	lockdep_assert_held(&c->lock);
-	if (!nc_rx_charge(c, skb)) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+	if (!nck_rx_charge(c, skb)) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 		kfree_skb(skb);
 		return false;
 	}
 	__skb_queue_tail(q, skb);
-	nc_stat_inc(c->nn, NETCOLL_STAT_RX_EARLY);
+	nck_stat_inc(c->nn, NETCOLL_STAT_RX_EARLY);
 	return true;
 }
 
-void nc_early_take(struct nc_comm *c, struct sk_buff_head *q, u32 seq,
-		   struct sk_buff_head *out)
+void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
+		    struct sk_buff_head *out)
 {
 	struct sk_buff *skb, *tmp;
 	struct nc_frame f;
 
 	lockdep_assert_held(&c->lock);
 	skb_queue_walk_safe(q, skb, tmp) {
-		nc_skb_hdr(skb, &f);
-		if (nc_seq_before(seq, f.op_seq))
+		nck_skb_hdr(skb, &f);
+		if (nck_seq_before(seq, f.op_seq))
 			continue;		/* later still */
 		__skb_unlink(skb, q);
-		nc_rx_uncharge(c, skb);
+		nck_rx_uncharge(c, skb);
 		if (f.op_seq == seq)
 			__skb_queue_tail(out, skb);
 		else
@@ -188,25 +188,25 @@ void nc_early_take(struct nc_comm *c, struct sk_buff_head *q, u32 seq,
 /* Control frames                                                    */
 /* ---------------------------------------------------------------- */
 
-struct sk_buff *nc_ctl_frame(struct nc_comm *c, u16 type, u32 seq, u32 dst,
-			     u16 tag, u32 cum, u32 sack, u16 flags,
+struct sk_buff *nck_ctl_frame(struct nck_comm *c, u16 type, u32 seq, u32 dst,
+			      u16 tag, u32 cum, u32 sack, u16 flags,
 			     u16 opcode)
 {
 	struct sk_buff *skb;
 	struct nc_frame f;
 
-	skb = nc_frame_alloc(0, GFP_ATOMIC);
+	skb = nck_frame_alloc(0, GFP_ATOMIC);
 	if (!skb) {
-		nc_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
 		return NULL;
 	}
-	nc_frame_hdr(c, &f, type, seq, dst, tag);
+	nck_frame_hdr(c, &f, type, seq, dst, tag);
 	f.flags = flags;
 	f.opcode = opcode;
 	f.seq = cum;
 	f.frag_off = sack;
 	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
 	if (type == NETCOLL_T_ACK || type == NETCOLL_T_AGG_ACK)
-		nc_stat_inc(c->nn, NETCOLL_STAT_TX_ACKS);
+		nck_stat_inc(c->nn, NETCOLL_STAT_TX_ACKS);
 	return skb;
 }

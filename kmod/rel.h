@@ -7,14 +7,14 @@
  *
  *   fragment sets     which fragments of a message a receiver has, or a
  *                     sender knows acknowledged; their cumulative point
- *   acks              cumulative + NC_SACK_BITS selective bits; a receiver
- *                     acks every NC_ACK_EVERY new fragments, on a hole, on
+ *   acks              cumulative + NCK_SACK_BITS selective bits; a receiver
+ *                     acks every NCK_ACK_EVERY new fragments, on a hole, on
  *                     a duplicate, when asked and when complete
  *   fast retransmit   holes below the highest selectively acked fragment
  *                     are resent once
  *   round trip, RTO   RFC 6298 estimate (Karn's rule is the callers': they
  *                     sample only fragments sent once); the retransmission
- *                     timer doubles up to rto_max_ms, and nc_max_retries
+ *                     timer doubles up to rto_max_ms, and nck_max_retries
  *                     expiries without progress end the operation
  *   early frames      frames of an operation not started yet are held,
  *                     charged to the communicator's receive memory
@@ -25,20 +25,20 @@
  * owned by one process) holds these structures.  Early frames wait on a
  * queue of the communicator, under c->lock (asserted).
  */
-#ifndef NC_REL_H
-#define NC_REL_H
+#ifndef NCK_REL_H
+#define NCK_REL_H
 
 #include <linux/skbuff.h>
 
-struct nc_comm;
+struct nck_comm;
 
-/* A receiver acks every NC_ACK_EVERY new fragments of a message. */
-#define NC_ACK_EVERY		8
+/* A receiver acks every NCK_ACK_EVERY new fragments of a message. */
+#define NCK_ACK_EVERY		8
 /* An ack's selective bits: the fragments just past its cumulative point. */
-#define NC_SACK_BITS		32
+#define NCK_SACK_BITS		32
 
 /**
- * struct nc_frags - the fragments of one message one side has
+ * struct nck_frags - the fragments of one message one side has
  * @bits: fragment k received (receiver) or acknowledged (sender)
  * @n: fragments of the message
  * @count: bits set
@@ -47,96 +47,96 @@ struct nc_comm;
  * @since_ack: receiver: fragments set since its last ack
  * @resent_below: sender: holes below were resent already
  */
-struct nc_frags {
+struct nck_frags {
 	unsigned long *bits;
 	u32 n, count, cum, next;
 	u32 since_ack;
 	u32 resent_below;
 };
 
-int nc_frags_init(struct nc_frags *s, u32 n, gfp_t gfp);
-void nc_frags_free(struct nc_frags *s);
+int nck_frags_init(struct nck_frags *s, u32 n, gfp_t gfp);
+void nck_frags_free(struct nck_frags *s);
 /* Fragment k is here; true if it was not before. */
-bool nc_frags_set(struct nc_frags *s, u32 k);
+bool nck_frags_set(struct nck_frags *s, u32 k);
 
-static inline bool nc_frags_test(const struct nc_frags *s, u32 k)
+static inline bool nck_frags_test(const struct nck_frags *s, u32 k)
 {
 	return k < s->n && test_bit(k, s->bits);
 }
 
-static inline bool nc_frags_full(const struct nc_frags *s)
+static inline bool nck_frags_full(const struct nck_frags *s)
 {
 	return s->count == s->n;
 }
 
 /* Receiving fragment k: what the receiver does next. */
-enum nc_rx_verdict {
-	NC_RX_DUP,	/* had it: drop the copy, ack (the sender asks) */
-	NC_RX_NEW,	/* keep it */
-	NC_RX_NEW_ACK,	/* keep it and ack now */
+enum nck_rx_verdict {
+	NCK_RX_DUP,	/* had it: drop the copy, ack (the sender asks) */
+	NCK_RX_NEW,	/* keep it */
+	NCK_RX_NEW_ACK,	/* keep it and ack now */
 };
 
-enum nc_rx_verdict nc_frags_receive(struct nc_frags *s, u32 k, bool asked);
+enum nck_rx_verdict nck_frags_receive(struct nck_frags *s, u32 k, bool asked);
 /* The ack of s: cumulative point and selective bits; restarts since_ack. */
-void nc_frags_summary(struct nc_frags *s, u32 *cum, u32 *sack);
+void nck_frags_summary(struct nck_frags *s, u32 *cum, u32 *sack);
 /*
  * Sender: apply an ack (cum, sack) of a message of which fragments below
  * sent went out.  newly(arg, k) runs for each fragment acked for the first
  * time.  Returns the highest selectively acked fragment, 0 if none.
  */
-u32 nc_frags_ack(struct nc_frags *s, u32 cum, u32 sack, u32 sent,
-		 void (*newly)(void *arg, u32 k), void *arg);
+u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
+		  void (*newly)(void *arg, u32 k), void *arg);
 /*
  * Sender: resend(arg, k) each hole below sacked not resent before; stops
  * at the first error.  Returns the number resent or that error.
  */
-int nc_frags_fast_retransmit(struct nc_frags *s, u32 sacked,
-			     int (*resend)(void *arg, u32 k), void *arg);
+int nck_frags_fast_retransmit(struct nck_frags *s, u32 sacked,
+			      int (*resend)(void *arg, u32 k), void *arg);
 
 /**
- * struct nc_rtt - smoothed round trip (RFC 6298)
+ * struct nck_rtt - smoothed round trip (RFC 6298)
  * @srtt_us: smoothed round trip, 0 before the first sample
  * @rttvar_us: its variation
  */
-struct nc_rtt {
+struct nck_rtt {
 	u32 srtt_us, rttvar_us;
 };
 
-void nc_rtt_sample(struct nc_rtt *r, u32 us);
+void nck_rtt_sample(struct nck_rtt *r, u32 us);
 /* SRTT + 4 RTTVAR within [rto_min_ms, rto_max_ms], in jiffies. */
-unsigned long nc_rtt_rto(const struct nc_rtt *r);
+unsigned long nck_rtt_rto(const struct nck_rtt *r);
 
 /**
- * struct nc_rtx - an operation's retransmission timer
+ * struct nck_rtx - an operation's retransmission timer
  * @rto: current timeout, jiffies
  * @at: when it expires
  * @retries: expiries since the last progress
  */
-struct nc_rtx {
+struct nck_rtx {
 	unsigned long rto, at;
 	unsigned int retries;
 };
 
 /* Progress: the timeout goes back to the estimate, from now. */
-void nc_rtx_progress(struct nc_rtx *t, const struct nc_rtt *r);
-/* It expired: back off, or -ETIMEDOUT after nc_max_retries in a row. */
-int nc_rtx_expired(struct nc_rtx *t);
+void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r);
+/* It expired: back off, or -ETIMEDOUT after nck_max_retries in a row. */
+int nck_rtx_expired(struct nck_rtx *t);
 
 /* Frames of operations not started yet (charged; false: dropped). */
-bool nc_early_hold(struct nc_comm *c, struct sk_buff_head *q,
-		   struct sk_buff *skb);
+bool nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
+		    struct sk_buff *skb);
 /* Operation seq starts: its frames move to out, older ones are freed. */
-void nc_early_take(struct nc_comm *c, struct sk_buff_head *q, u32 seq,
-		   struct sk_buff_head *out);
+void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
+		    struct sk_buff_head *out);
 
 /* An ack, repair request or token: a header-only frame (GFP_ATOMIC). */
-struct sk_buff *nc_ctl_frame(struct nc_comm *c, u16 type, u32 seq, u32 dst,
-			     u16 tag, u32 cum, u32 sack, u16 flags,
+struct sk_buff *nck_ctl_frame(struct nck_comm *c, u16 type, u32 seq, u32 dst,
+			      u16 tag, u32 cum, u32 sack, u16 flags,
 			     u16 opcode);
 
-static inline bool nc_seq_before(u32 a, u32 b)
+static inline bool nck_seq_before(u32 a, u32 b)
 {
 	return (s32)(a - b) < 0;
 }
 
-#endif /* NC_REL_H */
+#endif /* NCK_REL_H */

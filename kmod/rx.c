@@ -14,11 +14,11 @@
 #include "frame.h"
 #include "transport.h"
 
-static int nc_rcv_check(struct nc_bearer *b, struct sk_buff *skb,
-			struct nc_frame *f, struct nc_comm **cp)
+static int nck_rcv_check(struct nck_bearer *b, struct sk_buff *skb,
+			 struct nc_frame *f, struct nck_comm **cp)
 {
-	struct nc_net *nn = nc_net(dev_net(b->dev));
-	struct nc_comm *c;
+	struct nck_net *nn = nck_net(dev_net(b->dev));
+	struct nck_comm *c;
 	u64 pn = 0;
 	int reason;
 
@@ -40,11 +40,11 @@ static int nc_rcv_check(struct nc_bearer *b, struct sk_buff *skb,
 	    (f->dst_rank != c->rank && f->dst_rank != NETCOLL_RANK_GROUP))
 		return NETCOLL_STAT_DROP_RANK;
 	if (rcu_access_pointer(c->bearer) != b ||
-	    memcmp(b->ops->frame_src(skb), nc_comm_addr(c, f->src_rank),
+	    memcmp(b->ops->frame_src(skb), nck_comm_addr(c, f->src_rank),
 		   c->addr_len))
 		return NETCOLL_STAT_DROP_ADDR;
 	if (c->auth) {
-		reason = nc_auth_open(c->auth, skb, f, &pn);
+		reason = nck_auth_open(c->auth, skb, f, &pn);
 		if (reason)
 			return reason;
 	} else if (f->flags & NETCOLL_F_AUTH) {
@@ -55,39 +55,39 @@ static int nc_rcv_check(struct nc_bearer *b, struct sk_buff *skb,
 	    (!f->epoch || f->epoch != READ_ONCE(c->epoch)))
 		return NETCOLL_STAT_DROP_EPOCH;
 	/* Only now: a frame of another epoch must not move the window. */
-	if (c->auth && !nc_auth_commit(c->auth, f, pn))
+	if (c->auth && !nck_auth_commit(c->auth, f, pn))
 		return NETCOLL_STAT_DROP_REPLAY;
 	*cp = c;
 	return 0;
 }
 
-void nc_rcv(struct nc_bearer *b, struct sk_buff *skb)
+void nck_rcv(struct nck_bearer *b, struct sk_buff *skb)
 {
-	struct nc_net *nn = nc_net(dev_net(b->dev));
-	struct nc_comm *c = NULL;
+	struct nck_net *nn = nck_net(dev_net(b->dev));
+	struct nck_comm *c = NULL;
 	struct nc_frame f;
 	int reason;
 
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb) {
-		nc_stat_inc(nn, NETCOLL_STAT_DROP_MEMORY);
+		nck_stat_inc(nn, NETCOLL_STAT_DROP_MEMORY);
 		return;
 	}
 	rcu_read_lock();
-	reason = nc_rcv_check(b, skb, &f, &c);
+	reason = nck_rcv_check(b, skb, &f, &c);
 	if (reason) {
 		rcu_read_unlock();
-		nc_stat_inc(nn, reason);
+		nck_stat_inc(nn, reason);
 		kfree_skb(skb);
 		return;
 	}
-	nc_stat_inc(nn, NETCOLL_STAT_RX_FRAMES);
-	nc_stat_add(nn, NETCOLL_STAT_RX_BYTES, skb->len);
+	nck_stat_inc(nn, NETCOLL_STAT_RX_FRAMES);
+	nck_stat_add(nn, NETCOLL_STAT_RX_BYTES, skb->len);
 	if (nc_wire_is_agg(f.type))
-		nc_agg_rcv(c, skb, &f);
+		nck_agg_rcv(c, skb, &f);
 	else if (nc_wire_is_join(f.type))
-		nc_join_rcv(c, skb, &f);
+		nck_join_rcv(c, skb, &f);
 	else
-		nc_transport_rcv(c, skb, &f);
+		nck_transport_rcv(c, skb, &f);
 	rcu_read_unlock();
 }

@@ -7,7 +7,7 @@
  * rank's view allows.
  *
  * Tokens between two ranks are told apart by their number in phase order
- * (tag NC_TAG_SYNC | k): the sender numbers its tokens to a rank by the
+ * (tag NCK_TAG_SYNC | k): the sender numbers its tokens to a rank by the
  * receiver's phase, the receiver numbers the tokens it awaits from a rank
  * by its own phase, and both orders agree when the plan is consistent.
  */
@@ -20,9 +20,9 @@
 #include "comm.h"
 #include "netlink.h"
 
-static struct nc_sched *nc_sched_alloc(u32 nphases, u32 nin, u32 nout)
+static struct nck_sched *nck_sched_alloc(u32 nphases, u32 nin, u32 nout)
 {
-	struct nc_sched *s;
+	struct nck_sched *s;
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
@@ -31,7 +31,7 @@ static struct nc_sched *nc_sched_alloc(u32 nphases, u32 nin, u32 nout)
 	s->in = kvcalloc(nin, sizeof(*s->in), GFP_KERNEL);
 	s->out = kvcalloc(nout, sizeof(*s->out), GFP_KERNEL);
 	if (!s->phase || (nin && !s->in) || (nout && !s->out)) {
-		nc_sched_free(s);
+		nck_sched_free(s);
 		return NULL;
 	}
 	s->nphases = nphases;
@@ -40,7 +40,7 @@ static struct nc_sched *nc_sched_alloc(u32 nphases, u32 nin, u32 nout)
 	return s;
 }
 
-void nc_sched_free(struct nc_sched *s)
+void nck_sched_free(struct nck_sched *s)
 {
 	if (!s)
 		return;
@@ -51,9 +51,9 @@ void nc_sched_free(struct nc_sched *s)
 }
 
 /* Step i sends to order(i); steps that would send to itself are left out. */
-struct nc_sched *nc_sched_builtin(u32 algo, u32 rank, u32 size)
+struct nck_sched *nck_sched_builtin(u32 algo, u32 rank, u32 size)
 {
-	struct nc_sched *s = nc_sched_alloc(size ? size - 1 : 0, 0, 0);
+	struct nck_sched *s = nck_sched_alloc(size ? size - 1 : 0, 0, 0);
 	u32 i, n = 0, peer;
 
 	if (!s)
@@ -72,7 +72,7 @@ struct nc_sched *nc_sched_builtin(u32 algo, u32 rank, u32 size)
 		}
 		if (peer == rank)
 			continue;
-		s->phase[n] = (struct nc_phase){
+		s->phase[n] = (struct nck_phase){
 			.index = i,
 			.send_to = peer,
 			.recv_from = NETCOLL_NONE,
@@ -82,13 +82,13 @@ struct nc_sched *nc_sched_builtin(u32 algo, u32 rank, u32 size)
 	return s;
 }
 
-struct nc_tag_key {
+struct nck_tag_key {
 	u32 rank, phase, idx;
 };
 
-static int nc_tag_key_cmp(const void *a, const void *b)
+static int nck_tag_key_cmp(const void *a, const void *b)
 {
-	const struct nc_tag_key *x = a, *y = b;
+	const struct nck_tag_key *x = a, *y = b;
 
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
@@ -101,18 +101,18 @@ static int nc_tag_key_cmp(const void *a, const void *b)
  * Number the tokens exchanged with each rank in phase order: keys[] holds
  * (rank, phase, index into refs); refs[idx].tag receives the number.
  */
-static int nc_sched_number_tokens(struct nc_tag_key *keys, u32 n,
-				  struct nc_sync_ref *refs)
+static int nck_sched_number_tokens(struct nck_tag_key *keys, u32 n,
+				   struct nck_sync_ref *refs)
 {
 	u32 i, k = 0;
 
-	sort(keys, n, sizeof(*keys), nc_tag_key_cmp, NULL);
+	sort(keys, n, sizeof(*keys), nck_tag_key_cmp, NULL);
 	for (i = 0; i < n; i++) {
 		if (i && keys[i].rank != keys[i - 1].rank)
 			k = 0;
-		if (k > NC_TAG_SYNC_MAX)
+		if (k > NCK_TAG_SYNC_MAX)
 			return -E2BIG;
-		refs[keys[i].idx].tag = NC_TAG_SYNC | k++;
+		refs[keys[i].idx].tag = NCK_TAG_SYNC | k++;
 	}
 	return 0;
 }
@@ -122,18 +122,18 @@ static int nc_sched_number_tokens(struct nc_tag_key *keys, u32 n,
  * concatenated, token tags numbered.  in_phase[i] / out_phase[i] give the
  * phase (for sync_out: the receiver's) of token i.
  */
-struct nc_sched *nc_sched_from_slice(const struct nc_phase *ph, u32 nphases,
-				     const struct nc_sync_ref *in,
+struct nck_sched *nck_sched_from_slice(const struct nck_phase *ph, u32 nphases,
+				       const struct nck_sync_ref *in,
 				     const u32 *in_phase, u32 nin,
-				     const struct nc_sync_ref *out,
+				     const struct nck_sync_ref *out,
 				     const u32 *out_phase, u32 nout, int *err)
 {
-	struct nc_tag_key *keys;
-	struct nc_sched *s;
+	struct nck_tag_key *keys;
+	struct nck_sched *s;
 	u32 i;
 
 	*err = -ENOMEM;
-	s = nc_sched_alloc(nphases, nin, nout);
+	s = nck_sched_alloc(nphases, nin, nout);
 	keys = kvcalloc(max(nin, nout) ?: 1, sizeof(*keys), GFP_KERNEL);
 	if (!s || !keys)
 		goto fail;
@@ -142,13 +142,13 @@ struct nc_sched *nc_sched_from_slice(const struct nc_phase *ph, u32 nphases,
 	memcpy(s->out, out, nout * sizeof(*out));
 
 	for (i = 0; i < nin; i++)
-		keys[i] = (struct nc_tag_key){ in[i].rank, in_phase[i], i };
-	*err = nc_sched_number_tokens(keys, nin, s->in);
+		keys[i] = (struct nck_tag_key){ in[i].rank, in_phase[i], i };
+	*err = nck_sched_number_tokens(keys, nin, s->in);
 	if (*err)
 		goto fail;
 	for (i = 0; i < nout; i++)
-		keys[i] = (struct nc_tag_key){ out[i].rank, out_phase[i], i };
-	*err = nc_sched_number_tokens(keys, nout, s->out);
+		keys[i] = (struct nck_tag_key){ out[i].rank, out_phase[i], i };
+	*err = nck_sched_number_tokens(keys, nout, s->out);
 	if (*err)
 		goto fail;
 	kvfree(keys);
@@ -156,7 +156,7 @@ struct nc_sched *nc_sched_from_slice(const struct nc_phase *ph, u32 nphases,
 	return s;
 fail:
 	kvfree(keys);
-	nc_sched_free(s);
+	nck_sched_free(s);
 	return NULL;
 }
 
@@ -165,15 +165,15 @@ fail:
 /* ---------------------------------------------------------------- */
 
 /* A rank's slice as parsed from the request, before it becomes a schedule. */
-struct nc_slice {
-	struct nc_phase *ph;
-	struct nc_sync_ref *in, *out;
+struct nck_slice {
+	struct nck_phase *ph;
+	struct nck_sync_ref *in, *out;
 	u32 *in_phase, *out_phase;
 	u32 nph, nin, nout;
 	unsigned long *sent, *heard;	/* peers sent to / received from */
 };
 
-static void nc_slice_free(struct nc_slice *sl)
+static void nck_slice_free(struct nck_slice *sl)
 {
 	kvfree(sl->ph);
 	kvfree(sl->in);
@@ -185,18 +185,18 @@ static void nc_slice_free(struct nc_slice *sl)
 }
 
 /* A peer rank named in a slice: a member, not this rank. */
-static bool nc_peer_ok(const struct nc_comm *c, u32 r)
+static bool nck_peer_ok(const struct nck_comm *c, u32 r)
 {
 	return r < c->size && r != c->rank;
 }
 
 /* One phase into sl (counts only when sl->ph is NULL: the sizing pass). */
-static int nc_slice_phase(const struct nc_comm *c, struct nc_slice *sl,
-			  struct nlattr *a, struct netlink_ext_ack *extack)
+static int nck_slice_phase(const struct nck_comm *c, struct nck_slice *sl,
+			   struct nlattr *a, struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[NETCOLL_A_PHASE_MAX + 1];
 	struct nlattr *in, *out;
-	struct nc_phase ph = {
+	struct nck_phase ph = {
 		.send_to = NETCOLL_NONE,
 		.recv_from = NETCOLL_NONE,
 	};
@@ -205,7 +205,7 @@ static int nc_slice_phase(const struct nc_comm *c, struct nc_slice *sl,
 	u32 i, nin, nout;
 	int err;
 
-	err = nla_parse_nested(tb, NETCOLL_A_PHASE_MAX, a, nc_phase_policy, extack);
+	err = nla_parse_nested(tb, NETCOLL_A_PHASE_MAX, a, nck_phase_policy, extack);
 	if (err)
 		return err;
 	in = tb[NETCOLL_A_PHASE_SYNC_IN];
@@ -234,7 +234,7 @@ static int nc_slice_phase(const struct nc_comm *c, struct nc_slice *sl,
 	}
 	if (tb[NETCOLL_A_PHASE_SEND_TO]) {
 		ph.send_to = nla_get_u32(tb[NETCOLL_A_PHASE_SEND_TO]);
-		if (!nc_peer_ok(c, ph.send_to) || test_and_set_bit(ph.send_to, sl->sent)) {
+		if (!nck_peer_ok(c, ph.send_to) || test_and_set_bit(ph.send_to, sl->sent)) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[NETCOLL_A_PHASE_SEND_TO],
 					    "send to a non-member, to self, or twice");
 			return -EINVAL;
@@ -242,7 +242,7 @@ static int nc_slice_phase(const struct nc_comm *c, struct nc_slice *sl,
 	}
 	if (tb[NETCOLL_A_PHASE_RECV_FROM]) {
 		ph.recv_from = nla_get_u32(tb[NETCOLL_A_PHASE_RECV_FROM]);
-		if (!nc_peer_ok(c, ph.recv_from) ||
+		if (!nck_peer_ok(c, ph.recv_from) ||
 		    test_and_set_bit(ph.recv_from, sl->heard)) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[NETCOLL_A_PHASE_RECV_FROM],
 					    "receive from a non-member, from self, or twice");
@@ -258,22 +258,22 @@ static int nc_slice_phase(const struct nc_comm *c, struct nc_slice *sl,
 	ph.in_first = sl->nin;
 	ph.nin = nin;
 	for (i = 0, si = in ? nla_data(in) : NULL; i < nin; i++) {
-		if (!nc_peer_ok(c, si[i])) {
+		if (!nck_peer_ok(c, si[i])) {
 			NL_SET_ERR_MSG_ATTR(extack, in, "token from a non-member or self");
 			return -EINVAL;
 		}
-		sl->in[sl->nin] = (struct nc_sync_ref){ .rank = si[i] };
+		sl->in[sl->nin] = (struct nck_sync_ref){ .rank = si[i] };
 		sl->in_phase[sl->nin++] = ph.index;
 	}
 	ph.out_first = sl->nout;
 	ph.nout = nout;
 	for (i = 0, so = out ? nla_data(out) : NULL; i < nout; i++) {
-		if (!nc_peer_ok(c, so[i].rank) || so[i].phase >= NETCOLL_SCHED_PHASE_MAX) {
+		if (!nck_peer_ok(c, so[i].rank) || so[i].phase >= NETCOLL_SCHED_PHASE_MAX) {
 			NL_SET_ERR_MSG_ATTR(extack, out,
 					    "token to a non-member, to self, or a bad phase");
 			return -EINVAL;
 		}
-		sl->out[sl->nout] = (struct nc_sync_ref){ .rank = so[i].rank };
+		sl->out[sl->nout] = (struct nck_sync_ref){ .rank = so[i].rank };
 		sl->out_phase[sl->nout++] = so[i].phase;
 	}
 	sl->ph[sl->nph++] = ph;
@@ -281,8 +281,8 @@ static int nc_slice_phase(const struct nc_comm *c, struct nc_slice *sl,
 }
 
 /* Phases are repeated top-level attributes: a slice may exceed a nest. */
-static int nc_slice_pass(const struct nc_comm *c, struct genl_info *info,
-			 struct nc_slice *sl)
+static int nck_slice_pass(const struct nck_comm *c, struct genl_info *info,
+			  struct nck_slice *sl)
 {
 	struct nlattr *a;
 	int rem, err;
@@ -291,21 +291,21 @@ static int nc_slice_pass(const struct nc_comm *c, struct genl_info *info,
 			  genlmsg_len(info->genlhdr), rem) {
 		if (nla_type(a) != NETCOLL_A_SCHED_PHASE)
 			continue;
-		err = nc_slice_phase(c, sl, a, info->extack);
+		err = nck_slice_phase(c, sl, a, info->extack);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-static int nc_slice_parse(const struct nc_comm *c, struct genl_info *info,
-			  struct nc_slice *sl)
+static int nck_slice_parse(const struct nck_comm *c, struct genl_info *info,
+			   struct nck_slice *sl)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	u32 nph, nin, nout;
 	int err;
 
-	err = nc_slice_pass(c, info, sl);
+	err = nck_slice_pass(c, info, sl);
 	if (err)
 		return err;
 	if (!sl->nph || sl->nph > 2 * (c->size - 1)) {
@@ -328,7 +328,7 @@ static int nc_slice_parse(const struct nc_comm *c, struct genl_info *info,
 	sl->nph = 0;
 	sl->nin = 0;
 	sl->nout = 0;
-	err = nc_slice_pass(c, info, sl);
+	err = nck_slice_pass(c, info, sl);
 	if (err)
 		return err;
 	if (bitmap_weight(sl->sent, c->size) != c->size - 1 ||
@@ -340,38 +340,38 @@ static int nc_slice_parse(const struct nc_comm *c, struct genl_info *info,
 	return 0;
 }
 
-int nc_nl_sched_set(struct sk_buff *skb, struct genl_info *info)
+int nck_nl_sched_set(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nc_slice sl = {};
-	struct nc_sched *s;
-	struct nc_comm *c;
+	struct nck_slice sl = {};
+	struct nck_sched *s;
+	struct nck_comm *c;
 	int err;
 
-	c = nc_nl_comm_admin(skb, info);
+	c = nck_nl_comm_admin(skb, info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	err = c->size < 2 ? -EINVAL : nc_slice_parse(c, info, &sl);
+	err = c->size < 2 ? -EINVAL : nck_slice_parse(c, info, &sl);
 	if (!err) {
-		s = nc_sched_from_slice(sl.ph, sl.nph, sl.in, sl.in_phase, sl.nin,
-					sl.out, sl.out_phase, sl.nout, &err);
+		s = nck_sched_from_slice(sl.ph, sl.nph, sl.in, sl.in_phase, sl.nin,
+					 sl.out, sl.out_phase, sl.nout, &err);
 		if (s)
-			nc_comm_set_sched(c, s);
+			nck_comm_set_sched(c, s);
 		else if (err == -E2BIG)
 			NL_SET_ERR_MSG(info->extack, "too many tokens between two ranks");
 	}
-	nc_slice_free(&sl);
-	nc_comm_put(c);
+	nck_slice_free(&sl);
+	nck_comm_put(c);
 	return err;
 }
 
-int nc_nl_sched_del(struct sk_buff *skb, struct genl_info *info)
+int nck_nl_sched_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nc_comm *c;
+	struct nck_comm *c;
 
-	c = nc_nl_comm_admin(skb, info);
+	c = nck_nl_comm_admin(skb, info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	nc_comm_set_sched(c, NULL);
-	nc_comm_put(c);
+	nck_comm_set_sched(c, NULL);
+	nck_comm_put(c);
 	return 0;
 }

@@ -6,28 +6,28 @@
  *
  * Ownership: an installed schedule belongs to its communicator
  * (c->a2a_sched, replaced under c->sched_lock); a built-in one to the
- * alltoall call that made it.  Either is freed by nc_sched_free() only.
+ * alltoall call that made it.  Either is freed by nck_sched_free() only.
  */
-#ifndef NC_SCHED_H
-#define NC_SCHED_H
+#ifndef NCK_SCHED_H
+#define NCK_SCHED_H
 
 #include <linux/types.h>
 
 /* Message tags: data messages use their round/step; tokens this range. */
-#define NC_TAG_SYNC		0x8000
-#define NC_TAG_SYNC_MAX		0x7fff
+#define NCK_TAG_SYNC		0x8000
+#define NCK_TAG_SYNC_MAX		0x7fff
 
 /**
- * struct nc_phase - one phase of this rank's alltoall schedule
+ * struct nck_phase - one phase of this rank's alltoall schedule
  * @index: phase number in the global plan
  * @send_to: the rank this phase sends to; NETCOLL_NONE: no send
  * @recv_from: the rank it receives from; NETCOLL_NONE: no receive
- * @in_first: first token to wait for (index into nc_sched.in)
+ * @in_first: first token to wait for (index into nck_sched.in)
  * @nin: tokens to wait for before sending
  * @out_first: first token to send once the block is acknowledged
  * @nout: tokens to send
  */
-struct nc_phase {
+struct nck_phase {
 	u32 index;
 	u32 send_to;
 	u32 recv_from;
@@ -36,17 +36,17 @@ struct nc_phase {
 };
 
 /**
- * struct nc_sync_ref - a token of pairwise synchronisation
+ * struct nck_sync_ref - a token of pairwise synchronisation
  * @rank: who sends it (in) or gets it (out)
- * @tag: NC_TAG_SYNC | its number in phase order
+ * @tag: NCK_TAG_SYNC | its number in phase order
  */
-struct nc_sync_ref {
+struct nck_sync_ref {
 	u32 rank;
 	u16 tag;
 };
 
 /**
- * struct nc_sched - the order in which an alltoall sends its messages
+ * struct nck_sched - the order in which an alltoall sends its messages
  * @nphases: entries of @phase
  * @phase: the phases, in order
  * @in: tokens waited for, @nin of them
@@ -57,20 +57,20 @@ struct nc_sync_ref {
  *
  * Immutable once built: readers need no lock.
  */
-struct nc_sched {
+struct nck_sched {
 	u32 nphases;
-	struct nc_phase *phase;
-	struct nc_sync_ref *in, *out;
+	struct nck_phase *phase;
+	struct nck_sync_ref *in, *out;
 	u32 nin, nout;
 	bool installed;
 };
 
-struct nc_sched *nc_sched_builtin(u32 algo, u32 rank, u32 size);
-struct nc_sched *nc_sched_from_slice(const struct nc_phase *ph, u32 nphases,
-				     const struct nc_sync_ref *in,
+struct nck_sched *nck_sched_builtin(u32 algo, u32 rank, u32 size);
+struct nck_sched *nck_sched_from_slice(const struct nck_phase *ph, u32 nphases,
+				       const struct nck_sync_ref *in,
 				     const u32 *in_phase, u32 nin,
-				     const struct nc_sync_ref *out,
+				     const struct nck_sync_ref *out,
 				     const u32 *out_phase, u32 nout, int *err);
-void nc_sched_free(struct nc_sched *s);
+void nck_sched_free(struct nck_sched *s);
 
-#endif /* NC_SCHED_H */
+#endif /* NCK_SCHED_H */

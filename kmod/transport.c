@@ -7,14 +7,14 @@
  * identified on the wire by (op_seq, src, dst, tag).  Messages are cut
  * into fragments of the device MTU.  The receiver keeps a fragment set
  * per message and acks as the core says; the sender keeps at most
- * nc_tx_window fragments in flight, and holes that selective acks reveal
+ * nck_tx_window fragments in flight, and holes that selective acks reveal
  * are resent at once.  A retransmission timeout resends what is
  * unacknowledged; until the operation has seen a hole, only each
  * message's oldest and newest such fragment, as a probe.  The timeout
  * follows the measured round trip (Karn's rule: no samples from
  * retransmitted fragments), so a receiver that is slow to run rarely
  * causes spurious retransmissions, and one that does costs two frames per
- * message.  After nc_max_retries such timeouts, or when the operation's
+ * message.  After nck_max_retries such timeouts, or when the operation's
  * time budget is spent, the operation fails with -ETIMEDOUT.  Nothing is
  * left behind: every exit path frees the operation and the frames queued
  * for it.
@@ -40,38 +40,38 @@
 #include "transport.h"
 
 /* Future operations whose frames we hold before they start. */
-#define NC_EARLY_OPS		4
+#define NCK_EARLY_OPS		4
 /* A sender may cut at most this many times finer than the receiver. */
-#define NC_FRAG_RATIO_MAX	8
+#define NCK_FRAG_RATIO_MAX	8
 
 /*
  * A message of an operation.  Sender: fr holds the acknowledged
  * fragments, sent the first never sent.  Receiver: fr holds the received
- * ones (under c->lock, nc_rx_take), copied those copied to the user (the
+ * ones (under c->lock, nck_rx_take), copied those copied to the user (the
  * process).
  */
-struct nc_msg {
-	struct nc_msg_desc d;
+struct nck_msg {
+	struct nck_msg_desc d;
 	u32 frag_size;
-	struct nc_frags fr;
+	struct nck_frags fr;
 	u32 sent;
 	u32 copied;
 };
 
-struct nc_key {
+struct nck_key {
 	u32 peer;
 	u32 tag;
 	u32 idx;
 };
 
-struct nc_op {
-	struct nc_comm *c;
+struct nck_op {
+	struct nck_comm *c;
 	u32 seq;
 	u64 charge;		/* bytes of c->mem_used */
 	struct sk_buff_head rxq;	/* filled in softirq under c->lock */
 
-	struct nc_msg *tx, *rx;
-	struct nc_key *tx_keys, *rx_keys;
+	struct nck_msg *tx, *rx;
+	struct nck_key *tx_keys, *rx_keys;
 	u32 ntx, nrx;
 	u32 tx_first;		/* messages below are fully acknowledged */
 	u32 tx_cur;		/* ordered messages below were sent completely */
@@ -85,25 +85,25 @@ struct nc_op {
 	bool progress;		/* the ack being applied acked something */
 
 	unsigned long deadline;
-	struct nc_rtx rtx;
+	struct nck_rtx rtx;
 
 	/* One fragment in flight is timed for the round-trip estimate. */
-	struct nc_msg *probe;
+	struct nck_msg *probe;
 	u32 probe_idx;
 	u64 probe_sent;		/* ns */
 };
 
-static int nc_send_frag(struct nc_op *op, struct nc_msg *m, u32 idx, u16 flags)
+static int nck_send_frag(struct nck_op *op, struct nck_msg *m, u32 idx, u16 flags)
 {
 	u32 off = idx * m->frag_size;
 	u32 len = min(m->frag_size, m->d.len - off);
 	struct sk_buff *skb;
 	struct nc_frame f;
 
-	skb = nc_frame_alloc(len, GFP_KERNEL);
+	skb = nck_frame_alloc(len, GFP_KERNEL);
 	if (!skb)
 		return -ENOMEM;
-	nc_frame_hdr(op->c, &f, NETCOLL_T_DATA, op->seq, m->d.peer, m->d.tag);
+	nck_frame_hdr(op->c, &f, NETCOLL_T_DATA, op->seq, m->d.peer, m->d.tag);
 	f.flags = flags;
 	f.len = len;
 	f.seq = idx;
@@ -115,16 +115,16 @@ static int nc_send_frag(struct nc_op *op, struct nc_msg *m, u32 idx, u16 flags)
 		kfree_skb(skb);
 		return -EFAULT;
 	}
-	return nc_frame_xmit(op->c, skb, m->d.peer);
+	return nck_frame_xmit(op->c, skb, m->d.peer);
 }
 
 /* ---------------------------------------------------------------- */
 /* Operation set-up                                                  */
 /* ---------------------------------------------------------------- */
 
-static int nc_key_cmp(const void *a, const void *b)
+static int nck_key_cmp(const void *a, const void *b)
 {
-	const struct nc_key *x = a, *y = b;
+	const struct nck_key *x = a, *y = b;
 
 	if (x->peer != y->peer)
 		return x->peer < y->peer ? -1 : 1;
@@ -133,18 +133,18 @@ static int nc_key_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static struct nc_msg *nc_msg_find(struct nc_msg *msgs, struct nc_key *keys,
-				  u32 n, u32 peer, u16 tag)
+static struct nck_msg *nck_msg_find(struct nck_msg *msgs, struct nck_key *keys,
+				    u32 n, u32 peer, u16 tag)
 {
-	struct nc_key k = { .peer = peer, .tag = tag }, *hit;
+	struct nck_key k = { .peer = peer, .tag = tag }, *hit;
 
-	hit = bsearch(&k, keys, n, sizeof(k), nc_key_cmp);
+	hit = bsearch(&k, keys, n, sizeof(k), nck_key_cmp);
 	return hit ? &msgs[hit->idx] : NULL;
 }
 
 /* Messages for d[0 .. n), cut at frag_size, their sets allocated. */
-static int nc_msgs_init(struct nc_msg **msgs, struct nc_key **keys,
-			const struct nc_msg_desc *d, u32 n, u32 frag_size)
+static int nck_msgs_init(struct nck_msg **msgs, struct nck_key **keys,
+			 const struct nck_msg_desc *d, u32 n, u32 frag_size)
 {
 	u32 i;
 
@@ -153,41 +153,41 @@ static int nc_msgs_init(struct nc_msg **msgs, struct nc_key **keys,
 	if (!*msgs || !*keys)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		struct nc_msg *m = &(*msgs)[i];
+		struct nck_msg *m = &(*msgs)[i];
 
 		m->d = d[i];
 		m->frag_size = frag_size;
-		(*keys)[i] = (struct nc_key){ d[i].peer, d[i].tag, i };
-		if (nc_frags_init(&m->fr, nc_wire_nfrags(d[i].len, frag_size),
-				  GFP_KERNEL_ACCOUNT))
+		(*keys)[i] = (struct nck_key){ d[i].peer, d[i].tag, i };
+		if (nck_frags_init(&m->fr, nc_wire_nfrags(d[i].len, frag_size),
+				   GFP_KERNEL_ACCOUNT))
 			return -ENOMEM;
 	}
-	sort(*keys, n, sizeof(**keys), nc_key_cmp, NULL);
+	sort(*keys, n, sizeof(**keys), nck_key_cmp, NULL);
 	return 0;
 }
 
-static void nc_msgs_free(struct nc_msg *msgs, struct nc_key *keys, u32 n)
+static void nck_msgs_free(struct nck_msg *msgs, struct nck_key *keys, u32 n)
 {
 	u32 i;
 
 	for (i = 0; msgs && i < n; i++)
-		nc_frags_free(&msgs[i].fr);
+		nck_frags_free(&msgs[i].fr);
 	kvfree(msgs);
 	kvfree(keys);
 }
 
-static void nc_op_free(struct nc_op *op)
+static void nck_op_free(struct nck_op *op)
 {
-	nc_msgs_free(op->tx, op->tx_keys, op->ntx);
-	nc_msgs_free(op->rx, op->rx_keys, op->nrx);
-	nc_comm_mem_release(op->c, op->charge);
+	nck_msgs_free(op->tx, op->tx_keys, op->ntx);
+	nck_msgs_free(op->rx, op->rx_keys, op->nrx);
+	nck_comm_mem_release(op->c, op->charge);
 	kfree(op);
 }
 
 /* What an operation's bookkeeping takes: messages, keys, fragment sets. */
-static u64 nc_op_bytes(const struct nc_msg_desc *d, u32 n, u32 frag_size)
+static u64 nck_op_bytes(const struct nck_msg_desc *d, u32 n, u32 frag_size)
 {
-	u64 bytes = (u64)n * (sizeof(struct nc_msg) + sizeof(struct nc_key));
+	u64 bytes = (u64)n * (sizeof(struct nck_msg) + sizeof(struct nck_key));
 	u32 i;
 
 	for (i = 0; i < n; i++)
@@ -196,23 +196,23 @@ static u64 nc_op_bytes(const struct nc_msg_desc *d, u32 n, u32 frag_size)
 	return bytes;
 }
 
-static struct nc_op *nc_op_alloc(struct nc_comm *c,
-				 const struct nc_msg_desc *tx, u32 ntx,
-				 const struct nc_msg_desc *rx, u32 nrx,
+static struct nck_op *nck_op_alloc(struct nck_comm *c,
+				   const struct nck_msg_desc *tx, u32 ntx,
+				 const struct nck_msg_desc *rx, u32 nrx,
 				 u32 frag_size, int *err)
 {
-	u64 charge = sizeof(struct nc_op) + nc_op_bytes(tx, ntx, frag_size) +
-		     nc_op_bytes(rx, nrx, frag_size);
-	struct nc_op *op;
+	u64 charge = sizeof(struct nck_op) + nck_op_bytes(tx, ntx, frag_size) +
+		     nck_op_bytes(rx, nrx, frag_size);
+	struct nck_op *op;
 
 	/* Charged before it is allocated: over the limit is ENOBUFS. */
-	*err = nc_comm_mem_reserve(c, charge);
+	*err = nck_comm_mem_reserve(c, charge);
 	if (*err)
 		return NULL;
 	*err = -ENOMEM;
 	op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
 	if (!op) {
-		nc_comm_mem_release(c, charge);
+		nck_comm_mem_release(c, charge);
 		return NULL;
 	}
 	op->c = c;
@@ -228,11 +228,11 @@ static struct nc_op *nc_op_alloc(struct nc_comm *c,
 	skb_queue_head_init(&op->rxq);
 	/*
 	 * Receive sets for senders that cut at our fragment size (the same
-	 * MTU); nc_rx_take() replaces one in the rare other case.
+	 * MTU); nck_rx_take() replaces one in the rare other case.
 	 */
-	if (nc_msgs_init(&op->tx, &op->tx_keys, tx, ntx, frag_size) ||
-	    nc_msgs_init(&op->rx, &op->rx_keys, rx, nrx, frag_size)) {
-		nc_op_free(op);
+	if (nck_msgs_init(&op->tx, &op->tx_keys, tx, ntx, frag_size) ||
+	    nck_msgs_init(&op->rx, &op->rx_keys, rx, nrx, frag_size)) {
+		nck_op_free(op);
 		return NULL;
 	}
 	return op;
@@ -242,92 +242,92 @@ static struct nc_op *nc_op_alloc(struct nc_comm *c,
 /* Input, in process context                                         */
 /* ---------------------------------------------------------------- */
 
-static void nc_op_progress(struct nc_op *op)
+static void nck_op_progress(struct nck_op *op)
 {
-	nc_rtx_progress(&op->rtx, &op->c->rtt);
+	nck_rtx_progress(&op->rtx, &op->c->rtt);
 }
 
 /* Sender: what an ack is applied to. */
-struct nc_tx_ctx {
-	struct nc_op *op;
-	struct nc_msg *m;
+struct nck_tx_ctx {
+	struct nck_op *op;
+	struct nck_msg *m;
 };
 
 /* The ack being applied acknowledged fragment idx for the first time. */
-static void nc_tx_newly(void *arg, u32 idx)
+static void nck_tx_newly(void *arg, u32 idx)
 {
-	struct nc_tx_ctx *x = arg;
-	struct nc_op *op = x->op;
+	struct nck_tx_ctx *x = arg;
+	struct nck_op *op = x->op;
 
 	op->inflight--;
 	op->progress = true;
 	if (op->probe == x->m && op->probe_idx == idx) {
-		nc_rtt_sample(&op->c->rtt, div_u64(ktime_get_ns() - op->probe_sent,
-						   NSEC_PER_USEC));
+		nck_rtt_sample(&op->c->rtt, div_u64(ktime_get_ns() - op->probe_sent,
+						    NSEC_PER_USEC));
 		op->probe = NULL;
 	}
-	if (nc_frags_full(&x->m->fr))
+	if (nck_frags_full(&x->m->fr))
 		op->tx_open--;
 }
 
-static int nc_resend(struct nc_op *op, struct nc_msg *m, u32 idx)
+static int nck_resend(struct nck_op *op, struct nck_msg *m, u32 idx)
 {
 	int err;
 
 	if (op->probe == m && op->probe_idx == idx)
 		op->probe = NULL;	/* Karn: its ack would be ambiguous */
-	err = nc_send_frag(op, m, idx, NETCOLL_F_ACK_NOW);
+	err = nck_send_frag(op, m, idx, NETCOLL_F_ACK_NOW);
 	if (err && err != -ENOBUFS)
 		return err;
-	nc_stat_inc(op->c->nn, NETCOLL_STAT_RETRANSMITS);
+	nck_stat_inc(op->c->nn, NETCOLL_STAT_RETRANSMITS);
 	return 0;
 }
 
-static int nc_tx_resend(void *arg, u32 idx)
+static int nck_tx_resend(void *arg, u32 idx)
 {
-	struct nc_tx_ctx *x = arg;
+	struct nck_tx_ctx *x = arg;
 
 	x->op->loss_seen = true;
-	return nc_resend(x->op, x->m, idx);
+	return nck_resend(x->op, x->m, idx);
 }
 
-static int nc_input_ack(struct nc_op *op, const struct nc_frame *f)
+static int nck_input_ack(struct nck_op *op, const struct nc_frame *f)
 {
-	struct nc_tx_ctx x = { .op = op };
+	struct nck_tx_ctx x = { .op = op };
 	u32 cum, sacked;
 	int n;
 
-	nc_stat_inc(op->c->nn, NETCOLL_STAT_RX_ACKS);
-	x.m = nc_msg_find(op->tx, op->tx_keys, op->ntx, f->src_rank, f->tag);
+	nck_stat_inc(op->c->nn, NETCOLL_STAT_RX_ACKS);
+	x.m = nck_msg_find(op->tx, op->tx_keys, op->ntx, f->src_rank, f->tag);
 	if (!x.m) {
-		nc_stat_inc(op->c->nn, NETCOLL_STAT_DROP_STATE);
+		nck_stat_inc(op->c->nn, NETCOLL_STAT_DROP_STATE);
 		return 0;
 	}
 	cum = (f->flags & NETCOLL_F_ACK_ALL) ? x.m->fr.n : f->seq;
 	op->progress = false;
-	sacked = nc_frags_ack(&x.m->fr, cum, f->frag_off, x.m->sent,
-			      nc_tx_newly, &x);
-	while (op->tx_first < op->ntx && nc_frags_full(&op->tx[op->tx_first].fr))
+	sacked = nck_frags_ack(&x.m->fr, cum, f->frag_off, x.m->sent,
+			       nck_tx_newly, &x);
+	while (op->tx_first < op->ntx && nck_frags_full(&op->tx[op->tx_first].fr))
 		op->tx_first++;
 	if (op->progress)
-		nc_op_progress(op);
+		nck_op_progress(op);
 	if (!sacked)
 		return 0;
-	n = nc_frags_fast_retransmit(&x.m->fr, sacked, nc_tx_resend, &x);
+	n = nck_frags_fast_retransmit(&x.m->fr, sacked, nck_tx_resend, &x);
 	return n < 0 ? n : 0;
 }
 
 /* The process's half of a data frame: copy it to the user. */
-static int nc_input_data(struct nc_op *op, struct sk_buff *skb,
-			 const struct nc_frame *f)
+static int nck_input_data(struct nck_op *op, struct sk_buff *skb,
+			  const struct nc_frame *f)
 {
 	struct iov_iter iter;
-	struct nc_msg *m;
+	struct nck_msg *m;
 	struct iovec iov;
 	int err;
 
-	/* nc_rx_take() found the message and queued each fragment once. */
-	m = nc_msg_find(op->rx, op->rx_keys, op->nrx, f->src_rank, f->tag);
+	/* nck_rx_take() found the message and queued each fragment once. */
+	m = nck_msg_find(op->rx, op->rx_keys, op->nrx, f->src_rank, f->tag);
 	if (f->len) {
 		err = import_single_range(ITER_DEST, m->d.ubuf + f->frag_off,
 					  f->len, &iov, &iter);
@@ -346,10 +346,10 @@ static int nc_input_data(struct nc_op *op, struct sk_buff *skb,
 /* ---------------------------------------------------------------- */
 
 /* Queue a frame of the running operation for its process. */
-static bool nc_rxq_add(struct nc_op *op, struct sk_buff *skb)
+static bool nck_rxq_add(struct nck_op *op, struct sk_buff *skb)
 {
-	if (!nc_rx_charge(op->c, skb)) {
-		nc_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
+	if (!nck_rx_charge(op->c, skb)) {
+		nck_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
 		kfree_skb(skb);
 		return false;
 	}
@@ -358,17 +358,17 @@ static bool nc_rxq_add(struct nc_op *op, struct sk_buff *skb)
 }
 
 /* The ack of message m, to its sender. */
-static void nc_ack_queue(struct nc_op *op, struct nc_msg *m,
-			 struct sk_buff_head *acks)
+static void nck_ack_queue(struct nck_op *op, struct nck_msg *m,
+			  struct sk_buff_head *acks)
 {
 	struct sk_buff *skb;
 	u32 cum, sack;
 
-	nc_frags_summary(&m->fr, &cum, &sack);
-	skb = nc_ctl_frame(op->c, NETCOLL_T_ACK, op->seq, m->d.peer, m->d.tag,
-			   cum, sack, cum == m->fr.n ? NETCOLL_F_ACK_ALL : 0, 0);
+	nck_frags_summary(&m->fr, &cum, &sack);
+	skb = nck_ctl_frame(op->c, NETCOLL_T_ACK, op->seq, m->d.peer, m->d.tag,
+			    cum, sack, cum == m->fr.n ? NETCOLL_F_ACK_ALL : 0, 0);
 	if (skb)
-		nc_frame_defer(acks, skb, m->d.peer);
+		nck_frame_defer(acks, skb, m->d.peer);
 }
 
 /*
@@ -377,23 +377,23 @@ static void nc_ack_queue(struct nc_op *op, struct nc_msg *m,
  * Senders cutting much finer than we do are refused: their sets would be
  * the peer's to size.
  */
-static bool nc_rx_frag_size(struct nc_op *op, struct nc_msg *m,
-			    const struct nc_frame *f)
+static bool nck_rx_frag_size(struct nck_op *op, struct nck_msg *m,
+			     const struct nc_frame *f)
 {
-	struct nc_frags fr;
+	struct nck_frags fr;
 	u32 n;
 
 	if (m->fr.count || !f->msg_len || f->frag_size == m->frag_size)
 		return f->frag_size == m->frag_size || !f->msg_len;
-	if (f->frag_size * NC_FRAG_RATIO_MAX < op->frag_size)
+	if (f->frag_size * NCK_FRAG_RATIO_MAX < op->frag_size)
 		return false;
 	n = nc_wire_nfrags(m->d.len, f->frag_size);
 	if (n > m->fr.n) {
-		if (nc_frags_init(&fr, n, GFP_ATOMIC | __GFP_NOWARN)) {
-			nc_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
+		if (nck_frags_init(&fr, n, GFP_ATOMIC | __GFP_NOWARN)) {
+			nck_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
 			return false;
 		}
-		nc_frags_free(&m->fr);
+		nck_frags_free(&m->fr);
 		m->fr = fr;
 	}
 	m->fr.n = n;
@@ -409,35 +409,35 @@ static bool nc_rx_frag_size(struct nc_op *op, struct nc_msg *m,
  * retransmission timer fire.  An acked fragment is on op->rxq, which
  * only the operation's end (success or error) empties.  True: queued.
  */
-static bool nc_rx_take(struct nc_op *op, struct sk_buff *skb,
-		       const struct nc_frame *f, struct sk_buff_head *acks)
+static bool nck_rx_take(struct nck_op *op, struct sk_buff *skb,
+			const struct nc_frame *f, struct sk_buff_head *acks)
 {
-	struct nc_net *nn = op->c->nn;
-	struct nc_msg *m;
+	struct nck_net *nn = op->c->nn;
+	struct nck_msg *m;
 
 	if (f->type == NETCOLL_T_ACK)
-		return nc_rxq_add(op, skb);
-	m = nc_msg_find(op->rx, op->rx_keys, op->nrx, f->src_rank, f->tag);
+		return nck_rxq_add(op, skb);
+	m = nck_msg_find(op->rx, op->rx_keys, op->nrx, f->src_rank, f->tag);
 	if (!m) {
-		nc_stat_inc(nn, NETCOLL_STAT_DROP_STATE);
+		nck_stat_inc(nn, NETCOLL_STAT_DROP_STATE);
 		goto drop;
 	}
-	if (f->msg_len != m->d.len || !nc_rx_frag_size(op, m, f)) {
-		nc_stat_inc(nn, NETCOLL_STAT_DROP_LENGTH);
+	if (f->msg_len != m->d.len || !nck_rx_frag_size(op, m, f)) {
+		nck_stat_inc(nn, NETCOLL_STAT_DROP_LENGTH);
 		goto drop;
 	}
-	if (nc_frags_test(&m->fr, f->seq)) {
-		nc_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
-		nc_ack_queue(op, m, acks);
+	if (nck_frags_test(&m->fr, f->seq)) {
+		nck_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
+		nck_ack_queue(op, m, acks);
 		consume_skb(skb);
 		return false;
 	}
 	/* charged first: a fragment we cannot keep must not be acked */
-	if (!nc_rxq_add(op, skb))
+	if (!nck_rxq_add(op, skb))
 		return false;
-	if (nc_frags_receive(&m->fr, f->seq, f->flags & NETCOLL_F_ACK_NOW) ==
-	    NC_RX_NEW_ACK)
-		nc_ack_queue(op, m, acks);
+	if (nck_frags_receive(&m->fr, f->seq, f->flags & NETCOLL_F_ACK_NOW) ==
+	    NCK_RX_NEW_ACK)
+		nck_ack_queue(op, m, acks);
 	return true;
 drop:
 	kfree_skb(skb);
@@ -449,7 +449,7 @@ drop:
 /* ---------------------------------------------------------------- */
 
 /* Received and copied; the size is known once a fragment was copied. */
-static bool nc_rx_complete(const struct nc_msg *m)
+static bool nck_rx_complete(const struct nck_msg *m)
 {
 	return m->copied && m->copied == m->fr.n;
 }
@@ -460,22 +460,22 @@ static bool nc_rx_complete(const struct nc_msg *m)
  * send k also stands for sends < k), and with retransmissions an earlier
  * send may be acknowledged after a later one.
  */
-static bool nc_tx_may_start(const struct nc_op *op, const struct nc_msg *m)
+static bool nck_tx_may_start(const struct nck_op *op, const struct nck_msg *m)
 {
 	u32 i;
 
 	for (i = m->d.wait_rx_lo; i < m->d.wait_rx_hi; i++)
-		if (!nc_rx_complete(&op->rx[i]))
+		if (!nck_rx_complete(&op->rx[i]))
 			return false;
 	return m->d.wait_tx < 0 || op->tx_first > (u32)m->d.wait_tx;
 }
 
 /* Send the next fragment of m: 1 if sent, 0 if the device pushed back. */
-static int nc_push_frag(struct nc_op *op, struct nc_msg *m)
+static int nck_push_frag(struct nck_op *op, struct nck_msg *m)
 {
 	int err;
 
-	err = nc_send_frag(op, m, m->sent, 0);
+	err = nck_send_frag(op, m, m->sent, 0);
 	if (err == -ENOBUFS) {
 		op->tx_blocked = true;
 		return 0;
@@ -499,34 +499,34 @@ static int nc_push_frag(struct nc_op *op, struct nc_msg *m)
  * others wait for them) as soon as their conditions hold, then ordered
  * ones in list order while the window allows.
  */
-static int nc_op_push(struct nc_op *op)
+static int nck_op_push(struct nck_op *op)
 {
-	u32 window = max(nc_tx_window, 1U), i;
+	u32 window = max(nck_tx_window, 1U), i;
 	int ret;
 
 	op->tx_blocked = false;
 	for (i = op->nord; op->unord_left && i < op->ntx && !op->tx_blocked; i++) {
-		struct nc_msg *m = &op->tx[i];
+		struct nck_msg *m = &op->tx[i];
 
-		if (m->sent == m->fr.n || (!m->sent && !nc_tx_may_start(op, m)))
+		if (m->sent == m->fr.n || (!m->sent && !nck_tx_may_start(op, m)))
 			continue;
 		while (m->sent < m->fr.n) {
-			ret = nc_push_frag(op, m);
+			ret = nck_push_frag(op, m);
 			if (ret <= 0)
 				return ret;
 		}
 		op->unord_left--;
 	}
 	while (op->tx_cur < op->nord && op->inflight < window && !op->tx_blocked) {
-		struct nc_msg *m = &op->tx[op->tx_cur];
+		struct nck_msg *m = &op->tx[op->tx_cur];
 
 		if (m->sent == m->fr.n) {
 			op->tx_cur++;
 			continue;
 		}
-		if (!m->sent && !nc_tx_may_start(op, m))
+		if (!m->sent && !nck_tx_may_start(op, m))
 			break;
-		ret = nc_push_frag(op, m);
+		ret = nck_push_frag(op, m);
 		if (ret < 0)
 			return ret;
 	}
@@ -544,7 +544,7 @@ static int nc_op_push(struct nc_op *op)
  * a burst dropped shows no hole before its timeout, and probing it would
  * cost contended orders a round trip per burst.
  */
-static int nc_msg_probe(struct nc_op *op, struct nc_msg *m)
+static int nck_msg_probe(struct nck_op *op, struct nck_msg *m)
 {
 	u32 f, last;
 	int err;
@@ -552,19 +552,19 @@ static int nc_msg_probe(struct nc_op *op, struct nc_msg *m)
 	f = find_next_zero_bit(m->fr.bits, m->sent, m->fr.cum);
 	if (f >= m->sent)
 		return 0;
-	err = nc_resend(op, m, f);
+	err = nck_resend(op, m, f);
 	if (err)
 		return err;
 	/* Holes the coming ack shows go again, even if resent before. */
 	m->fr.resent_below = m->fr.cum;
 	/* The newest one the ack's selective bits can still show. */
-	last = min(m->sent, f + 1 + NC_SACK_BITS) - 1;
+	last = min(m->sent, f + 1 + NCK_SACK_BITS) - 1;
 	while (last > f && test_bit(last, m->fr.bits))
 		last--;
-	return last > f ? nc_resend(op, m, last) : 0;
+	return last > f ? nck_resend(op, m, last) : 0;
 }
 
-static int nc_msg_resend_all(struct nc_op *op, struct nc_msg *m)
+static int nck_msg_resend_all(struct nck_op *op, struct nck_msg *m)
 {
 	u32 f;
 	int err;
@@ -572,26 +572,26 @@ static int nc_msg_resend_all(struct nc_op *op, struct nc_msg *m)
 	for (f = m->fr.cum; f < m->sent; f++) {
 		if (test_bit(f, m->fr.bits))
 			continue;
-		err = nc_resend(op, m, f);
+		err = nck_resend(op, m, f);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-static int nc_op_retransmit(struct nc_op *op, u32 *stalled)
+static int nck_op_retransmit(struct nck_op *op, u32 *stalled)
 {
 	u32 i;
 	int err;
 
-	if (nc_rtx_expired(&op->rtx)) {
+	if (nck_rtx_expired(&op->rtx)) {
 		*stalled = op->tx[op->tx_first].d.peer;
 		return -ETIMEDOUT;
 	}
-	nc_stat_inc(op->c->nn, NETCOLL_STAT_RTO_EXPIRED);
+	nck_stat_inc(op->c->nn, NETCOLL_STAT_RTO_EXPIRED);
 	for (i = op->tx_first; i < op->ntx; i++) {
-		err = op->loss_seen ? nc_msg_resend_all(op, &op->tx[i]) :
-				      nc_msg_probe(op, &op->tx[i]);
+		err = op->loss_seen ? nck_msg_resend_all(op, &op->tx[i]) :
+				      nck_msg_probe(op, &op->tx[i]);
 		if (err)
 			return err;
 	}
@@ -602,13 +602,13 @@ static int nc_op_retransmit(struct nc_op *op, u32 *stalled)
 /* The operation loop                                                */
 /* ---------------------------------------------------------------- */
 
-static bool nc_op_wake(struct nc_op *op)
+static bool nck_op_wake(struct nck_op *op)
 {
 	return !skb_queue_empty_lockless(&op->rxq) || READ_ONCE(op->c->dead);
 }
 
 /* Publish op as the running operation and take its early frames. */
-static int nc_op_start(struct nc_comm *c, struct nc_op *op)
+static int nck_op_start(struct nck_comm *c, struct nck_op *op)
 {
 	struct sk_buff_head acks, early;
 	struct sk_buff *skb;
@@ -618,28 +618,28 @@ static int nc_op_start(struct nc_comm *c, struct nc_op *op)
 	__skb_queue_head_init(&acks);
 	__skb_queue_head_init(&early);
 	spin_lock_bh(&c->lock);
-	err = nc_comm_usable(c);
+	err = nck_comm_usable(c);
 	if (err)
 		goto out;
 	op->seq = c->next_seq;
 	c->op = op;
-	nc_early_take(c, &c->early, op->seq, &early);
+	nck_early_take(c, &c->early, op->seq, &early);
 	while ((skb = __skb_dequeue(&early))) {
-		nc_skb_hdr(skb, &f);
-		nc_rx_take(op, skb, &f, &acks);
+		nck_skb_hdr(skb, &f);
+		nck_rx_take(op, skb, &f, &acks);
 	}
 out:
 	spin_unlock_bh(&c->lock);
-	nc_frames_flush(c, &acks);
+	nck_frames_flush(c, &acks);
 	return err;
 }
 
 /*
  * The running operation ends.  One that failed may have finished on some
  * ranks and not on others, which then disagree on what the next sequence
- * number means: the communicator is broken (nc_comm_break).
+ * number means: the communicator is broken (nck_comm_break).
  */
-static void nc_op_finish(struct nc_comm *c, struct nc_op *op, int err)
+static void nck_op_finish(struct nck_comm *c, struct nck_op *op, int err)
 {
 	struct sk_buff_head q;
 
@@ -648,15 +648,15 @@ static void nc_op_finish(struct nc_comm *c, struct nc_op *op, int err)
 	c->op = NULL;
 	c->next_seq++;
 	if (err)
-		nc_comm_break(c);
+		nck_comm_break(c);
 	skb_queue_splice_init(&op->rxq, &q);
 	spin_unlock_bh(&c->lock);
-	nc_rx_purge(c, &q);
+	nck_rx_purge(c, &q);
 }
 
-static int nc_op_loop(struct nc_op *op, u32 *stalled)
+static int nck_op_loop(struct nck_op *op, u32 *stalled)
 {
-	struct nc_comm *c = op->c;
+	struct nck_comm *c = op->c;
 	struct sk_buff_head q;
 	struct sk_buff *skb;
 	long left;
@@ -674,12 +674,12 @@ static int nc_op_loop(struct nc_op *op, u32 *stalled)
 		while (!err && (skb = __skb_dequeue(&q))) {
 			struct nc_frame f;
 
-			nc_rx_uncharge(c, skb);
-			nc_skb_hdr(skb, &f);
+			nck_rx_uncharge(c, skb);
+			nck_skb_hdr(skb, &f);
 			if (f.type == NETCOLL_T_ACK)
-				err = nc_input_ack(op, &f);
+				err = nck_input_ack(op, &f);
 			else
-				err = nc_input_data(op, skb, &f);
+				err = nck_input_data(op, skb, &f);
 			consume_skb(skb);
 		}
 		if (err)
@@ -694,11 +694,11 @@ static int nc_op_loop(struct nc_op *op, u32 *stalled)
 			break;
 		}
 		if (op->inflight && time_after_eq(jiffies, op->rtx.at)) {
-			err = nc_op_retransmit(op, stalled);
+			err = nck_op_retransmit(op, stalled);
 			if (err)
 				break;
 		}
-		err = nc_op_push(op);
+		err = nck_op_push(op);
 		if (err)
 			break;
 
@@ -707,62 +707,62 @@ static int nc_op_loop(struct nc_op *op, u32 *stalled)
 			left = op->rtx.at - jiffies;
 		if (op->tx_blocked)
 			left = 1;
-		left = wait_event_interruptible_timeout(c->wq, nc_op_wake(op),
+		left = wait_event_interruptible_timeout(c->wq, nck_op_wake(op),
 							max(left, 1L));
 		if (left < 0) {
 			err = -EINTR;
 			break;
 		}
 	}
-	nc_rx_purge(c, &q);
+	nck_rx_purge(c, &q);
 	return err;
 }
 
-int nc_op_run(struct nc_comm *c, const struct nc_msg_desc *tx, u32 ntx,
-	      const struct nc_msg_desc *rx, u32 nrx, u32 timeout_ms)
+int nck_op_run(struct nck_comm *c, const struct nck_msg_desc *tx, u32 ntx,
+	       const struct nck_msg_desc *rx, u32 nrx, u32 timeout_ms)
 {
-	struct nc_net *nn = c->nn;
+	struct nck_net *nn = c->nn;
 	u32 stalled = U32_MAX;
-	unsigned int room = nc_comm_payload_max(c);
+	unsigned int room = nck_comm_payload_max(c);
 	unsigned long deadline;
-	struct nc_op *op;
+	struct nck_op *op;
 	u32 frag_size;
 	int err;
 
-	if (!nc_comm_mtu(c))
+	if (!nck_comm_mtu(c))
 		return c->dead ?: -ENETDOWN;
 	if (!room)
 		return -EMSGSIZE;
 	frag_size = min_t(u32, room, U16_MAX);
 	deadline = jiffies + msecs_to_jiffies(timeout_ms ?: c->timeout_ms);
-	err = nc_join_wait(c, deadline);
+	err = nck_join_wait(c, deadline);
 	if (err)
 		return err;
 
-	op = nc_op_alloc(c, tx, ntx, rx, nrx, frag_size, &err);
+	op = nck_op_alloc(c, tx, ntx, rx, nrx, frag_size, &err);
 	if (!op)
 		return err;
 	op->deadline = deadline;
-	nc_op_progress(op);
+	nck_op_progress(op);
 
-	err = nc_op_start(c, op);
+	err = nck_op_start(c, op);
 	if (err) {
-		nc_op_free(op);
+		nck_op_free(op);
 		return err;	/* never started: nothing to report */
 	}
-	err = nc_op_loop(op, &stalled);
-	nc_op_finish(c, op, err);
-	nc_op_free(op);
+	err = nck_op_loop(op, &stalled);
+	nck_op_finish(c, op, err);
+	nck_op_free(op);
 
 	if (!err) {
-		nc_stat_inc(nn, NETCOLL_STAT_OPS_DONE);
+		nck_stat_inc(nn, NETCOLL_STAT_OPS_DONE);
 		return 0;
 	}
-	nc_stat_inc(nn, NETCOLL_STAT_OPS_FAILED);
+	nck_stat_inc(nn, NETCOLL_STAT_OPS_FAILED);
 	if (err == -ETIMEDOUT)
-		nc_stat_inc(nn, NETCOLL_STAT_OPS_TIMEDOUT);
+		nck_stat_inc(nn, NETCOLL_STAT_OPS_TIMEDOUT);
 	if (err == -ETIMEDOUT || err == -ENETDOWN || err == -ESHUTDOWN)
-		nc_event_op_failed(c, c->next_seq - 1, -err, stalled);
+		nck_event_op_failed(c, c->next_seq - 1, -err, stalled);
 	return err;
 }
 
@@ -770,13 +770,13 @@ int nc_op_run(struct nc_comm *c, const struct nc_msg_desc *tx, u32 ntx,
 /* Receive side, softirq                                             */
 /* ---------------------------------------------------------------- */
 
-void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
-		      const struct nc_frame *f)
+void nck_transport_rcv(struct nck_comm *c, struct sk_buff *skb,
+		       const struct nc_frame *f)
 {
-	struct nc_net *nn = c->nn;
+	struct nck_net *nn = c->nn;
 	struct sk_buff_head acks;
 	struct sk_buff *ack;
-	struct nc_op *op;
+	struct nck_op *op;
 	int drop = 0;
 	bool wake = false;
 
@@ -787,29 +787,29 @@ void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
 	if (c->dead) {
 		drop = NETCOLL_STAT_DROP_STATE;
 	} else if (op && f->op_seq == op->seq) {
-		wake = nc_rx_take(op, skb, f, &acks);
-	} else if (nc_seq_before(f->op_seq, c->next_seq)) {
+		wake = nck_rx_take(op, skb, f, &acks);
+	} else if (nck_seq_before(f->op_seq, c->next_seq)) {
 		spin_unlock(&c->lock);
 		/* A finished operation received everything: say so again. */
 		if (f->type == NETCOLL_T_DATA) {
-			nc_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
-			ack = nc_ctl_frame(c, NETCOLL_T_ACK, f->op_seq, f->src_rank,
-					   f->tag, 0, 0, NETCOLL_F_ACK_ALL, 0);
+			nck_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
+			ack = nck_ctl_frame(c, NETCOLL_T_ACK, f->op_seq, f->src_rank,
+					    f->tag, 0, 0, NETCOLL_F_ACK_ALL, 0);
 			if (ack)
-				nc_frame_xmit(c, ack, f->src_rank);
+				nck_frame_xmit(c, ack, f->src_rank);
 		}
 		consume_skb(skb);
 		return;
-	} else if (f->op_seq - c->next_seq < NC_EARLY_OPS) {
-		nc_early_hold(c, &c->early, skb);
+	} else if (f->op_seq - c->next_seq < NCK_EARLY_OPS) {
+		nck_early_hold(c, &c->early, skb);
 	} else {
 		drop = NETCOLL_STAT_DROP_STATE;
 	}
 	spin_unlock(&c->lock);
 
-	nc_frames_flush(c, &acks);
+	nck_frames_flush(c, &acks);
 	if (drop) {
-		nc_stat_inc(nn, drop);
+		nck_stat_inc(nn, drop);
 		kfree_skb(skb);
 	} else if (wake) {
 		wake_up(&c->wq);

@@ -3,22 +3,22 @@
  * The alltoall transport (transport.c): messages between ranks of one
  * operation, cut into fragments that the reliability core (rel.h) gets
  * through.  One operation at a time per communicator (c->op); it belongs
- * to the calling process's stack frame in nc_op_run(), the receive path
+ * to the calling process's stack frame in nck_op_run(), the receive path
  * reaches it only through c->op, under c->lock.
  */
-#ifndef NC_TRANSPORT_H
-#define NC_TRANSPORT_H
+#ifndef NCK_TRANSPORT_H
+#define NCK_TRANSPORT_H
 
 #include <linux/types.h>
 
-struct nc_comm;
+struct nck_comm;
 struct nc_frame;
 struct sk_buff;
 
 /**
- * struct nc_msg_desc - a message of an operation
+ * struct nck_msg_desc - a message of an operation
  * @peer: the rank it goes to (tx) or comes from (rx)
- * @tag: its tag (round, step or NC_TAG_SYNC token)
+ * @tag: its tag (round, step or NCK_TAG_SYNC token)
  * @len: bytes
  * @ubuf: the caller's buffer
  * @wait_rx_lo: tx: sent once received messages [@wait_rx_lo, @wait_rx_hi)
@@ -30,7 +30,7 @@ struct sk_buff;
  *	last in the list); the others go in list order, each after the
  *	previous one was sent completely
  */
-struct nc_msg_desc {
+struct nck_msg_desc {
 	u32 peer;
 	u16 tag;
 	u32 len;
@@ -40,9 +40,9 @@ struct nc_msg_desc {
 	bool unordered;
 };
 
-int nc_op_run(struct nc_comm *c, const struct nc_msg_desc *tx, u32 ntx,
-	      const struct nc_msg_desc *rx, u32 nrx, u32 timeout_ms);
-void nc_transport_rcv(struct nc_comm *c, struct sk_buff *skb,
-		      const struct nc_frame *f);
+int nck_op_run(struct nck_comm *c, const struct nck_msg_desc *tx, u32 ntx,
+	       const struct nck_msg_desc *rx, u32 nrx, u32 timeout_ms);
+void nck_transport_rcv(struct nck_comm *c, struct sk_buff *skb,
+		       const struct nc_frame *f);
 
-#endif /* NC_TRANSPORT_H */
+#endif /* NCK_TRANSPORT_H */

@@ -21,14 +21,14 @@
 #include "comm.h"
 #include "netlink.h"
 
-static struct nc_tree *nc_tree_alloc(u32 nchildren)
+static struct nck_tree *nck_tree_alloc(u32 nchildren)
 {
-	struct nc_tree *t;
+	struct nck_tree *t;
 
 	return kzalloc(struct_size(t, children, nchildren), GFP_KERNEL);
 }
 
-static int nc_u32_cmp(const void *a, const void *b)
+static int nck_u32_cmp(const void *a, const void *b)
 {
 	u32 x = *(const u32 *)a, y = *(const u32 *)b;
 
@@ -36,8 +36,8 @@ static int nc_u32_cmp(const void *a, const void *b)
 }
 
 /* Children of position v: in each phase before v's own, v + j * stride. */
-static u32 nc_fnomial_children(u32 v, u32 size, u32 degree, u32 root,
-			       u32 *out, u32 *parent)
+static u32 nck_fnomial_children(u32 v, u32 size, u32 degree, u32 root,
+				u32 *out, u32 *parent)
 {
 	u32 n = 0, j;
 	u64 stride;
@@ -57,22 +57,22 @@ static u32 nc_fnomial_children(u32 v, u32 size, u32 degree, u32 root,
 	return n;
 }
 
-struct nc_tree *nc_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index)
+struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index)
 {
 	u32 root = (u32)((u64)index * size / NETCOLL_TREES_MAX);
 	u32 v = (rank + size - root) % size;
-	struct nc_tree *t;
+	struct nck_tree *t;
 	u32 n, parent;
 
-	n = nc_fnomial_children(v, size, degree, root, NULL, &parent);
-	t = nc_tree_alloc(n);
+	n = nck_fnomial_children(v, size, degree, root, NULL, &parent);
+	t = nck_tree_alloc(n);
 	if (!t)
 		return NULL;
-	nc_fnomial_children(v, size, degree, root, t->children, &parent);
+	nck_fnomial_children(v, size, degree, root, t->children, &parent);
 	t->root = root;
 	t->parent = (parent + root) % size;
 	t->nchildren = n;
-	sort(t->children, n, sizeof(u32), nc_u32_cmp, NULL);
+	sort(t->children, n, sizeof(u32), nck_u32_cmp, NULL);
 	return t;
 }
 
@@ -80,11 +80,11 @@ struct nc_tree *nc_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index)
  * From parents[size]: exactly one root (its own parent), and every rank
  * reaches it (no cycles).  Returns the tree or an ERR_PTR.
  */
-struct nc_tree *nc_tree_from_parents(u32 rank, u32 size, const u32 *parents,
-				     struct netlink_ext_ack *extack)
+struct nck_tree *nck_tree_from_parents(u32 rank, u32 size, const u32 *parents,
+				       struct netlink_ext_ack *extack)
 {
 	u32 root = NETCOLL_NONE, n = 0, i;
-	struct nc_tree *t;
+	struct nck_tree *t;
 	u8 *state;
 
 	for (i = 0; i < size; i++) {
@@ -128,7 +128,7 @@ struct nc_tree *nc_tree_from_parents(u32 rank, u32 size, const u32 *parents,
 	}
 	kvfree(state);
 
-	t = nc_tree_alloc(n);
+	t = nck_tree_alloc(n);
 	if (!t)
 		return ERR_PTR(-ENOMEM);
 	t->root = root;
@@ -144,22 +144,22 @@ struct nc_tree *nc_tree_from_parents(u32 rank, u32 size, const u32 *parents,
 /* Netlink: aggregation trees                                      */
 /* ---------------------------------------------------------------- */
 
-static u32 nc_nl_tree_index(struct genl_info *info)
+static u32 nck_nl_tree_index(struct genl_info *info)
 {
 	struct nlattr *a = info->attrs[NETCOLL_A_TREE_INDEX];
 
 	return a ? nla_get_u32(a) : 0;
 }
 
-int nc_nl_tree_set(struct sk_buff *skb, struct genl_info *info)
+int nck_nl_tree_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *a = info->attrs[NETCOLL_A_TREE_PARENTS];
-	struct nc_tree *t;
-	struct nc_comm *c;
+	struct nck_tree *t;
+	struct nck_comm *c;
 	u32 *parents;
 	int err;
 
-	c = nc_nl_comm_admin(skb, info);
+	c = nck_nl_comm_admin(skb, info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	err = -EINVAL;
@@ -176,47 +176,47 @@ int nc_nl_tree_set(struct sk_buff *skb, struct genl_info *info)
 	if (!parents)
 		goto out;
 	memcpy(parents, nla_data(a), nla_len(a));
-	t = nc_tree_from_parents(c->rank, c->size, parents, info->extack);
+	t = nck_tree_from_parents(c->rank, c->size, parents, info->extack);
 	kvfree(parents);
 	err = PTR_ERR_OR_ZERO(t);
 	if (!err)
-		err = nc_agg_set_tree(c, nc_nl_tree_index(info), t);
+		err = nck_agg_set_tree(c, nck_nl_tree_index(info), t);
 out:
-	nc_comm_put(c);
+	nck_comm_put(c);
 	return err;
 }
 
-int nc_nl_tree_del(struct sk_buff *skb, struct genl_info *info)
+int nck_nl_tree_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nc_comm *c;
+	struct nck_comm *c;
 	int err;
 
-	c = nc_nl_comm_admin(skb, info);
+	c = nck_nl_comm_admin(skb, info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	err = nc_agg_set_tree(c, nc_nl_tree_index(info), NULL);
-	nc_comm_put(c);
+	err = nck_agg_set_tree(c, nck_nl_tree_index(info), NULL);
+	nck_comm_put(c);
 	return err;
 }
 
-int nc_nl_tree_get(struct sk_buff *skb, struct genl_info *info)
+int nck_nl_tree_get(struct sk_buff *skb, struct genl_info *info)
 {
-	u32 index = nc_nl_tree_index(info);
+	u32 index = nck_nl_tree_index(info);
 	struct sk_buff *msg;
-	struct nc_tree *t;
-	struct nc_comm *c;
+	struct nck_tree *t;
+	struct nck_comm *c;
 	void *hdr;
 	int err = -EMSGSIZE;
 
-	c = nc_nl_comm(info);
+	c = nck_nl_comm(info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	msg = genlmsg_new(NLMSG_GOODSIZE + c->size * sizeof(u32), GFP_KERNEL);
 	if (!msg) {
-		nc_comm_put(c);
+		nck_comm_put(c);
 		return -ENOMEM;
 	}
-	hdr = genlmsg_put_reply(msg, info, &nc_genl_family, 0,
+	hdr = genlmsg_put_reply(msg, info, &nck_genl_family, 0,
 				NETCOLL_CMD_TREE_GET);
 	mutex_lock(&c->agg.tree_lock);
 	t = c->agg.trees[index];
@@ -232,7 +232,7 @@ int nc_nl_tree_get(struct sk_buff *skb, struct genl_info *info)
 		err = 0;
 	}
 	mutex_unlock(&c->agg.tree_lock);
-	nc_comm_put(c);
+	nck_comm_put(c);
 	if (err) {
 		nlmsg_free(msg);
 		return err;

@@ -6,22 +6,22 @@
  * needs from it when it starts, so a replacement never races a running
  * reduction.
  */
-#ifndef NC_TREE_H
-#define NC_TREE_H
+#ifndef NCK_TREE_H
+#define NCK_TREE_H
 
 #include <linux/types.h>
 
 struct netlink_ext_ack;
 
 /**
- * struct nc_tree - this rank's view of an aggregation tree
+ * struct nck_tree - this rank's view of an aggregation tree
  * @root: the tree's root rank
  * @parent: this rank's parent; its own rank at the root
  * @nchildren: entries of @children
  * @installed: installed by the administrator (else the built-in f-nomial)
  * @children: this rank's children, ascending: the reduction order
  */
-struct nc_tree {
+struct nck_tree {
 	u32 root;
 	u32 parent;
 	u32 nchildren;
@@ -29,8 +29,8 @@ struct nc_tree {
 	u32 children[];
 };
 
-struct nc_tree *nc_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index);
-struct nc_tree *nc_tree_from_parents(u32 rank, u32 size, const u32 *parents,
-				     struct netlink_ext_ack *extack);
+struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index);
+struct nck_tree *nck_tree_from_parents(u32 rank, u32 size, const u32 *parents,
+				       struct netlink_ext_ack *extack);
 
-#endif /* NC_TREE_H */
+#endif /* NCK_TREE_H */
