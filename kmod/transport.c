@@ -323,16 +323,15 @@ static int nck_input_data(struct nck_op *op, struct sk_buff *skb,
 {
 	struct iov_iter iter;
 	struct nck_msg *m;
-	struct iovec iov;
-	int err;
+	void __user *dst;
 
 	/* nck_rx_take() found the message and queued each fragment once. */
 	m = nck_msg_find(op->rx, op->rx_keys, op->nrx, f->src_rank, f->tag);
 	if (f->len) {
-		err = import_single_range(ITER_DEST, m->d.ubuf + f->frag_off,
-					  f->len, &iov, &iter);
-		if (err)
-			return err;
+		dst = m->d.ubuf + f->frag_off;
+		if (!access_ok(dst, f->len))
+			return -EFAULT;
+		iov_iter_ubuf(&iter, ITER_DEST, dst, f->len);
 		if (skb_copy_datagram_iter(skb, NETCOLL_HDR_LEN, &iter, f->len))
 			return -EFAULT;
 	}
