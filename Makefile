@@ -6,7 +6,12 @@
 # installed Debian headers.
 
 KVER ?= $(shell uname -r)
+# Debian's default kernel line: what the linux-headers-amd64 metapackage
+# points to (other installed lines, e.g. 6.12 next to 6.1, are not it).
+DEB_HEADERS := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | \
+	sed -n 's/^\(linux-headers-[^ ,]*\).*/\1/p')
 KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
+	$(wildcard /usr/src/$(DEB_HEADERS)) \
 	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
 # The kernel release the module is built for, which the test VM boots.
 VM_KVER ?= $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build,$(KDIR))),\
