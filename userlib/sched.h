@@ -104,6 +104,9 @@ int nc_sched_sync(const struct nc_topo *t, struct nc_a2a_plan *p);
  */
 int nc_sched_compute(const struct nc_topo *t, enum nc_sched_kind kind,
 		     struct nc_a2a_plan *p);
+/* Why nc_sched_compute() gave err for this kind and topology, in words. */
+const char *nc_sched_why(const struct nc_topo *t, enum nc_sched_kind kind,
+			 int err);
 
 /* Fat-tree exchanges (sched_fattree.c), ranks = hosts of an FT/XGFT. */
 enum nc_ft_pattern {

@@ -6,6 +6,7 @@
  * (NETCOLL_CMD_SCHED_SET, one attribute per active phase).
  */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <netlink/attr.h>
@@ -20,10 +21,7 @@ static int nc_topo_from(nc_ctl *ctl, struct nc_topo *t, const char *topology)
 	struct nc_topo_err e = { 0 };
 	int err;
 
-	if (access(topology, F_OK) == 0)
-		err = nc_topo_load(t, topology, &e);
-	else
-		err = nc_topo_gen_spec(t, topology, &e);
+	err = nc_topo_open(t, topology, &e);
 	if (err && e.line)
 		nc_ctl_seterr(ctl, "%s:%u: %s", topology, e.line, e.msg);
 	else if (err)
@@ -58,6 +56,26 @@ int nc_sched_compute(const struct nc_topo *t, enum nc_sched_kind kind,
 	return err ? err : nc_sched_sync(t, p);
 }
 
+const char *nc_sched_why(const struct nc_topo *t, enum nc_sched_kind kind,
+			 int err)
+{
+	struct nc_a2a_plan p = { 0 };
+
+	if (err == -ENOMEM)
+		return "out of memory";
+	if (err != -EINVAL)
+		return strerror(-err);
+	if (kind == NC_SCHED_AAPC)
+		return "aapc needs a switch tree (one path between any two hosts)";
+	/* the fat-tree kinds refuse a shape, or XOR a host count */
+	if (nc_sched_fattree(t, NC_FT_LIN, &p) != 0)
+		return "opt, xor and lin need a fat tree (an ft: or xgft: spec, or a file of that shape)";
+	nc_a2a_plan_free(&p);
+	if (kind == NC_SCHED_FT_XOR)
+		return "xor needs a power-of-two number of hosts";
+	return "no schedule of this kind for this topology";
+}
+
 static int nc_plan_for(nc_ctl *ctl, const struct nc_topo *t,
 		       enum nc_sched_kind kind, struct nc_a2a_plan *p)
 {
@@ -66,7 +84,7 @@ static int nc_plan_for(nc_ctl *ctl, const struct nc_topo *t,
 
 	err = nc_sched_compute(t, kind, p);
 	if (err) {
-		nc_ctl_seterr(ctl, "no schedule of this kind for this topology");
+		nc_ctl_seterr(ctl, "%s", nc_sched_why(t, kind, err));
 		return err;
 	}
 	/* Baselines may contend by design; what we compute must not. */

@@ -731,7 +731,8 @@ void nc_topo_link_capacities(const struct nc_topo *t, uint32_t *cap)
 	uint32_t l;
 
 	for (l = 0; l < t->nlinks; l++) {
-		double c = hr > 0 ? t->links[l].rate_mbit / hr : 1;
+		double c = hr > 0 ? t->links[l].rate_mbit / hr :
+				    (t->links[l].lanes ? t->links[l].lanes : 1);
 
 		/* no phase puts more than nhosts messages on a link */
 		if (c > t->nhosts)

@@ -42,6 +42,12 @@ struct nc_topo_link {
 	double rate_mbit;		/* 0: unknown */
 	double delay_us;		/* 0: unknown */
 	uint32_t line;
+	/*
+	 * Host links' worth this link carries at once when the rates are
+	 * unknown (0: one).  A fat tree generated without a rate is still
+	 * fat: its uplinks carry every host below them.
+	 */
+	uint32_t lanes;
 };
 
 /* Directed edge e of link l: e = 2 * l (a -> b) or 2 * l + 1 (b -> a). */
@@ -140,6 +146,14 @@ void nc_topo_link_capacities(const struct nc_topo *t, uint32_t *cap);
 int nc_topo_parse(struct nc_topo *t, const char *text, struct nc_topo_err *err);
 int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err);
 /*
+ * File or generator spec, as users name a topology: an existing file, a
+ * name starting like a spec ("ft:", ...) is generated, anything else is a
+ * file that cannot be read (-ENOENT, -EISDIR, ... with the path in err).
+ */
+int nc_topo_open(struct nc_topo *t, const char *topology, struct nc_topo_err *err);
+/* Does text start like a generator spec (a known name and ':')? */
+int nc_topo_spec_like(const char *text);
+/*
  * Writes the topology back in the text format (generators -> cluster.sh):
  * switches, then hosts in rank order, then switch links; rate and delay
  * only.  Finished trees only (-EINVAL otherwise).
@@ -173,7 +187,8 @@ int nc_topo_gen_xgft(struct nc_topo *t, uint32_t h, const uint32_t *m,
  * "star:16", "chain:3x4", "ft:3:4,4,2", "xgft:2:8,4:1,4", "random:5:20:SEED"
  * (ft: L then M1..ML; xgft: h, m1..mh, w1..wh), each with an optional
  * "@RATE" for every link: Mbit/s ("@100", "@2.5") or a rate as in the
- * text format ("@1gbit", "@500kbit").  Without it, rates are 0 (unknown).
+ * text format ("@1gbit", "@500kbit").  Without it, rates are 0 (unknown);
+ * a generated fat tree (ft:) is still fat: its links count lanes instead.
  */
 int nc_topo_gen_spec(struct nc_topo *t, const char *spec,
 		     struct nc_topo_err *err);

@@ -228,10 +228,13 @@ static int build_xgft(struct nc_topo *t, uint32_t h, const uint32_t *m,
 		for (i = 0; i < count[l - 1] && ret >= 0; i++) {
 			uint32_t A = i / W[l - 1], B = i % W[l - 1];
 
-			for (b = 0; b < w[l - 1] && ret >= 0; b++)
+			for (b = 0; b < w[l - 1] && ret >= 0; b++) {
 				ret = nc_topo_add_link(t, first[l - 1] + i,
 						       first[l] + A / m[l - 1] * W[l] +
 						       B + W[l - 1] * b, rate, 0);
+				if (ret >= 0 && ideal_ft)
+					t->links[ret].lanes = (uint32_t)below_l;
+			}
 		}
 		below_l *= m[l - 1];
 	}
@@ -376,6 +379,21 @@ static int spec_rate(const char *s, double *mbit)
 		}
 	}
 	return -EINVAL;
+}
+
+/* The generators nc_topo_gen_spec() knows, by the word before ':'. */
+static const char *const spec_names[] = { "star", "chain", "ft", "xgft", "random" };
+
+int nc_topo_spec_like(const char *text)
+{
+	size_t i, n = strcspn(text, ":");
+
+	if (!text[n])
+		return 0;
+	for (i = 0; i < sizeof(spec_names) / sizeof(spec_names[0]); i++)
+		if (strlen(spec_names[i]) == n && strncmp(text, spec_names[i], n) == 0)
+			return 1;
+	return 0;
 }
 
 int nc_topo_gen_spec(struct nc_topo *t, const char *spec,

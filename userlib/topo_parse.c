@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "topo.h"
 
@@ -535,6 +536,8 @@ int nc_topo_parse(struct nc_topo *t, const char *text, struct nc_topo_err *err)
 
 		eol = s + strcspn(s, "\n");
 		len = (size_t)(eol - s);
+		if (len && s[len - 1] == '\r')
+			len--;			/* a CRLF (DOS) line end */
 		if (len >= line_cap) {
 			char *l = realloc(line, len + 1);
 
@@ -582,6 +585,7 @@ int nc_topo_parse(struct nc_topo *t, const char *text, struct nc_topo_err *err)
 
 int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err)
 {
+	struct stat st;
 	FILE *f;
 	char *text = NULL;
 	size_t len = 0, cap = 0, i, j;
@@ -597,6 +601,11 @@ int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err)
 	f = fopen(path, "r");
 	if (!f)
 		goto io_error;
+	/* glibc opens a directory for reading; its read fails with EIO */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto io_error;
+	}
 	for (;;) {
 		size_t n;
 
@@ -616,7 +625,8 @@ int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err)
 			break;
 	}
 	if (ferror(f)) {
-		errno = EIO;
+		if (!errno)
+			errno = EIO;
 		goto io_error;
 	}
 	fclose(f);
@@ -632,10 +642,27 @@ int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err)
 io_error:
 	ret = -errno;
 	if (err)
-		snprintf(err->msg, sizeof(err->msg), "cannot read topology '%s': %s",
-			 path, strerror(errno));
+		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
 	if (f)
 		fclose(f);
 	free(text);
 	return ret;
+}
+
+/*
+ * A topology as users name it: an existing file in the cluster format,
+ * else a generator spec.  Only a name that starts like a generator
+ * ("star:", "ft:", ...) is read as a spec, so a mistyped file name says
+ * that the file does not exist, not that the spec is bad.
+ */
+int nc_topo_open(struct nc_topo *t, const char *topology,
+		 struct nc_topo_err *err)
+{
+	struct stat st;
+
+	if (!topology)
+		return -EINVAL;
+	if (stat(topology, &st) == 0 || !nc_topo_spec_like(topology))
+		return nc_topo_load(t, topology, err);
+	return nc_topo_gen_spec(t, topology, err);
 }

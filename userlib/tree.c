@@ -55,15 +55,6 @@ int nc_tree_fnomial(uint32_t size, uint32_t degree, const uint32_t *order,
 	return 0;
 }
 
-/* A topology file if one exists by that name, else a generator spec. */
-static int topo_open(struct nc_topo *t, const char *topology,
-		     struct nc_topo_err *e)
-{
-	if (access(topology, F_OK) == 0)
-		return nc_topo_load(t, topology, e);
-	return nc_topo_gen_spec(t, topology, e);
-}
-
 /*
  * Depth first from the first switch; a switch's own hosts come before
  * the switches below it, so every switch's hosts, and on a tree every
@@ -149,7 +140,7 @@ static int tree_order(const char *topology, uint32_t size, uint32_t rotate,
 		return 0;
 	}
 	nc_topo_init(&t);
-	err = topo_open(&t, topology, e);
+	err = nc_topo_open(&t, topology, e);
 	if (err)
 		return err;
 	if (t.nhosts != size) {

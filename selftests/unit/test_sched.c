@@ -1142,6 +1142,56 @@ TEST(verify_rejects)
 	nc_topo_free(&t);
 }
 
+/*
+ * A fat tree generated without a rate is still fat: OPT, which needs
+ * B_min messages per uplink and phase, verifies on it as on the same tree
+ * with a rate (it used to get one-lane links and fail).
+ */
+TEST(ft_without_rate_is_fat)
+{
+	const char *specs[] = { "ft:2:8,8", "ft:2:8,8@1000", "ft:3:4,4,2" };
+	struct nc_sched_report r;
+	struct nc_topo_err e;
+	struct nc_a2a_plan p;
+	struct nc_topo t;
+	size_t i;
+
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		memset(&p, 0, sizeof(p));
+		CHECK_EQ(nc_topo_gen_spec(&t, specs[i], &e), 0);
+		CHECK_EQ(nc_sched_compute(&t, NC_SCHED_FT_OPT, &p), 0);
+		CHECK_EQ(nc_sched_verify(&t, &p, 1, &r), 0);
+		CHECK(r.ok);
+		nc_a2a_plan_free(&p);
+		nc_topo_free(&t);
+	}
+}
+
+/* Why no schedule: each reason in words, out of memory included. */
+TEST(sched_why)
+{
+	struct nc_topo_err e;
+	struct nc_a2a_plan p = { 0 };
+	struct nc_topo t;
+
+	CHECK(strcmp(nc_sched_why(NULL, NC_SCHED_AAPC, -ENOMEM), "out of memory") == 0);
+	CHECK_EQ(nc_topo_gen_spec(&t, "xgft:2:4,4:1,2", &e), 0);
+	CHECK_EQ(nc_sched_compute(&t, NC_SCHED_AAPC, &p), -EINVAL);
+	CHECK(strstr(nc_sched_why(&t, NC_SCHED_AAPC, -EINVAL), "switch tree") != NULL);
+	nc_a2a_plan_free(&p);
+	nc_topo_free(&t);
+	CHECK_EQ(nc_topo_gen_spec(&t, "chain:3x2", &e), 0);
+	CHECK_EQ(nc_sched_compute(&t, NC_SCHED_FT_OPT, &p), -EINVAL);
+	CHECK(strstr(nc_sched_why(&t, NC_SCHED_FT_OPT, -EINVAL), "need a fat tree") != NULL);
+	nc_a2a_plan_free(&p);
+	nc_topo_free(&t);
+	CHECK_EQ(nc_topo_gen_spec(&t, "ft:2:3,2", &e), 0);
+	CHECK_EQ(nc_sched_compute(&t, NC_SCHED_FT_XOR, &p), -EINVAL);
+	CHECK(strstr(nc_sched_why(&t, NC_SCHED_FT_XOR, -EINVAL), "power-of-two") != NULL);
+	nc_a2a_plan_free(&p);
+	nc_topo_free(&t);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1161,5 +1211,7 @@ int main(void)
 	RUN(fattree_patterns);
 	RUN(orders);
 	RUN(verify_rejects);
+	RUN(ft_without_rate_is_fat);
+	RUN(sched_why);
 	return DONE();
 }

@@ -155,7 +155,7 @@ static const struct bad bad_files[] = {
 	{ "switch s0\nhost h1 s0\nlink s0\n", 3, "want 'link SWITCH SWITCH [OPTS]'" },
 	{ "switch 0s\n", 1, "bad name '0s'" },
 	{ "switch s:0\n", 1, "bad name 's:0'" },
-	{ "switch s0\r\nhost h1 s0\r\n", 1, "bad name 's0\r'" },
+	{ "switch s\r0\nhost h1 s0\n", 1, "bad name 's\r0'" },	/* CR only ends a line */
 	{ "switch s2345678901234567890123456789012x\n", 1, "bad name" },
 	{ "switch s0\nhost h2345678901234567890123456789012 s0\n", 2, "(at most 31 characters)" },
 	{ "switch s0\nhost fabric s0\n", 2, "name 'fabric' is reserved" },
@@ -301,7 +301,65 @@ TEST(load_reads_files_and_reports_io_errors)
 	unlink(path);
 	CHECK_EQ(nc_topo_load(&t, path, &e), -ENOENT);
 	CHECK_EQ(e.line, 0);
-	CHECK(strstr(e.msg, "cannot read topology") != NULL);
+	CHECK(strcmp(e.msg, strerror(ENOENT)) == 0);
+}
+
+/*
+ * How users name a topology (nc_topo_open): a file that exists, else a
+ * generator spec, else a missing file: never "bad spec" for a typo'd file
+ * name, never "Input/output error" for a directory.
+ */
+TEST(open_tells_files_from_specs)
+{
+	struct nc_topo_err e;
+	struct nc_topo t;
+
+	CHECK_EQ(nc_topo_open(&t, "nosuch.topo", &e), -ENOENT);
+	CHECK(strcmp(e.msg, strerror(ENOENT)) == 0);
+	CHECK_EQ(nc_topo_open(&t, "/tmp", &e), -EISDIR);
+	CHECK(strcmp(e.msg, strerror(EISDIR)) == 0);
+	CHECK_EQ(nc_topo_open(&t, "star:4", &e), 0);
+	CHECK_EQ(t.nhosts, 4);
+	nc_topo_free(&t);
+	CHECK_EQ(nc_topo_open(&t, "star:x", &e), -EINVAL);
+	CHECK(strstr(e.msg, "bad spec") != NULL);
+	CHECK_EQ(nc_topo_open(&t, "selftests/net/topologies/figure1.topo", &e), 0);
+	nc_topo_free(&t);
+	CHECK(nc_topo_spec_like("ft:2:8,8@1000"));
+	CHECK(nc_topo_spec_like("xgft:2:4,4:1,2"));
+	CHECK(!nc_topo_spec_like("foo:1"));
+	CHECK(!nc_topo_spec_like("star"));
+	CHECK(!nc_topo_spec_like("my.topo"));
+}
+
+/* A file with DOS line ends reads as the same file with Unix ones. */
+TEST(crlf_lines_parse_like_lf)
+{
+	const char *lf = "# c\nswitch s0 \nswitch s1\nlink s0 s1 rate 1gbit\n"
+			 "host h1 s0 rate 100mbit\nhost h2 s1\n";
+	char crlf[256];
+	struct nc_topo a, b;
+	struct nc_topo_err e;
+	size_t i, j;
+
+	for (i = j = 0; lf[i]; i++) {
+		if (lf[i] == '\n')
+			crlf[j++] = '\r';
+		crlf[j++] = lf[i];
+	}
+	crlf[j] = '\0';
+	CHECK_EQ(nc_topo_parse(&a, lf, &e), 0);
+	CHECK_EQ(nc_topo_parse(&b, crlf, &e), 0);
+	CHECK_EQ(a.nnodes, b.nnodes);
+	CHECK_EQ(a.nlinks, b.nlinks);
+	CHECK_EQ(a.nhosts, 2);
+	CHECK_EQ(b.nhosts, 2);
+	for (i = 0; i < a.nnodes && i < b.nnodes; i++)
+		CHECK(strcmp(a.nodes[i].name, b.nodes[i].name) == 0);
+	for (i = 0; i < a.nlinks && i < b.nlinks; i++)
+		CHECK(a.links[i].rate_mbit == b.links[i].rate_mbit);
+	nc_topo_free(&a);
+	nc_topo_free(&b);
 }
 
 /* --- builders and nc_topo_finish ------------------------------------------------ */
@@ -919,6 +977,8 @@ int main(void)
 	RUN(too_many_hosts);
 	RUN(options_are_read_like_cluster_sh);
 	RUN(load_reads_files_and_reports_io_errors);
+	RUN(open_tells_files_from_specs);
+	RUN(crlf_lines_parse_like_lf);
 	RUN(builders_check_names);
 	RUN(finish_validates_graphs);
 	RUN(figure1_paths);

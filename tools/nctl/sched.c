@@ -56,11 +56,7 @@ static int load_topo(struct nc_topo *t, const char *topology)
 	struct nc_topo_err e = { 0 };
 	int err;
 
-	nc_topo_init(t);
-	if (access(topology, F_OK) == 0)
-		err = nc_topo_load(t, topology, &e);
-	else
-		err = nc_topo_gen_spec(t, topology, &e);
+	err = nc_topo_open(t, topology, &e);
 	if (!err)
 		return 0;
 	if (e.line)
@@ -160,7 +156,7 @@ static int do_show(int argc, char **argv)
 	const char *topology = NULL;
 	struct nc_a2a_plan p = { 0 };
 	struct nc_sched_report r;
-	int phases = 0, ret = NCTL_OK;
+	int phases = 0, ret = NCTL_OK, err;
 	uint32_t rank = UINT32_MAX;
 	struct timespec a, b;
 	struct nc_topo t;
@@ -187,8 +183,9 @@ static int do_show(int argc, char **argv)
 	if (load_topo(&t, topology))
 		return NCTL_ERR;
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	if (nc_sched_compute(&t, kind, &p)) {
-		ret = nctl_fail("%s: no schedule of this kind for this topology", topology);
+	err = nc_sched_compute(&t, kind, &p);
+	if (err) {
+		ret = nctl_fail("%s: %s", topology, nc_sched_why(&t, kind, err));
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);

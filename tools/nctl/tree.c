@@ -401,10 +401,7 @@ static int topo_hosts(const char *topology, uint32_t *nhosts)
 	int err;
 
 	nc_topo_init(&t);
-	if (access(topology, F_OK) == 0)
-		err = nc_topo_load(&t, topology, &e);
-	else
-		err = nc_topo_gen_spec(&t, topology, &e);
+	err = nc_topo_open(&t, topology, &e);
 	if (err && e.line)
 		return nctl_fail("%s:%u: %s", topology, e.line, e.msg);
 	if (err)
