@@ -30,7 +30,7 @@ USER_TARGETS :=
 UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
-	bench-alltoall bench-reduce bench-auth bench-loss clean checkpatch sparse
+	bench-alltoall bench-reduce bench-auth bench-loss clean checkpatch sparse abi-check
 
 all: module user
 
@@ -106,6 +106,9 @@ sparse:
 
 checkpatch:
 	scripts/checkpatch.sh
+
+abi-check: user
+	scripts/abi-check.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

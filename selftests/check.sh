@@ -1,5 +1,6 @@
 #!/bin/bash
-# Every test of netcoll in one run: user-space unit tests, checkpatch and
+# Every test of netcoll in one run: user-space unit tests, the library's
+# boundary (abi-check), checkpatch and
 # sparse over the kernel code, a DKMS build, then the module tests inside a
 # QEMU guest (selftests/net/run-all.sh).  One line per test, "ok - name" or
 # "FAIL - name", and a last line "N passed, N failed".
@@ -48,6 +49,7 @@ for t in "$@"; do
 	tally "unit/$name: " "$log/$name.log"
 done
 
+step abi scripts/abi-check.sh
 step checkpatch scripts/checkpatch.sh
 sparse_clean() {
 	make --no-print-directory sparse >"$log/sparse.out" 2>&1 || return 1

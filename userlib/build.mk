@@ -9,6 +9,10 @@ LIBNC_SRCS := userlib/nl.c userlib/endpoint.c userlib/text.c \
 	      userlib/sched_order.c userlib/sched_verify.c userlib/sched_install.c \
 	      userlib/tree.c userlib/model.c userlib/red_names.c
 LIBNC_OBJS := $(LIBNC_SRCS:%.c=$(B)/%.o)
+# The boundary: only what the public headers declare (they push default
+# visibility) is visible, and the version script names those symbols.
+$(LIBNC_OBJS): CFLAGS += -fvisibility=hidden
+LIBNC_MAP := userlib/libnetcoll.map
 # The library version lives in its public header only.
 NC_LIB_MAJOR := $(shell awk '$$2 == "NC_LIB_VERSION_MAJOR" { print $$3 }' userlib/include/netcoll.h)
 NC_LIB_MINOR := $(shell awk '$$2 == "NC_LIB_VERSION_MINOR" { print $$3 }' userlib/include/netcoll.h)
@@ -22,9 +26,10 @@ $(LIBNC_A): $(LIBNC_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/$(LIBNC_SONAME): $(LIBNC_OBJS)
+$(B)/$(LIBNC_SONAME): $(LIBNC_OBJS) $(LIBNC_MAP)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIBNC_SONAME) -Wl,--no-undefined -o $@ $^ $(NL_LIBS) -pthread
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIBNC_SONAME) -Wl,--no-undefined \
+		-Wl,--version-script=$(LIBNC_MAP) -o $@ $(LIBNC_OBJS) $(NL_LIBS) -pthread
 
 $(LIBNC_SO): $(B)/$(LIBNC_SONAME)
 	ln -sf $(notdir $<) $@

@@ -140,7 +140,7 @@ static int nc_red_fill(const nc_endpoint *ep, const struct nc_red_args *a,
 {
 	size_t esize;
 
-	if (!ep || !a)
+	if (!ep || !a || a->comp_mask)	/* no later fields known yet */
 		return -EINVAL;
 	esize = a->count ? nc_elem_size(a->op, a->dtype) : 1;
 	if (!esize || a->count > NETCOLL_REDUCE_MAX / esize ||

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "netcoll.h"
+#include "netcoll_plan.h"
 
 /*
  * floor(log_f P) and f^floor(log_f P), in integers: a floating log can

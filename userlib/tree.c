@@ -14,6 +14,7 @@
 #include <linux/netcoll.h>
 
 #include "netcoll.h"
+#include "netcoll_plan.h"
 #include "nl.h"
 #include "topo.h"
 

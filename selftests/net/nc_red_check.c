@@ -28,6 +28,7 @@
 #include <linux/netcoll.h>
 
 #include "netcoll.h"
+#include "netcoll_plan.h"
 #define NC_RED_FLOAT
 #include "nc_reduce.h"
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "netcoll.h"
+#include "netcoll_plan.h"
 #include "../../userlib/args.h"
 #include "../../userlib/topo.h"
 #include "harness.h"

@@ -19,6 +19,7 @@
 #include <linux/netcoll.h>
 
 #include "netcoll.h"
+#include "netcoll_plan.h"
 
 /* Operations of --op (a set: "all" is barrier and alltoall). */
 #define OP_BARRIER	0x01

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "netcoll.h"
+#include "netcoll_plan.h"
 
 /* Exit statuses. */
 #define NCTL_OK		0

@@ -11,7 +11,26 @@
  * Every function returning int returns 0 (or a count) on success and a
  * negative error code on failure: -errno as the kernel reported it, or one
  * of the NC_E* codes below.  nc_strerror() turns either into a sentence.
- * This header does not need any kernel header.
+ * This header does not need any kernel header.  The planner (topologies,
+ * trees, the latency model) has its own header, netcoll_plan.h.
+ *
+ * Threads:
+ *   - an nc_endpoint may be shared: collectives on it from several threads
+ *     are serialised where they must be by the kernel (BIND and alltoall
+ *     one at a time per endpoint); a request from nc_ireduce_ex() is waited
+ *     for by one thread (a second one gets -EBUSY).  nc_set_timeout() and
+ *     nc_set_dist() change defaults without a lock: call them before
+ *     sharing the endpoint;
+ *   - an nc_ctl is one netlink socket and its last error: one thread at a
+ *     time (open one per thread);
+ *   - everything else keeps no global state and is reentrant.  Computing
+ *     a schedule (nc_sched_install) may run worker threads of its own,
+ *     joined before it returns.
+ *
+ * Extending structs: a struct the caller fills has a field saying which of
+ * its later fields are valid (nc_red_args.comp_mask, nc_comm_spec.flags,
+ * as libibverbs' comp_mask); 0 means the base fields only, and a bit this
+ * library does not know makes the call fail with -EINVAL.
  */
 #ifndef NETCOLL_H
 #define NETCOLL_H
@@ -22,6 +41,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* What this header declares is libnetcoll's interface; the rest is hidden. */
+#pragma GCC visibility push(default)
 
 #define NC_LIB_VERSION_MAJOR	0
 #define NC_LIB_VERSION_MINOR	1
@@ -100,6 +122,7 @@ enum nc_dist {
 };
 
 struct nc_red_args {
+	uint32_t comp_mask;	/* later fields valid (none yet): 0 */
 	const void *sendbuf;
 	void *recvbuf;		/* may equal sendbuf */
 	size_t count;		/* elements; 0 = barrier */
@@ -188,7 +211,10 @@ struct nc_comm_spec {
 	uint32_t tree_degree;		/* 0: NETCOLL_TREE_DEGREE_DEFAULT */
 	const uint8_t *mcast_addr;	/* NULL: derived from the id */
 	uint32_t mcast_addr_len;
-	/* Fields below count only when their bit is in flags. */
+	/*
+	 * Fields below count only when their bit is in flags (this struct's
+	 * comp_mask); unknown bits: -EINVAL.
+	 */
 	uint32_t flags;			/* NC_COMM_SPEC_* */
 	uint32_t owner;			/* uid that may bind and reconfigure */
 	uint32_t group;			/* gid whose members may bind */
@@ -304,27 +330,6 @@ int nc_tree_get(nc_ctl *ctl, uint32_t comm_id, uint32_t index,
 void nc_tree_info_free(struct nc_tree_info *info);
 
 /*
- * f-nomial tree of degree f >= 2 (Yu, Buntinas, Graham, Panda, SC'03,
- * appendix A) over positions 0 .. size-1, position 0 the root;
- * order[v] is the rank placed at position v (NULL: rank v).  Writes
- * parents[rank].  Returns 0 or -EINVAL.
- */
-int nc_tree_fnomial(uint32_t size, uint32_t degree, const uint32_t *order,
-		    uint32_t *parents);
-
-/*
- * Positions for a topology (cluster file or generator spec, rank r = its
- * r-th host): hosts are ordered switch by switch, depth first, so that
- * the f-nomial subtrees, which cover consecutive positions, stay under
- * one switch and partial results cross as few links as possible.
- * `rotate` shifts the root by that many positions (parallel trees).
- * topology NULL: rank order.  Returns 0 or -errno (-EINVAL when the
- * topology's host count is not size).
- */
-int nc_tree_order_topo(const char *topology, uint32_t size, uint32_t rotate,
-		       uint32_t *order);
-
-/*
  * Build and install f-nomial trees 0 .. ntrees-1 (1 .. NC_TREES_MAX) of
  * degree f >= 2 on communicator comm_id: tree j over the positions of
  * nc_tree_order_topo(topology, size, j * size / ntrees), so the pieces of
@@ -334,28 +339,6 @@ int nc_tree_order_topo(const char *topology, uint32_t size, uint32_t rotate,
  */
 int nc_tree_install_fnomial(nc_ctl *ctl, uint32_t comm_id, uint32_t ntrees,
 			    uint32_t degree, const char *topology);
-
-/*
- * The reduction latency model of the same paper (section 5.2), in
- * microseconds: L message latency, r reception cost, c reduction cost
- * (for the message size and op at hand), C start-up overhead.
- *   T(P, f) = C + L ceil(log_f P) + (r + c)(f - 1) floor(log_f P)
- *             + (r + c) ceil(P / f^floor(log_f P) - 1)
- */
-struct nc_model {
-	double L, r, c, C;
-};
-double nc_model_fnomial(const struct nc_model *m, uint32_t P, uint32_t f);
-/* The f in [2, fmax] with the least T(P, f); ties to the smaller f. */
-uint32_t nc_model_best_degree(const struct nc_model *m, uint32_t P,
-			      uint32_t fmax);
-/*
- * Fit from serial reductions (flat trees, f = P) of n sizes P[i] taking
- * t[i] us: T_serial(P) = C + L + (P - 1)(r + c).  Gives the slope (r + c)
- * and the intercept (C + L); returns 0 or -EINVAL (fewer than 2 points).
- */
-int nc_model_fit_serial(const uint32_t *P, const double *t, size_t n,
-			double *slope, double *intercept);
 
 /* Statistics of this network namespace. */
 #define NC_STAT_MAX	64
@@ -405,6 +388,8 @@ const char *nc_a2a_algo_name(enum nc_a2a_algo algo);
  */
 int nc_parse_members(const char *text, struct nc_member **members,
 		     size_t *nmembers);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,70 @@
+#!/bin/bash
+# abi-check.sh - the library boundary holds:
+#   - build/libnetcoll.so exports exactly the functions the public headers
+#     declare (scripts/abi-symbols.sh), all in the version script, under
+#     the soname libnetcoll.so.<major>; nothing else is visible;
+#   - the public headers are self-contained: a C program that includes
+#     only them (no uapi, no kernel header) builds and links against the
+#     shared library, as an application would.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+so=build/libnetcoll.so
+[ -e "$so" ] || { echo "abi-check: $so missing (make user)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+scripts/abi-symbols.sh >"$tmp/headers"
+nm -D --defined-only "$so" | awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' |
+	sort >"$tmp/exported"
+sed -n 's/^\t\(nc_[a-z0-9_]*\);$/\1/p' userlib/libnetcoll.map | sort >"$tmp/map"
+status=0
+if ! diff -u "$tmp/headers" "$tmp/exported" >"$tmp/d1"; then
+	echo "abi-check: exported functions differ from the public headers (- header, + exported):"
+	sed -n '3,$p' "$tmp/d1" | grep '^[-+]'
+	status=1
+fi
+if ! diff -u "$tmp/headers" "$tmp/map" >"$tmp/d2"; then
+	echo "abi-check: userlib/libnetcoll.map differs from the public headers (- header, + map):"
+	sed -n '3,$p' "$tmp/d2" | grep '^[-+]'
+	status=1
+fi
+other=$(nm -D --defined-only "$so" | awk '$2 != "T" && $2 != "A" { print $3 }')
+if [ -n "$other" ]; then
+	echo "abi-check: other exported symbols: $other"
+	status=1
+fi
+major=$(awk '$2 == "NC_LIB_VERSION_MAJOR" { print $3 }' userlib/include/netcoll.h)
+soname=$(objdump -p "$so" | awk '$1 == "SONAME" { print $2 }')
+if [ "$soname" != "libnetcoll.so.$major" ]; then
+	echo "abi-check: soname $soname, want libnetcoll.so.$major"
+	status=1
+fi
+
+cat >"$tmp/app.c" <<'C'
+#include <netcoll.h>
+#include <netcoll_plan.h>
+#include <stdio.h>
+
+int main(void)
+{
+	struct nc_red_args a = { .comp_mask = 0, .count = 1 };
+	uint32_t parents[8];
+
+	(void)a;
+	if (nc_tree_fnomial(8, 2, NULL, parents))
+		return 1;
+	printf("%s\n", nc_strerror(-NC_ENOMODULE));
+	return 0;
+}
+C
+if ! cc -std=c99 -Wall -Wextra -Werror -Iuserlib/include -o "$tmp/app" "$tmp/app.c" \
+	-Lbuild -lnetcoll 2>"$tmp/cc"; then
+	echo "abi-check: an application using only the public headers does not build:"
+	cat "$tmp/cc"
+	status=1
+elif ! LD_LIBRARY_PATH=build "$tmp/app" >/dev/null; then
+	echo "abi-check: that application does not run against $so"
+	status=1
+fi
+[ $status -eq 0 ] && echo "abi-check: $(wc -l <"$tmp/headers") functions exported, $soname, headers self-contained"
+exit $status
