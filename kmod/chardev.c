@@ -161,11 +161,22 @@ static const struct file_operations nck_ep_fops = {
 };
 
 /*
+ * A fixed misc minor (unassigned in Documentation/admin-guide/devices.txt)
+ * lets the aliases below work: kmod's static nodes create /dev/netcoll at
+ * boot, and the first open() loads the module.  If another driver holds
+ * the number, the device takes a dynamic one and only that autoload is
+ * lost.
+ */
+#define NCK_MISC_MINOR		249
+MODULE_ALIAS_MISCDEV(NCK_MISC_MINOR);
+MODULE_ALIAS("devname:" NETCOLL_DEVICE_NAME);
+
+/*
  * Collectives are for unprivileged applications: the file is open to all,
  * and BIND checks who may use which communicator (access.c).
  */
 static struct miscdevice nck_miscdev = {
-	.minor	= MISC_DYNAMIC_MINOR,
+	.minor	= NCK_MISC_MINOR,
 	.name	= NETCOLL_DEVICE_NAME,
 	.fops	= &nck_ep_fops,
 	.mode	= 0666,
@@ -173,7 +184,15 @@ static struct miscdevice nck_miscdev = {
 
 int nck_chardev_init(void)
 {
-	return misc_register(&nck_miscdev);
+	int err = misc_register(&nck_miscdev);
+
+	if (err == -EBUSY) {
+		pr_info("netcoll: misc minor %d is taken: /dev/%s gets a dynamic one\n",
+			NCK_MISC_MINOR, NETCOLL_DEVICE_NAME);
+		nck_miscdev.minor = MISC_DYNAMIC_MINOR;
+		err = misc_register(&nck_miscdev);
+	}
+	return err;
 }
 
 void nck_chardev_exit(void)

@@ -342,6 +342,9 @@ static const struct genl_small_ops nck_genl_ops[] = {
 	},
 };
 
+/* The first request for the family loads the module (nctl, libnetcoll). */
+MODULE_ALIAS_GENL_FAMILY(NETCOLL_GENL_NAME);
+
 struct genl_family nck_genl_family __ro_after_init = {
 	.name		= NETCOLL_GENL_NAME,
 	.version	= NETCOLL_GENL_VERSION,
