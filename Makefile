@@ -17,6 +17,10 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
 VM_KVER ?= $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build,$(KDIR))),\
 	$(patsubst linux-headers-%,%,$(notdir $(KDIR))))
 VM_RUN := selftests/vm/run-vm.sh --kver $(VM_KVER)
+# The second kernel line make check covers: Debian 12's newest 6.12 (not
+# its PREEMPT_RT variant), built out of tree into $(B)/kmod-<release>.
+KVER_NEXT ?= $(patsubst linux-headers-%,%,$(notdir $(lastword $(shell \
+	ls -d /usr/src/linux-headers-6.12*-amd64 2>/dev/null | grep -v -- -rt- | sort -V))))
 
 B := build
 CC ?= cc
@@ -59,7 +63,7 @@ check: deps
 	$(MAKE) check-run
 
 check-run: all $(UNIT_TESTS)
-	selftests/check.sh --kver $(VM_KVER) $(UNIT_TESTS)
+	selftests/check.sh --kver $(VM_KVER) --kver-next "$(KVER_NEXT)" $(UNIT_TESTS)
 
 demo: deps
 	$(MAKE) demo-run

@@ -70,7 +70,7 @@ t_done() {
 
 nc_load() {
 	modprobe -q veth
-	insmod "$NC_TOP/kmod/netcoll.ko" "$@"
+	insmod "${NC_KO:-$NC_TOP/kmod/netcoll.ko}" "$@"	# NC_KO: another kernel's build
 }
 
 nc_unload() {
