@@ -71,7 +71,7 @@ demo: deps
 demo-run: all
 	$(VM_RUN) --timeout 900 -- selftests/net/demo.sh
 
-unit: $(UNIT_TESTS)
+unit: $(UNIT_TESTS) $(B)/ncbench
 	@for t in $(UNIT_TESTS); do $$t || exit 1; done
 
 dkms-check:

@@ -15,10 +15,10 @@ log="$work/log"
 if dkms build --dkmstree "$work/tree" --sourcetree "$work/src" \
 	-m netcoll -v "$ver" -k "$kver" >"$log" 2>&1 &&
    ls "$work/tree/netcoll/$ver/$kver"/*/module/netcoll.ko* >/dev/null 2>&1; then
-	echo "ok - dkms build netcoll/$ver for $kver"
+	echo "dkms build netcoll/$ver for $kver: ok"
 else
 	cat "$log" >&2
 	find "$work/tree" -name make.log -exec cat {} + >&2 || true
-	echo "FAIL - dkms build netcoll/$ver for $kver"
+	echo "dkms build netcoll/$ver for $kver: failed"
 	exit 1
 fi

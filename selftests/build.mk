@@ -11,6 +11,8 @@ $(UNIT_TEST_BINS): $(B)/selftests/unit/%: $(B)/selftests/unit/%.o $(LIBNC_A)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(NL_LIBS) -lm
 
 UNIT_TESTS += $(UNIT_TEST_BINS)
+# ncbench's UDP tree baseline, on the build host (needs build/ncbench).
+UNIT_TESTS += selftests/unit/udp_tree_check.sh
 
 NET_TEST_NAMES := nc_check nl_reject ep_errors nc_inject nc_red_check nc_hostile \
 		  nc_replay nc_churn

@@ -3,8 +3,8 @@
 # boundary (abi-check), checkpatch and
 # sparse over the kernel code, a DKMS build, then the module tests inside a
 # QEMU guest (selftests/net/run-all.sh), on Debian's default kernel and on
-# its 6.12 line.  One line per test, "ok - name" or
-# "FAIL - name", and a last line "N passed, N failed".
+# its 6.12 line.  One TAP stream (selftests/lib/tap.sh): "ok N - name" or
+# "not ok N - name" per test, the plan, and a last line "N passed, N failed".
 #
 #   selftests/check.sh --kver KERNEL_RELEASE [--kver-next RELEASE] UNIT_TEST_BINARY...
 set -uo pipefail
@@ -16,40 +16,41 @@ if [ "${1:-}" = --kver ]; then kver=$2; shift 2; fi
 if [ "${1:-}" = --kver-next ]; then kver_next=$2; shift 2; fi
 [ -n "$kver" ] || { echo "check: --kver required" >&2; exit 2; }
 
-passed=0
-failed=0
+# shellcheck source=lib/tap.sh
+source selftests/lib/tap.sh
+# Sub-runs' diagnostics stay in their logs; a failure shows its own.
+TAP_DIAG=0
 log=build/check
 mkdir -p "$log"
 
-# Re-print a sub-run's ok/FAIL lines under a prefix and count them.
-tally() {
-	local prefix=$1 file=$2 line
-	while IFS= read -r line; do
-		case "$line" in
-		"ok - "*) passed=$((passed + 1)); echo "ok - $prefix${line#ok - }" ;;
-		"FAIL - "*) failed=$((failed + 1)); echo "FAIL - $prefix${line#FAIL - }" ;;
-		esac
-	done <"$file"
-}
-
-# One ok/FAIL line for a whole command; its output goes to a log file.
+# One result for a whole command; its output goes to a log file, its tail
+# into the diagnostics when it fails.
 step() {
 	local name=$1; shift
 	if "$@" >"$log/$name.log" 2>&1; then
-		passed=$((passed + 1)); echo "ok - $name"
+		tap_ok "$name"
 	else
-		failed=$((failed + 1)); echo "FAIL - $name (see $log/$name.log)"
-		tail -n 20 "$log/$name.log" | sed 's/^/    /'
+		tap_fail "$name (see $log/$name.log)" "$(tail -n 20 "$log/$name.log")"
+	fi
+}
+
+# sub_run NAME PREFIX FILE STATUS FAILED_BEFORE: a sub-run that printed
+# its own results into FILE: relayed under PREFIX, and one failure more if
+# it broke (no summary, or a failing status and no failed test).
+sub_run() {
+	local name=$1 prefix=$2 file=$3 status=$4 before=$5
+	if ! tap_relay "$prefix" <"$file" ||
+	   { [ "$status" -ne 0 ] && [ "$TAP_FAILED" -eq "$before" ]; }; then
+		tap_fail "$name exited $status (see $file)" \
+			"$(grep -v -E '^(not )?ok ' "$file" | tail -n 20)"
 	fi
 }
 
 for t in "$@"; do
-	name=$(basename "$t")
-	if ! "$t" >"$log/$name.log" 2>&1; then
-		grep -q '^FAIL - ' "$log/$name.log" ||
-			{ failed=$((failed + 1)); echo "FAIL - unit/$name exited non-zero"; }
-	fi
-	tally "unit/$name: " "$log/$name.log"
+	name=$(basename "$t" .sh)
+	before=$TAP_FAILED
+	"$t" >"$log/$name.log" 2>&1
+	sub_run "unit/$name" "unit/$name: " "$log/$name.log" $? "$before"
 done
 
 step abi scripts/abi-check.sh
@@ -64,27 +65,19 @@ step dkms scripts/dkms-check.sh "$kver"
 # The module itself, in a guest booting the kernel it was built for:
 # vm_suite NAME KVER [NC_KO]
 vm_suite() {
-	local name=$1 kv=$2 ko=${3:-} status
+	local name=$1 kv=$2 ko=${3:-} status before=$TAP_FAILED
 	NC_KO=$ko selftests/vm/run-vm.sh --kver "$kv" --timeout 3000 \
 		--out "build/vm/$name" -- selftests/net/run-all.sh >"$log/$name.log" 2>&1
 	status=$?
-	tally "$name/" "$log/$name.log"
-	if [ $status -ne 0 ]; then
-		failed=$((failed + 1))
-		echo "FAIL - $name: run-vm.sh exited $status (see $log/$name.log, build/vm/$name/dmesg.txt)"
-		grep -v -E '^(ok|FAIL) - ' "$log/$name.log" | tail -n 20 | sed 's/^/    /'
-	else
-		passed=$((passed + 1))
-		echo "ok - $name: guest $kv clean (no kernel warning), module unloaded"
-	fi
+	sub_run "$name" "$name/" "$log/$name.log" $status "$before"
+	[ $status -ne 0 ] || tap_ok "$name: guest $kv clean (no kernel warning), module unloaded"
 }
 vm_suite vm "$kver"
 
 # The second kernel line (Debian 12's 6.12): the module built out of tree
 # for it, without warnings, then the same suite in a guest booting it.
 if [ -z "$kver_next" ]; then
-	failed=$((failed + 1))
-	echo "FAIL - next kernel: no Debian 6.12 headers installed (make deps)"
+	tap_fail "next kernel: no Debian 6.12 headers installed (make deps)"
 else
 	next_dir=build/kmod-$kver_next
 	step "module-$kver_next" scripts/build-module.sh "$kver_next" "$next_dir"
@@ -92,5 +85,4 @@ else
 		vm_suite vm-next "$kver_next" "$PWD/$next_dir/kmod/netcoll.ko"
 fi
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+tap_done

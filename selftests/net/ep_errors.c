@@ -6,7 +6,7 @@
  * --absent that does not.  Raw ioctls are used where the library would
  * refuse the bad input itself.
  *
- * Output: "ok - case" / "FAIL - case: why" lines, then "N passed, N failed".
+ * Output: "ok - case" / "not ok - case: why" lines, then "N passed, N failed".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +30,7 @@ static void expect(const char *what, int rc, int want)
 		printf("ok - %s\n", what);
 	} else {
 		failed++;
-		printf("FAIL - %s: got %s, expected %s\n", what,
+		printf("not ok - %s: got %s, expected %s\n", what,
 		       got ? strerror(got) : "success", want ? strerror(want) : "success");
 	}
 }
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 	expect("bind", bind_ep(fd, comm, rank, 0), 0);
 	if (bound_size != (unsigned int)expected_size) {
 		failed++;
-		printf("FAIL - bind returns the member count: got %u, expected %d\n",
+		printf("not ok - bind returns the member count: got %u, expected %d\n",
 		       bound_size, expected_size);
 	} else {
 		passed++;

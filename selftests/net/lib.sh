@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Helpers for the in-guest module tests (sourced).  Each test script prints
-# "ok - name" / "FAIL - name: why" lines and ends with `t_done`.
+# TAP lines through selftests/lib/tap.sh ("ok N - name", "not ok N - name:
+# why") and ends with `t_done`.
 #
 # Binaries come from the host's build (the guest sees the repo read-only);
 # anything a test writes goes under $NC_OUT.
@@ -21,11 +22,29 @@ mkdir -p "$T_LOG"
 # shellcheck source=cluster.sh
 source "$NC_TOP/selftests/net/cluster.sh"
 
-T_PASSED=0
-T_FAILED=0
+# shellcheck source=../lib/tap.sh
+source "$NC_TOP/selftests/lib/tap.sh"
 
-t_ok() { T_PASSED=$((T_PASSED + 1)); echo "ok - $T_NAME: $1"; }
-t_fail() { T_FAILED=$((T_FAILED + 1)); echo "FAIL - $T_NAME: $1"; }
+t_ok() { tap_ok "$T_NAME: $1"; }
+t_fail() { tap_fail "$T_NAME: $1"; }
+t_skip() { tap_skip "$T_NAME: $1" "$2"; }
+
+# Whatever a test leaves behind goes when it exits, however it exits (a
+# failed step, an error, ^C): its background ranks, the emulated cluster,
+# the module.
+t_cleanup() {
+	local pids
+
+	pids=$(jobs -p)
+	[ -z "$pids" ] || kill $pids 2>/dev/null
+	cluster_down >/dev/null 2>&1
+	if lsmod 2>/dev/null | grep -q '^netcoll '; then
+		rmmod netcoll 2>/dev/null
+	fi
+	return 0
+}
+trap t_cleanup EXIT
+trap 'exit 130' INT TERM
 
 # t_check "what" CMD... : ok when CMD succeeds; its output is kept in the log.
 t_check() {
@@ -52,21 +71,10 @@ t_expect_fail() {
 	fi
 }
 
-# Pass through the ok/FAIL lines of a program that prints its own, counting them.
-t_tally() {
-	local line
-	while IFS= read -r line; do
-		case "$line" in
-		"ok - "*) T_PASSED=$((T_PASSED + 1)); echo "ok - $T_NAME: ${line#ok - }" ;;
-		"FAIL - "*) T_FAILED=$((T_FAILED + 1)); echo "FAIL - $T_NAME: ${line#FAIL - }" ;;
-		esac
-	done
-}
+# The results of a program that prints its own (TAP lines), counted here.
+t_tally() { tap_relay "$T_NAME: "; }
 
-t_done() {
-	echo "$T_PASSED passed, $T_FAILED failed"
-	[ "$T_FAILED" -eq 0 ]
-}
+t_done() { tap_done; }
 
 nc_load() {
 	modprobe -q veth

@@ -16,7 +16,7 @@
  * the first operation, to check that a signal cancels a blocked
  * collective (EINTR).
  *
- * Output: one line per size, "ok - ..." or "FAIL - ..."; exit 0 iff all ok.
+ * Output: one line per size, "ok - ..." or "not ok - ..."; exit 0 iff all ok.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -369,7 +369,7 @@ static int verify(const struct opts *o, const uint8_t *recv, uint64_t iter,
 		if (i == n)
 			continue;
 		diagnose(o, blk, src, iter, n, why, sizeof(why));
-		printf("FAIL - %s: iteration %" PRIu64 ": block from rank %" PRIu32
+		printf("not ok - %s: iteration %" PRIu64 ": block from rank %" PRIu32
 		       " byte %" PRIu64 " (recvbuf offset %" PRIu64 "): expected 0x%02x, got 0x%02x%s\n",
 		       what, iter, src, i, src * n + i, block_byte(seed, i), blk[i], why);
 		return 1;
@@ -408,12 +408,12 @@ static int check_size(const struct opts *o, nc_endpoint *ep, uint64_t n,
 	}
 	if (o->expect) {
 		if (!err) {
-			printf("FAIL - %s: %" PRIu64 " iterations succeeded, expected %s\n",
+			printf("not ok - %s: %" PRIu64 " iterations succeeded, expected %s\n",
 			       what, o->iters, errname(o->expect));
 			return 1;
 		}
 		if (o->expect > 0 && -err != o->expect) {
-			printf("FAIL - %s: iteration %" PRIu64 " failed with %s (%s) after %.1f ms, expected %s\n",
+			printf("not ok - %s: iteration %" PRIu64 " failed with %s (%s) after %.1f ms, expected %s\n",
 			       what, k, errname(-err), nc_strerror(err),
 			       now_ms() - t0, errname(o->expect));
 			return 1;
@@ -423,7 +423,7 @@ static int check_size(const struct opts *o, nc_endpoint *ep, uint64_t n,
 		return 0;
 	}
 	if (err) {
-		printf("FAIL - %s: iteration %" PRIu64 " failed with %s (%s) after %.1f ms\n",
+		printf("not ok - %s: iteration %" PRIu64 " failed with %s (%s) after %.1f ms\n",
 		       what, k, errname(-err), nc_strerror(err), now_ms() - t0);
 		return 1;
 	}

@@ -27,7 +27,7 @@
  *                                       the device deleted, the worker killed
  *                                       and the namespace let go
  *
- * Output: "ok - ..." / "FAIL - ..." lines and "N passed, N failed".
+ * Output: "ok - ..." / "not ok - ..." lines and "N passed, N failed".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -70,7 +70,7 @@ static void result(int ok, const char *fmt, ...)
 		passed++;
 	else
 		failed++;
-	fputs(ok ? "ok - " : "FAIL - ", stdout);
+	fputs(ok ? "ok - " : "not ok - ", stdout);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);

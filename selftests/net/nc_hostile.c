@@ -24,7 +24,7 @@
  *                                         back to the baseline within a
  *                                         second of close
 
- * Output: "ok - ..." / "FAIL - ..." lines, then "N passed, N failed".
+ * Output: "ok - ..." / "not ok - ..." lines, then "N passed, N failed".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,7 +53,7 @@ static void result(int ok, const char *fmt, ...)
 		passed++;
 	else
 		failed++;
-	fputs(ok ? "ok - " : "FAIL - ", stdout);
+	fputs(ok ? "ok - " : "not ok - ", stdout);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);

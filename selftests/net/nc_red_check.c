@@ -13,7 +13,7 @@
  * -0.0 and values of wildly different magnitude, so a different order
  * would give different bits; minloc/maxloc inputs have many ties.
  *
- * Output: one "ok - ..." or "FAIL - ..." line per case; exit 0 iff all ok.
+ * Output: one "ok - ..." or "not ok - ..." line per case; exit 0 iff all ok.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -56,7 +56,7 @@ static void result(int ok, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(ok ? "ok - " : "FAIL - ", stdout);
+	fputs(ok ? "ok - " : "not ok - ", stdout);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);

@@ -31,7 +31,7 @@
  * module sees them, and the core says ERANGE for those; everything the
  * module checks itself is EINVAL.
  *
- * Output: "ok - <case>" or "FAIL - <case>: got X expected Y", then
+ * Output: "ok - <case>" or "not ok - <case>: got X expected Y", then
  * "N passed, N failed"; the exit status is non-zero on any failure.
  */
 #define _GNU_SOURCE
@@ -197,7 +197,7 @@ static void report(struct ctx *c, const char *name, int got, int expect)
 		return;
 	}
 	c->failed++;
-	printf("FAIL - %s: got %s expected %s%s%s%s\n", name, errname(got),
+	printf("not ok - %s: got %s expected %s%s%s%s\n", name, errname(got),
 	       errname(expect), c->ext[0] ? " (kernel: " : "", c->ext,
 	       c->ext[0] ? ")" : "");
 }
@@ -219,7 +219,7 @@ static void check(struct ctx *c, const char *name, int ok, const char *why)
 		printf("ok - %s\n", name);
 	} else {
 		c->failed++;
-		printf("FAIL - %s: %s\n", name, why);
+		printf("not ok - %s: %s\n", name, why);
 	}
 }
 

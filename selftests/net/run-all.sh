@@ -1,25 +1,32 @@
 #!/bin/bash
-# Every module test, in the test VM (selftests/vm/run-vm.sh -- this).
-# Each t_*.sh prints ok/FAIL lines and its own count; this adds them up.
+# Every module test, in the test VM (selftests/vm/run-vm.sh -- this): each
+# t_*.sh (and the cluster builder's self-test) as it runs, its results
+# numbered and counted into one TAP stream (selftests/lib/tap.sh).
 cd "$(dirname "$0")" || exit 1
-passed=0
-failed=0
-for t in t_netlink.sh t_alltoall.sh t_lossy.sh t_inject.sh t_faults.sh t_sched.sh t_reduce.sh \
-	 t_security.sh t_races.sh t_fuzz.sh; do
-	start=$(date +%s)
-	out=$(bash "./$t" 2>&1 | tee /dev/stderr | grep -E '^[0-9]+ passed, [0-9]+ failed$')
-	rc=${PIPESTATUS[0]}
-	p=$(echo "$out" | awk '{print $1}')
-	f=$(echo "$out" | awk '{print $3}')
-	passed=$((passed + ${p:-0}))
-	failed=$((failed + ${f:-0}))
-	if [ -z "$out" ] || { [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; }; then
-		echo "FAIL - $t ended early (exit $rc)"
-		failed=$((failed + 1))
-	fi
-	echo "# $t: $(( $(date +%s) - start )) s" >&2
+# shellcheck source=../lib/tap.sh
+source ../lib/tap.sh
+source ./cluster.sh
+cleanup() {
 	lsmod | grep -q '^netcoll ' && rmmod netcoll 2>/dev/null
-	bash -c "source ./cluster.sh; cluster_down" >/dev/null 2>&1
+	cluster_down >/dev/null 2>&1
+	return 0
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+for t in test-cluster.sh t_netlink.sh t_alltoall.sh t_lossy.sh t_inject.sh t_faults.sh \
+	 t_sched.sh t_reduce.sh t_security.sh t_races.sh t_fuzz.sh; do
+	start=$(date +%s)
+	failed_before=$TAP_FAILED
+	tap_relay "" < <(bash "./$t" 2>&1)
+	relayed=$?
+	wait $!			# the process substitution: the script's status
+	rc=$?
+	# No summary line, or a failing exit with no failed test: it broke.
+	if [ $relayed -ne 0 ] || { [ $rc -ne 0 ] && [ "$TAP_FAILED" -eq "$failed_before" ]; }; then
+		tap_fail "$t ended early (exit $rc)"
+	fi
+	echo "# $t: $(( $(date +%s) - start )) s"
+	cleanup
 done
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+tap_done

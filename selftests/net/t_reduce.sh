@@ -32,7 +32,7 @@ red_on() {
 	done
 	i=0
 	for h in "${hosts[@]}"; do
-		wait "${pids[$i]}" || { rc=1; echo "$h: $(grep -m2 FAIL "$T_LOG/$name.$h.log")"; }
+		wait "${pids[$i]}" || { rc=1; echo "$h: $(grep -m2 "^not ok" "$T_LOG/$name.$h.log")"; }
 		i=$((i + 1))
 	done
 	return $rc

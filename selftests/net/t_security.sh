@@ -21,10 +21,10 @@ as_nobody=(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups)
 as_member=(setpriv --reuid=1001 --regid=1001 --groups=2000)
 as_other=(setpriv --reuid=1001 --regid=1001 --clear-groups)
 
-# tally_n N FILE : FILE's ok/FAIL lines, which must be N in all.
+# tally_n N FILE : FILE's result lines, which must be N in all.
 tally_n() {
 	local n
-	n=$(grep -cE '^(ok|FAIL) - ' "$2")
+	n=$(grep -cE '^(not )?ok - ' "$2")
 	t_tally <"$2"
 	[ "$n" -eq "$1" ] || t_fail "$(basename "$2"): $n results, expected $1 ($(tail -n 2 "$2" | tr '\n' ' '))"
 }
@@ -59,7 +59,7 @@ red_all() {
 	done
 	i=0
 	for h in $ALL4; do
-		wait "${pids[$i]}" || { rc=1; echo "$h: $(grep -m2 FAIL "$T_LOG/$name.$h.log")"; }
+		wait "${pids[$i]}" || { rc=1; echo "$h: $(grep -m2 "^not ok" "$T_LOG/$name.$h.log")"; }
 		i=$((i + 1))
 	done
 	return $rc

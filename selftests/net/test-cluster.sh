@@ -2,18 +2,18 @@
 # test-cluster.sh - self-test of the emulated-cluster builder (cluster.sh).
 # Needs root and a kernel with veth/bridge/tbf/netem: run it in the VM:
 #   selftests/vm/run-vm.sh -- selftests/net/test-cluster.sh
-# Prints one line per check, "ok - NAME" or "FAIL - NAME", then
-# "N passed, N failed"; exits non-zero if any check failed.
+# TAP lines through selftests/lib/tap.sh, then "N passed, N failed"; exits
+# non-zero if any check failed.  make check runs it (run-all.sh).
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 # shellcheck source-path=SCRIPTDIR source=cluster.sh
 source "$HERE/cluster.sh"
 TOPO="$HERE/topologies"
 
-PASS=0
-FAIL=0
-ok() { echo "ok - $*"; PASS=$((PASS + 1)); }
-fail() { echo "FAIL - $*"; FAIL=$((FAIL + 1)); }
+# shellcheck source=../lib/tap.sh
+source "$HERE/../lib/tap.sh"
+ok() { tap_ok "cluster: $*"; }
+fail() { tap_fail "cluster: $*"; }
 check() { # NAME CMD... : ok if CMD succeeds
 	local name=$1
 	shift
@@ -77,12 +77,12 @@ done
 
 if [ "$EUID" != 0 ] || { [ "${NC_VM:-0}" != 1 ] && [ "${NC_CLUSTER_ON_HOST:-0}" != 1 ]; }; then
 	# outside the VM only with NC_CLUSTER_ON_HOST=1 (it creates namespaces)
-	echo "not root in the VM: skipping the network checks (run: selftests/vm/run-vm.sh -- $0)"
-	echo "$PASS passed, $FAIL failed"
-	[ "$FAIL" -eq 0 ]
+	tap_skip "cluster: network checks" "not root in the VM (run: selftests/vm/run-vm.sh -- $0)"
+	tap_done
 	exit
 fi
 trap 'cluster_down >/dev/null 2>&1' EXIT
+trap 'exit 130' INT TERM
 
 # ---------------------------------------------------------------------------
 # Star of 8 hosts (generator)
@@ -201,5 +201,4 @@ t0=$EPOCHREALTIME
 cluster_down
 check "16 hosts down ($(ms_since "$t0") ms), no namespace left" [ -z "$(ip netns list | grep '^nc-')" ]
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+tap_done

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A minimal unit-test harness.  Each TEST() is a function; RUN() runs it
- * and prints "ok - name" or "FAIL - name (file:line: expr)" for its first
- * failed CHECK.  DONE() prints "N passed, N failed" and gives the exit
+ * and prints "ok - name" or "not ok - name (file:line: expr)" for its first
+ * failed CHECK: TAP lines, numbered by the script that runs the binary
+ * (selftests/lib/tap.sh).  DONE() prints "N passed, N failed" and gives the exit
  * status.  One test binary per source file, so the state is file-static.
  */
 #ifndef NC_HARNESS_H
@@ -37,7 +38,7 @@ static struct {
 	name();								\
 	if (h.why[0]) {							\
 		h.failed++;						\
-		printf("FAIL - %s (%s)\n", #name, h.why);		\
+		printf("not ok - %s (%s)\n", #name, h.why);		\
 	} else {							\
 		h.passed++;						\
 		printf("ok - %s\n", #name);				\

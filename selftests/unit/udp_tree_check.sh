@@ -5,8 +5,9 @@
 # (own vector, then the children's in ascending rank order, with the
 # kernel's operators); this runs that for every operator and type, other
 # tree shapes and roots, injected loss (every iteration checked), and
-# shows that the check and the timeouts bite.  One "ok"/"FAIL" line per
-# case, then "N passed, N failed".
+# shows that the check and the timeouts bite.  TAP lines (selftests/lib/
+# tap.sh), then "N passed, N failed".  make check runs it with the unit
+# tests.
 #
 #   selftests/unit/udp_tree_check.sh [NCBENCH]      (default build/ncbench)
 set -u
@@ -14,14 +15,14 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 NCBENCH=${1:-$top/build/ncbench}
 [ -x "$NCBENCH" ] || { echo "udp_tree_check: no $NCBENCH (make user)" >&2; exit 2; }
 log=$(mktemp -d "${TMPDIR:-/tmp}/udp_tree_check.XXXXXX")
-trap 'rm -rf "$log"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$log"' EXIT
+trap 'exit 130' INT TERM
 # Ports: a fresh block per case, so no datagram of one case reaches another.
 port=$((20000 + ($$ % 400) * 100))
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); echo "ok - udp_tree: $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL - udp_tree: $1"; }
+# shellcheck source=../lib/tap.sh
+source "$top/selftests/lib/tap.sh"
+ok() { tap_ok "udp_tree: $1"; }
+bad() { tap_fail "udp_tree: $1"; }
 
 # ranks P ARGS... : ncbench on P local ranks at once; rank r's output in
 # $log/rR.out and $log/rR.err.  Fails if any rank fails.
@@ -176,5 +177,4 @@ for args in "--op barrier" "--dist mcast" "--split 2" "--op allreduce --calib-co
 	fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_done
