@@ -54,6 +54,7 @@ for t in "$@"; do
 done
 
 step abi scripts/abi-check.sh
+step man scripts/man-check.sh
 step checkpatch scripts/checkpatch.sh
 sparse_clean() {
 	make --no-print-directory sparse >"$log/sparse.out" 2>&1 || return 1
