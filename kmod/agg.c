@@ -697,42 +697,28 @@ static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
 	nck_agg_push_all(c, op, txq);
 }
 
-/*
- * Result fragment k of piece p is here (at its root: combined here) and
- * the asker's nack f does not say it has it.
- */
-static bool nck_agg_repairable(const struct nck_comm *c,
-			       const struct nck_agg_piece *p,
-			      const struct nc_frame *f, u32 k)
+/* The whole result of piece p is here (at its root: combined here). */
+static bool nck_agg_have_result(const struct nck_comm *c,
+				const struct nck_agg_piece *p)
 {
-	if (k > f->seq && k <= f->seq + NCK_SACK_BITS &&
-	    (f->frag_off & (1U << (k - f->seq - 1))))
-		return false;
-	return nck_agg_is_root(c, p) ? test_bit(k, p->ready) :
-				      nck_frags_test(&p->res, k);
+	return nck_agg_is_root(c, p) ? p->nready == p->nfrags :
+				       nck_frags_full(&p->res);
 }
 
 /*
  * May rank x, which asks for piece j's result and has everything below
  * cum, be answered now?  Each piece once per interval of rto_min_ms <<
  * shift, the shift growing while x makes no progress: as often as a
- * requester backing off its own timer asks, and far less than a flood;
- * and once more each time its cumulative point moves.
+ * requester backing off its own timer asks, and far less than a flood.
  */
 static bool nck_agg_may_repair(struct nck_agg_op *op, u32 x, u32 j, u32 cum)
 {
 	struct nck_agg_asker *a = &op->askers[x];
 	unsigned long now = jiffies;
 
-	/*
-	 * It got what we sent (its cumulative point moved): answer at once,
-	 * without backoff.  That can happen at most once per fragment.
-	 */
-	if (cum > a->cum[j]) {
+	if (cum > a->cum[j]) {		/* it got what we sent: no backoff */
 		a->cum[j] = cum;
 		a->shift = 0;
-		a->answered |= BIT(j);
-		return true;
 	}
 	if (!a->at || time_after_eq(now, a->at)) {
 		a->at = (now + (msecs_to_jiffies(nck_rto_min_ms) << a->shift)) ?: 1;
@@ -751,8 +737,8 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 			    const struct nc_frame *f, struct sk_buff_head *txq)
 {
 	struct nck_agg_piece *p = nck_agg_piece_of(c, op, f);
-	u32 x = f->src_rank, k, end, sent = 0;
-	bool x_data, have;
+	u32 x = f->src_rank, k, sent = 0;
+	bool x_data;
 	int ci;
 
 	if (!p)
@@ -765,27 +751,16 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	x_data = ((op->flags & NETCOLL_RED_ALL) || x == op->root) && p->len;
 	/*
-	 * What x lacks: with selective bits, the holes below the highest
-	 * fragment it has (as the sender's fast retransmit); without, the
-	 * tail from its cumulative point.  Only what we have, as a pipeline
-	 * passes it on: a hole is repaired before the whole piece is through.
-	 */
-	end = f->frag_off ? min(f->seq + 1 + (u32)fls(f->frag_off) - 1, p->nfrags) :
-			    p->nfrags;
-	for (k = f->seq; x_data && k < end && !nck_agg_repairable(c, p, f, k); k++)
-		;
-	/*
-	 * Nothing to give yet, or an answer now would come too soon: say we
-	 * are alive (and what we hold of a child's), one frame for one.  One
+	 * Not there yet, or an answer now would come too soon: say we are
+	 * alive (and what we hold of a child's), one frame for one.  One
 	 * nack makes up to NCK_AGG_BURST frames otherwise: each asker is
 	 * answered at most once per interval and each operation only up to
 	 * its budget, so forged or replayed nacks cannot multiply traffic.
 	 */
-	have = x_data ? k < end :
-		p->done_mark || (nck_agg_is_root(c, p) && p->nready == p->nfrags);
-	if (!have || !op->repair_budget ||
-	    !nck_agg_may_repair(op, x, f->tag, f->seq)) {
-		if (have && op->repair_budget)
+	if ((x_data ? !nck_agg_have_result(c, p) :
+	     !(p->done_mark || (nck_agg_is_root(c, p) && p->nready == p->nfrags))) ||
+	    !op->repair_budget || !nck_agg_may_repair(op, x, f->tag, f->seq)) {
+		if (op->repair_budget && nck_agg_have_result(c, p))
 			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 		if (ci >= 0)
 			nck_agg_ack_child(c, op, p, ci, txq);
@@ -799,9 +774,10 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 				  txq);
 		sent = 1;
 	}
-	for (; x_data && k < end && sent < NCK_AGG_BURST &&
+	for (k = f->seq; x_data && k < p->nfrags && sent < NCK_AGG_BURST &&
 	     sent < op->repair_budget; k++) {
-		if (!nck_agg_repairable(c, p, f, k))
+		if (k > f->seq && k <= f->seq + NCK_SACK_BITS &&
+		    (f->frag_off & (1U << (k - f->seq - 1))))
 			continue;
 		nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0, x, false,
 				  txq);
@@ -987,26 +963,17 @@ static void nck_agg_retransmit(struct nck_comm *c, struct nck_agg_op *op,
 	for (j = 0; j < op->npieces; j++) {
 		struct nck_agg_ack_ctx x = { c, op, &op->piece[j], txq };
 		struct nck_agg_piece *p = x.p;
-		u32 last;
+		u32 sent = 0;
 
 		if (p->complete || nck_agg_is_root(c, p))
 			continue;	/* a root waits for its children */
 		if (p->up.count < p->up_next) {
-			/*
-			 * A probe, as the transport before it has seen a loss:
-			 * the oldest and the newest fragment not acked, asking
-			 * for an ack at once; holes the ack shows go by fast
-			 * retransmit.  Most timeouts here are late acks (the
-			 * parent acks every NCK_ACK_EVERY), not losses.
-			 */
-			k = find_next_zero_bit(p->up.bits, p->up_next, p->up.cum);
-			nck_agg_resend_up(&x, k);
-			p->up.resent_below = p->up.cum;
-			last = p->up_next - 1;
-			while (last > k && nck_frags_test(&p->up, last))
-				last--;
-			if (last > k)
-				nck_agg_resend_up(&x, last);
+			for (k = p->up.cum; k < p->up_next && sent < NCK_AGG_BURST; k++) {
+				if (nck_frags_test(&p->up, k))
+					continue;
+				nck_agg_resend_up(&x, k);
+				sent++;
+			}
 			/*
 			 * Everything went up, and only the result acks the
 			 * last fragments: if the result was what got lost,
