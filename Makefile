@@ -34,7 +34,7 @@ USER_TARGETS :=
 UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
-	bench-alltoall bench-reduce bench-auth bench-loss clean checkpatch sparse abi-check
+	bench-alltoall bench-reduce bench-auth bench-loss clean checkpatch sparse abi-check check-next
 
 all: module user
 
@@ -64,6 +64,10 @@ check: deps
 
 check-run: all $(UNIT_TESTS)
 	selftests/check.sh --kver $(VM_KVER) --kver-next "$(KVER_NEXT)" $(UNIT_TESTS)
+
+# Everything make check does, plus the in-guest suite on the 6.12 line.
+check-next: deps
+	NC_CHECK_NEXT=1 $(MAKE) check-run
 
 demo: deps
 	$(MAKE) demo-run
