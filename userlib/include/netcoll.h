@@ -18,7 +18,9 @@
  *   - an nc_endpoint may be shared: collectives on it from several threads
  *     are serialised where they must be by the kernel (BIND and alltoall
  *     one at a time per endpoint); a request from nc_ireduce_ex() is waited
- *     for by one thread (a second one gets -EBUSY).  nc_set_timeout() and
+ *     for by one thread (a second one gets -EBUSY).  Ranks match
+ *     collectives by the order they start, so threads starting them at
+ *     once must do so in the same order on every rank.  nc_set_timeout() and
  *     nc_set_dist() change defaults without a lock: call them before
  *     sharing the endpoint;
  *   - an nc_ctl is one netlink socket and its last error: one thread at a
