@@ -371,14 +371,6 @@ _nc_bringup() {
 	_nc_dbg "bring-up: ${#_NC_HOSTS[@]} hosts, ${#_NC_SWITCHES[@]} switches"
 	cluster_down || return 1
 	if [ "$EUID" != 0 ]; then _nc_err "needs root"; return 1; fi
-	# Every emulated host's veth frames queue in one kernel's per-CPU
-	# backlog (1000 by default), where real hosts have a NIC ring each:
-	# give the guest's backlog room for the whole cluster, or a burst of
-	# many hosts shows up as local send refusals (drop_tx).  Global, so
-	# only in the throw-away test guest.
-	if [ "${NC_VM:-0}" = 1 ]; then
-		sysctl -qw net.core.netdev_max_backlog=$((1000 * (${#_NC_HOSTS[@]} + 1)))
-	fi
 	for h in "${_NC_HOSTS[@]}"; do opts+=" ${_NC_HOPT[$h]}"; done
 	for i in "${!_NC_TRUNKS[@]}"; do opts+=" ${_NC_TOPT[$i]}"; done
 	case "$opts" in *rate=*) mods+=(sch_tbf sch_prio) ;; esac
