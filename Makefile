@@ -50,7 +50,7 @@ user: $(USER_TARGETS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(NL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(NL_CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

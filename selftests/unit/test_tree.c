@@ -413,7 +413,7 @@ TEST(topo_order_files_and_specs)
 
 TEST(topo_order_rank_order_and_errors)
 {
-	uint32_t order[10], v;
+	uint32_t order[16], v;	/* 16: the chain:4x4 trees below */
 
 	CHECK_EQ(nc_tree_order_topo(NULL, 10, 3, order), 0);
 	for (v = 0; v < 10; v++)
