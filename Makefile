@@ -34,7 +34,8 @@ USER_TARGETS :=
 UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
-	bench-alltoall bench-reduce bench-auth bench-loss clean checkpatch sparse abi-check check-next
+	bench-alltoall bench-reduce bench-auth bench-loss clean checkpatch sparse abi-check check-next \
+	deb install-check
 
 all: module user
 
@@ -45,6 +46,7 @@ module:
 include userlib/build.mk
 include tools/build.mk
 include selftests/build.mk
+include install.mk
 
 user: $(USER_TARGETS)
 
@@ -117,6 +119,16 @@ checkpatch:
 
 abi-check: user
 	scripts/abi-check.sh
+
+# Debian packages (netcoll-dkms, libnetcoll0, libnetcoll-dev, netcoll-tools)
+# into $(B)/deb, lintian-checked; install-check installs, uses and removes
+# them in a guest whose root is an overlay (the host is not touched).
+deb:
+	scripts/build-debs.sh $(B)/deb
+
+install-check: deb
+	$(VM_RUN) --overlay --timeout 1800 --out $(B)/vm/install -- \
+		selftests/install/t_install.sh $(B)/deb
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

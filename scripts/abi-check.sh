@@ -3,6 +3,8 @@
 #   - build/libnetcoll.so exports exactly the functions the public headers
 #     declare (scripts/abi-symbols.sh), all in the version script, under
 #     the soname libnetcoll.so.<major>; nothing else is visible;
+#   - debian/libnetcoll0.symbols (the Debian symbols file) names exactly
+#     the version script's symbols, each under its version node;
 #   - the public headers are self-contained: a C program that includes
 #     only them (no uapi, no kernel header) builds and links against the
 #     shared library, as an application would.
@@ -31,6 +33,17 @@ fi
 other=$(nm -D --defined-only "$so" | awk '$2 != "T" && $2 != "A" { print $3 }')
 if [ -n "$other" ]; then
 	echo "abi-check: other exported symbols: $other"
+	status=1
+fi
+# name@NODE for every symbol of the version script, and the same from the
+# symbols file (dpkg-gensymbols checks that file against the built library).
+awk '/^NETCOLL_[0-9.]+ *\{/ { node = $1 }
+     /^\tnc_[a-z0-9_]*;$/ { s = $1; sub(/;$/, "", s); print s "@" node }' \
+	userlib/libnetcoll.map | sort >"$tmp/map-nodes"
+awk '/^ nc_/ { print $1 }' debian/libnetcoll0.symbols | sort >"$tmp/deb-symbols"
+if ! diff -u "$tmp/map-nodes" "$tmp/deb-symbols" >"$tmp/d3"; then
+	echo "abi-check: debian/libnetcoll0.symbols differs from the version script (- map, + symbols):"
+	sed -n '3,$p' "$tmp/d3" | grep '^[-+]'
 	status=1
 fi
 major=$(awk '$2 == "NC_LIB_VERSION_MAJOR" { print $3 }' userlib/include/netcoll.h)

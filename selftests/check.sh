@@ -2,8 +2,10 @@
 # Every test of netcoll in one run: user-space unit tests, the library's
 # boundary (abi-check), checkpatch and
 # sparse over the kernel code, a DKMS build, then the module tests inside a
-# QEMU guest (selftests/net/run-all.sh) on Debian's default kernel; the
-# module is also built for the 6.12 line (its guest suite: make check-next).  One TAP stream (selftests/lib/tap.sh): "ok N - name" or
+# QEMU guest (selftests/net/run-all.sh) on Debian's default kernel, the
+# Debian packages (built, lintian, then installed and removed in a guest:
+# selftests/install/t_install.sh); the module is also built for the 6.12
+# line (its guest suites: make check-next).  One TAP stream (selftests/lib/tap.sh): "ok N - name" or
 # "not ok N - name" per test, the plan, and a last line "N passed, N failed".
 #
 #   selftests/check.sh --kver KERNEL_RELEASE [--kver-next RELEASE] UNIT_TEST_BINARY...
@@ -75,6 +77,19 @@ vm_suite() {
 }
 vm_suite vm "$kver"
 
+# The Debian packages: built and lintian-clean, then installed, used and
+# removed in a guest on an overlay root: install_suite NAME KVER
+step debs scripts/build-debs.sh build/deb
+install_suite() {
+	local name=$1 kv=$2 status before=$TAP_FAILED
+	selftests/vm/run-vm.sh --kver "$kv" --overlay --timeout 1800 \
+		--out "build/vm/$name" -- selftests/install/t_install.sh build/deb \
+		>"$log/$name.log" 2>&1
+	status=$?
+	sub_run "$name" "$name/" "$log/$name.log" $status "$before"
+}
+[ -f build/deb/netcoll-dkms_*_all.deb ] && install_suite install "$kver"
+
 # The second kernel line (Debian 12's 6.12): the module built out of tree
 # for it, without warnings.  The in-guest suite on it is `make check-next`
 # (NC_CHECK_NEXT=1 here): not yet part of every run, because one run in
@@ -87,6 +102,7 @@ else
 	step "module-$kver_next" scripts/build-module.sh "$kver_next" "$next_dir"
 	if [ "${NC_CHECK_NEXT:-0}" = 1 ] && [ -f "$next_dir/kmod/netcoll.ko" ]; then
 		vm_suite vm-next "$kver_next" "$PWD/$next_dir/kmod/netcoll.ko"
+		[ -f build/deb/netcoll-dkms_*_all.deb ] && install_suite install-next "$kver_next"
 	fi
 fi
 

@@ -20,6 +20,8 @@ LIBNC_SONAME := libnetcoll.so.$(NC_LIB_MAJOR)
 LIBNC_A := $(B)/libnetcoll.a
 LIBNC_SO := $(B)/libnetcoll.so
 PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 
 $(LIBNC_A): $(LIBNC_OBJS)
 	@mkdir -p $(dir $@)
@@ -36,7 +38,8 @@ $(LIBNC_SO): $(B)/$(LIBNC_SONAME)
 
 $(B)/netcoll.pc: userlib/netcoll.pc.in userlib/include/netcoll.h
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(NC_LIB_MAJOR).$(NC_LIB_MINOR)|' $< > $@
 
 USER_TARGETS += $(LIBNC_A) $(LIBNC_SO) $(B)/netcoll.pc

@@ -6,7 +6,7 @@
 #                          [--mem MB] [--smp N]
 #                          [--out DIR] [--append KERNEL_ARGS] [--qemu ARG]...
 #                          [--dmesg-allow REGEX] [--no-dmesg-check] [--quiet]
-#                          -- COMMAND [ARGS...]
+#                          [--overlay] -- COMMAND [ARGS...]
 #
 # In the guest COMMAND runs under bash as root, cwd = the repository (same
 # absolute path as on the host), with NC_VM=1, NC_OUT=/run/ncout (a writable
@@ -19,6 +19,12 @@
 # without reporting a status (kernel panic, crash, early boot failure);
 # 120 when COMMAND succeeded but the kernel logged a warning/oops while it ran
 # (lines matching $NC_DMESG_BAD_RE below, not matching --dmesg-allow).
+#
+# --overlay: the guest's root is an overlay of a tmpfs over the host's
+# read-only root, so COMMAND may install packages (dpkg, dkms, depmod) as on
+# a real machine without touching the host; and the kernel's own module
+# requests (request_module: netlink families, char-major aliases) run the
+# root's /sbin/modprobe, so autoloading works as on an installed system.
 #
 # Kernel warnings are NOT turned into panics (no panic_on_warn, no oops=panic):
 # a WARN or an oops in the module under test fails the run through the dmesg
@@ -49,6 +55,7 @@ APPEND=""
 DMESG_ALLOW=""
 DMESG_CHECK=1
 QUIET=0
+OVERLAY=0
 QEMU_EXTRA=()
 
 while [ $# -gt 0 ]; do
@@ -64,6 +71,7 @@ while [ $# -gt 0 ]; do
 	--dmesg-allow) DMESG_ALLOW=${2:?}; shift 2 ;;
 	--no-dmesg-check) DMESG_CHECK=0; shift ;;
 	--quiet|-q) QUIET=1; shift ;;
+	--overlay) OVERLAY=1; shift ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
 	*) die "unknown option '$1' (COMMAND goes after --)" ;;
@@ -120,7 +128,7 @@ mod_add() { # NAME
 	done
 	MOD_ORDER+=("$n")
 }
-for m in virtio_pci 9pnet_virtio 9p; do mod_add "$m"; done
+for m in virtio_pci 9pnet_virtio 9p overlay; do mod_add "$m"; done
 
 # --- the guest's /init (busybox sh) -------------------------------------------
 # Parameters come from $NC_OUT/.vm/params (written per run below), so the
@@ -154,8 +162,25 @@ O9P="trans=virtio,version=9p2000.L,msize=262144"
 # The read-only root may be cached aggressively (cache=loose); the writable
 # results export and the repository use cache=none: what either side writes
 # is seen by the other at once.
-mount -t 9p -o "$O9P,ro,cache=loose" hostroot /newroot ||
-	{ msg "mounting the host root over 9p failed"; halt_now; }
+if grep -q 'nc\.overlay=1' /proc/cmdline; then
+	# A writable root: tmpfs over the host's, which stays untouched.
+	mkdir -p /lower /rw
+	mount -t 9p -o "$O9P,ro,cache=loose" hostroot /lower ||
+		{ msg "mounting the host root over 9p failed"; halt_now; }
+	mount -t tmpfs -o mode=0755 tmpfs /rw
+	mkdir -p /rw/upper /rw/work
+	mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work \
+		overlay /newroot || { msg "mounting the overlay root failed"; halt_now; }
+	# The kernel runs its module helper from its own root (this initramfs):
+	# hand the request to the guest root's modprobe.
+	mkdir -p /sbin
+	printf '#!/bin/busybox sh\nexec /bin/busybox chroot /newroot /sbin/modprobe "$@"\n' \
+		> /sbin/modprobe
+	chmod 755 /sbin/modprobe
+else
+	mount -t 9p -o "$O9P,ro,cache=loose" hostroot /newroot ||
+		{ msg "mounting the host root over 9p failed"; halt_now; }
+fi
 mount -t tmpfs -o mode=0755 tmpfs /newroot/run
 mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp
 mkdir -p /newroot/run/ncout
@@ -317,6 +342,7 @@ printf '%s' "$DMESG_ALLOW" > "$V/dmesg-allow"
 # --- boot --------------------------------------------------------------------
 CMDLINE="console=ttyS0 tsc=reliable clocksource=tsc panic=-1 loglevel=4"
 CMDLINE+=" 8250.nr_uarts=2 rdinit=/init$APPEND"
+[ "$OVERLAY" = 0 ] || CMDLINE+=" nc.overlay=1"
 QEMU=(qemu-system-x86_64 -accel tcg -m "$MEM" -smp "$SMP"
 	-nodefaults -nographic -no-reboot -nic none
 	-kernel "$BOOT_IMAGE" -initrd "$INITRD" -append "$CMDLINE"

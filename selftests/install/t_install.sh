@@ -1,0 +1,135 @@
+#!/bin/bash
+# The Debian packages on a machine, as a user installs them.  Runs in a
+# guest whose root is a tmpfs overlay over the host's (selftests/vm/run-vm.sh
+# --overlay), so dpkg, DKMS and depmod change nothing on the host:
+#   dpkg -i netcoll-dkms libnetcoll0 libnetcoll-dev netcoll-tools;
+#   DKMS built and installed the module for the running kernel;
+#   modprobe / modprobe -r; the first `nctl` call autoloads the module
+#   (generic netlink alias), and so does the first open of /dev/netcoll
+#   (char-major alias, node from modules.devname as systemd creates it);
+#   pkg-config; a program built against the installed header and library
+#   runs an allreduce and an alltoall on a 3-host emulated cluster;
+#   modprobe -r is clean; dpkg -r removes every file and DKMS forgets the
+#   module (modprobe no longer finds it).
+#
+#   t_install.sh DEB_DIR
+T_NAME=install
+source "$(dirname "$0")/../net/lib.sh"
+debs=$(cd "${1:?usage: t_install.sh DEB_DIR}" && pwd)
+kver=$(uname -r)
+NCTL=/usr/sbin/nctl	# the installed one, for lib.sh's helpers too
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+
+loaded() { grep -q '^netcoll ' /proc/modules; }
+ver=$(dpkg-deb -f "$(ls "$debs"/netcoll-dkms_*_all.deb)" Version)
+mapfile -t pkgs < <(ls "$debs"/{netcoll-dkms,libnetcoll0,libnetcoll-dev,netcoll-tools}_*.deb)
+
+if [ -w / ] && ! grep -q ' / 9p ' /proc/mounts; then :; else
+	t_fail "the root is not a writable overlay (run under run-vm.sh --overlay)"
+	t_done; exit
+fi
+loaded && rmmod netcoll
+[ -e /usr/sbin/nctl ] && { t_fail "netcoll is already installed on this root"; t_done; exit; }
+
+# --- install -----------------------------------------------------------------
+start=$(date +%s)
+t_check "dpkg -i the four packages (DKMS builds the module for $kver)" \
+	dpkg -i "${pkgs[@]}"
+echo "# dpkg -i took $(( $(date +%s) - start )) s"
+status=$(dkms status -m netcoll -v "$ver" -k "$kver" 2>&1)
+if grep -q "^netcoll/$ver, $kver, [^:]*: installed" <<<"$status"; then
+	t_ok "dkms status: $status"
+else
+	t_fail "dkms status: '$status'"
+fi
+ko=$(modinfo -n netcoll 2>&1)
+case "$ko" in
+/lib/modules/"$kver"/updates/dkms/netcoll.ko*) t_ok "modinfo finds DKMS's module ($ko)" ;;
+*) t_fail "modinfo -n netcoll: $ko" ;;
+esac
+t_expect_fail "the module is not loaded by the install" "^" loaded
+
+# --- modprobe and autoload ---------------------------------------------------
+t_check "modprobe netcoll" modprobe netcoll
+t_check "modprobe -r netcoll" modprobe -r netcoll
+t_expect_fail "unloaded" "^" loaded
+t_check "nctl dev show, the first call, loads the module (genl family alias)" \
+	nctl dev show
+t_check "... and it is loaded" loaded
+t_check "modprobe -r netcoll again" modprobe -r netcoll
+# What systemd-tmpfiles does at boot: the nodes of modules.devname.
+node=$(kmod static-nodes --format=tmpfiles | awk '$2 == "/dev/netcoll"')
+if [[ "$node" =~ ^c!?\ /dev/netcoll\ [0-7]+\ .*\ 10:249$ ]]; then
+	t_ok "modules.devname names /dev/netcoll (char 10:249)"
+else
+	t_fail "kmod static-nodes: '$node'"
+fi
+if grep -q '^KERNEL=="netcoll", MODE="0666", OPTIONS+="static_node=netcoll"' \
+	/usr/lib/udev/rules.d/60-netcoll.rules 2>/dev/null; then
+	t_ok "udev rule: the static node is 0666 like the module's"
+else
+	t_fail "no /usr/lib/udev/rules.d/60-netcoll.rules"
+fi
+# (no udevd in this guest: the node as udev leaves it with that rule)
+rm -f /dev/netcoll
+mknod -m 0666 /dev/netcoll c 10 249
+t_check "opening /dev/netcoll loads the module (char-major-10-249)" \
+	bash -c 'exec 3<>/dev/netcoll'
+t_check "... and it is loaded" loaded
+
+# --- build and run a program against the installed files ---------------------
+libs=$(pkg-config --libs netcoll 2>&1 | xargs)
+cflags=$(pkg-config --cflags netcoll 2>&1 | xargs)
+if [ "$libs" = "-lnetcoll" ] && [ "$(pkg-config --modversion netcoll)" = "$ver" ]; then
+	t_ok "pkg-config netcoll: libs '$libs', cflags '$cflags', version $ver"
+else
+	t_fail "pkg-config netcoll: libs '$libs', version $(pkg-config --modversion netcoll 2>&1)"
+fi
+app=/tmp/app_collective
+# shellcheck disable=SC2086 # pkg-config's words
+t_check "cc app_collective.c \$(pkg-config --cflags --libs netcoll)" \
+	cc -Wall -Wextra -Werror -o "$app" "$(dirname "$0")/app_collective.c" $cflags $libs
+# /lib is /usr/lib on Debian 12 (merged /usr): either path is the package's
+if ldd "$app" | grep -qE "libnetcoll.so.0 => (/usr)?/lib/$multiarch/libnetcoll.so.0 "; then
+	t_ok "it runs against the installed libnetcoll.so.0"
+else
+	t_fail "ldd: $(ldd "$app" | grep netcoll)"
+fi
+cluster_star 3 >"$T_LOG/cluster.log" 2>&1 || t_fail "cluster up"
+nc_comm_up 7 >"$T_LOG/comm.log" 2>&1 && t_ok "installed nctl: devices attached, communicator 7 on 3 hosts" ||
+	t_fail "nctl comm add ($(tail -n 2 "$T_LOG/comm.log" | tr '\n' ' '))"
+r=0
+pids=()
+for h in $(cluster_hosts); do
+	on "$h" "$app" 7 $r >"$T_LOG/app.$r.log" 2>&1 &
+	pids+=($!)
+	r=$((r + 1))
+done
+rc=0
+for p in "${pids[@]}"; do wait "$p" || rc=1; done
+if [ $rc -eq 0 ] && [ "$(cat "$T_LOG"/app.*.log | grep -c verified)" -eq 3 ]; then
+	t_ok "the program on 3 hosts: $(head -n 1 "$T_LOG/app.0.log")"
+else
+	t_fail "the program: $(cat "$T_LOG"/app.*.log | tr '\n' ' ')"
+fi
+cluster_down >/dev/null 2>&1
+
+# --- remove ------------------------------------------------------------------
+t_check "modprobe -r netcoll (nothing holds it)" modprobe -r netcoll
+t_expect_fail "unloaded" "^" loaded
+mapfile -t files < <(dpkg -L netcoll-dkms libnetcoll0 libnetcoll-dev netcoll-tools |
+	while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "$f"; done)
+t_check "dpkg -r the four packages" dpkg -r netcoll-tools libnetcoll-dev libnetcoll0 netcoll-dkms
+left=()
+for f in "${files[@]}" /lib/modules/"$kver"/updates/dkms/netcoll.ko*; do
+	[ -e "$f" ] || [ -L "$f" ] && left+=("$f")
+done
+if [ ${#files[@]} -gt 20 ] && [ ${#left[@]} -eq 0 ]; then
+	t_ok "every one of the ${#files[@]} installed files and the built module are gone"
+else
+	t_fail "left after dpkg -r (of ${#files[@]}): ${left[*]}"
+fi
+status=$(dkms status -m netcoll 2>&1)
+[ -z "$status" ] && t_ok "dkms status is empty" || t_fail "dkms status: $status"
+t_expect_fail "modprobe netcoll after removal: not found" "not found" modprobe netcoll
+t_done
