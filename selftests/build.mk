@@ -13,6 +13,8 @@ $(UNIT_TEST_BINS): $(B)/selftests/unit/%: $(B)/selftests/unit/%.o $(LIBNC_A)
 UNIT_TESTS += $(UNIT_TEST_BINS)
 # ncbench's UDP tree baseline, on the build host (needs build/ncbench).
 UNIT_TESTS += selftests/unit/udp_tree_check.sh
+# make install / uninstall into a staging directory.
+UNIT_TESTS += selftests/unit/make_install_check.sh
 
 NET_TEST_NAMES := nc_check nl_reject ep_errors nc_inject nc_red_check nc_hostile \
 		  nc_replay nc_churn
