@@ -1,7 +1,8 @@
 # netcoll — top-level build.
 #   make          module (kmod/netcoll.ko), libnetcoll (static + shared), tools
 #   make check    every test: unit tests, dkms build, module tests in a QEMU VM
-#   make demo     boot an emulated 8-host cluster and run a verified alltoall
+#   make demo     an emulated two-switch cluster: alltoall orders against the
+#                 bound (with a plot), verified alltoall and allreduce
 # Kernel build: KDIR defaults to the running kernel's build dir, else the
 # installed Debian headers.
 
@@ -88,6 +89,7 @@ bench-alltoall: all
 	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench -- selftests/net/bench_a2a.sh
 	@mkdir -p docs
 	cp $(B)/vm/bench/alltoall-bench.md docs/alltoall-bench.md
+	scripts/plot-bench.sh docs
 
 # Reductions: kernel against a UDP tree, CPU noise, multicast, the tree
 # latency model; the report lands in docs/.
@@ -95,6 +97,7 @@ bench-reduce: all
 	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-reduce -- selftests/net/bench_reduce.sh
 	@mkdir -p docs
 	cp $(B)/vm/bench-reduce/reduce-bench.md docs/reduce-bench.md
+	scripts/plot-bench.sh docs
 
 # Authenticated frames against none, side by side; the report lands in docs/.
 bench-auth: all

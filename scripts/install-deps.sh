@@ -4,7 +4,7 @@ set -euo pipefail
 pkgs=(build-essential pkg-config linux-headers-amd64 linux-image-amd64
       qemu-system-x86 busybox-static kmod cpio iproute2 util-linux xz-utils binutils
       libnl-3-dev libnl-genl-3-dev sparse dkms linux-source python3
-      dpkg-dev debhelper dh-dkms lintian)
+      dpkg-dev debhelper dh-dkms lintian gnuplot-nox)
 # The second kernel line (make check runs the module tests on both):
 # Debian 12's newest 6.12, image and headers, unless one is installed.
 if ! ls -d /usr/src/linux-headers-6.12*-amd64 2>/dev/null | grep -qv -- -rt-; then
