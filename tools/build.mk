@@ -3,7 +3,8 @@
 
 NCTL_SRCS := tools/nctl/nctl.c tools/nctl/util.c tools/nctl/dev.c \
 	     tools/nctl/comm.c tools/nctl/stats.c tools/nctl/monitor.c \
-	     tools/nctl/sched.c tools/nctl/tree.c
+	     tools/nctl/sched.c tools/nctl/tree.c tools/nctl/cmdl.c \
+	     tools/nctl/print.c
 NCTL_OBJS := $(NCTL_SRCS:%.c=$(B)/%.o)
 
 # sched.c computes schedules itself: it uses the library's internal headers.
