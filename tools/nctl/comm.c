@@ -12,16 +12,65 @@
 
 #include "nctl.h"
 
-static int usage(void)
+enum {
+	A_ID, A_DEV, A_RANK, A_MEMBERS, A_MEMBERS_FILE, A_COOKIE, A_TIMEOUT,
+	A_OSO, A_DEGREE, A_MCAST, A_OWNER, A_GROUP, A_KEY, A_MEM, A_RX_MEM,
+};
+
+static const struct opt add_opts[] = {
+	[A_ID] = { "id", OPT_VAL | OPT_REQ, "ID" },
+	[A_DEV] = { "dev", OPT_VAL | OPT_REQ, "IFNAME" },
+	[A_RANK] = { "rank", OPT_VAL | OPT_REQ, "RANK" },
+	[A_MEMBERS] = { "members", OPT_VAL, "ADDR[,ADDR...]" },
+	[A_MEMBERS_FILE] = { "members-file", OPT_VAL, "FILE" },
+	[A_COOKIE] = { "cookie", OPT_VAL, "COOKIE" },
+	[A_TIMEOUT] = { "timeout", OPT_VAL, "MS" },
+	[A_OSO] = { "oso", OPT_VAL, "N" },
+	[A_DEGREE] = { "degree", OPT_VAL, "F" },
+	[A_MCAST] = { "mcast", OPT_VAL, "ADDR" },
+	[A_OWNER] = { "owner", OPT_VAL, "USER" },
+	[A_GROUP] = { "group", OPT_VAL, "GROUP" },
+	[A_KEY] = { "key", OPT_VAL, "FILE" },
+	[A_MEM] = { "mem", OPT_VAL, "BYTES" },
+	[A_RX_MEM] = { "rx-mem", OPT_VAL, "BYTES" },
+	{ NULL }
+};
+
+/* "id ID", or ID alone. */
+static const struct opt del_opts[] = {
+	{ "id", OPT_VAL | OPT_POS | OPT_REQ, "ID" },
+	{ NULL }
+};
+
+static const struct opt show_opts[] = {
+	{ "id", OPT_VAL | OPT_POS, "ID" },
+	{ NULL }
+};
+
+static int comm_add(int argc, char **argv);
+static int comm_del(int argc, char **argv);
+static int comm_show(int argc, char **argv);
+static int usage(int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "add",	comm_add,	NULL,
+	  "add id ID dev IFNAME rank RANK MEMBERS\n"
+	  "                    [ cookie COOKIE ] [ timeout MS ]\n"
+	  "                    [ oso N ] [ degree F ] [ mcast ADDR ]\n"
+	  "                    [ owner USER ] [ group GROUP ] [ key FILE ]\n"
+	  "                    [ mem BYTES ] [ rx-mem BYTES ]" },
+	{ "del",	comm_del,	del_opts, NULL },
+	{ "delete",	comm_del,	NULL, NULL },
+	{ "show",	comm_show,	show_opts, NULL },
+	{ "list",	comm_show,	NULL, NULL },
+	{ "help",	usage,		NULL, NULL },
+	{ NULL }
+};
+
+static int usage(int argc, char **argv)
 {
-	printf("Usage: nctl comm add id ID dev IFNAME rank RANK MEMBERS\n"
-	       "                    [ cookie COOKIE ] [ timeout MS ]\n"
-	       "                    [ oso N ] [ degree F ] [ mcast ADDR ]\n"
-	       "                    [ owner USER ] [ group GROUP ] [ key FILE ]\n"
-	       "                    [ mem BYTES ] [ rx-mem BYTES ]\n"
-	       "       nctl comm del id ID\n"
-	       "       nctl comm show [ id ID ]\n"
-	       "MEMBERS := { members ADDR[,ADDR...] | members-file FILE }\n"
+	cmd_usage(stdout, "comm", cmds);
+	printf("MEMBERS := { members ADDR[,ADDR...] | members-file FILE }\n"
 	       "\n"
 	       "ID is 1..2147483647.  The members are the bearer addresses of all\n"
 	       "hosts in rank order, RANK is this host's.  A members file holds the\n"
@@ -43,6 +92,7 @@ static int usage(void)
 	       NETCOLL_TREE_DEGREE_DEFAULT, NC_KEY_MIN, NC_KEY_MAX);
 	return NCTL_OK;
 }
+
 
 /* The whole of a file (or stdin for "-"), NUL-terminated. */
 static char *read_file(const char *path)
@@ -163,117 +213,79 @@ static int read_key(const char *path, uint8_t *key, uint32_t *len)
 	return 0;
 }
 
+/* A u32 option's value, if given; 0 or the usage error. */
+static int opt_u32(const struct optv *v, const char *what, uint32_t *x)
+{
+	return v->val ? nctl_u32(v->val, what, x) : 0;
+}
+
 static int comm_add(int argc, char **argv)
 {
 	uint8_t key[NC_KEY_MAX + 1];
+	struct optv v[ARRAY_SIZE(add_opts)];
 	struct nc_comm_spec spec = { 0 };
-	const char *list = NULL, *file = NULL;
+	const char *list, *file;
 	struct nc_member *members = NULL;
 	uint8_t group[NC_ADDR_MAX];
-	int have_id = 0, have_rank = 0, ret = NCTL_USAGE, err, glen;
+	int ret = NCTL_USAGE, err, glen;
 	char *text = NULL;
 	size_t n;
 	nc_ctl *ctl;
 
-	for (; argc > 0; argc--, argv++) {
-		const char *kw = argv[0];
-
-		if (strcmp(kw, "id") == 0) {
-			if (nctl_next(&argc, &argv, kw) ||
-			    nctl_u32(argv[0], "id", &spec.id))
-				goto out;
-			have_id = 1;
-		} else if (strcmp(kw, "dev") == 0) {
-			if (nctl_next(&argc, &argv, kw))
-				goto out;
-			spec.ifname = argv[0];
-		} else if (strcmp(kw, "rank") == 0) {
-			if (nctl_next(&argc, &argv, kw) ||
-			    nctl_u32(argv[0], "rank", &spec.rank))
-				goto out;
-			have_rank = 1;
-		} else if (strcmp(kw, "members") == 0) {
-			if (nctl_next(&argc, &argv, kw))
-				goto out;
-			list = argv[0];
-		} else if (strcmp(kw, "members-file") == 0) {
-			if (nctl_next(&argc, &argv, kw))
-				goto out;
-			file = argv[0];
-		} else if (strcmp(kw, "cookie") == 0) {
-			if (nctl_next(&argc, &argv, kw) ||
-			    nctl_u64(argv[0], "cookie", &spec.cookie))
-				goto out;
-		} else if (strcmp(kw, "timeout") == 0) {
-			if (nctl_next(&argc, &argv, kw) ||
-			    nctl_u32(argv[0], "timeout", &spec.timeout_ms))
-				goto out;
-		} else if (strcmp(kw, "oso") == 0) {
-			if (nctl_next(&argc, &argv, kw) ||
-			    nctl_u32(argv[0], "oso", &spec.oso))
-				goto out;
-			if (spec.oso < 1 || spec.oso > NETCOLL_OSO_MAX) {
-				ret = nctl_usage("oso must be 1..%u", NETCOLL_OSO_MAX);
-				goto out;
-			}
-		} else if (strcmp(kw, "degree") == 0) {
-			if (nctl_next(&argc, &argv, kw) ||
-			    nctl_u32(argv[0], "degree", &spec.tree_degree))
-				goto out;
-			if (spec.tree_degree < 2 ||
-			    spec.tree_degree > NETCOLL_TREE_DEGREE_MAX) {
-				ret = nctl_usage("degree must be 2..%u",
-						 NETCOLL_TREE_DEGREE_MAX);
-				goto out;
-			}
-		} else if (strcmp(kw, "mcast") == 0) {
-			if (nctl_next(&argc, &argv, kw))
-				goto out;
-			glen = nc_parse_addr(argv[0], group, sizeof(group));
-			if (glen < 0) {
-				ret = nctl_usage("invalid multicast address \"%s\"",
-						 argv[0]);
-				goto out;
-			}
-			spec.mcast_addr = group;
-			spec.mcast_addr_len = (uint32_t)glen;
-		} else if (strcmp(kw, "owner") == 0) {
-			if (nctl_next(&argc, &argv, kw) ||
-			    parse_id_name(argv[0], 0, &spec.owner))
-				goto out;
-			spec.flags |= NC_COMM_SPEC_OWNER;
-		} else if (strcmp(kw, "group") == 0) {
-			if (nctl_next(&argc, &argv, kw) ||
-			    parse_id_name(argv[0], 1, &spec.group))
-				goto out;
-			spec.flags |= NC_COMM_SPEC_GROUP;
-		} else if (strcmp(kw, "key") == 0) {
-			if (nctl_next(&argc, &argv, kw))
-				goto out;
-			if (read_key(argv[0], key, &spec.key_len)) {
-				ret = NCTL_ERR;
-				goto out;
-			}
-			spec.key = key;
-			spec.flags |= NC_COMM_SPEC_KEY;
-		} else if (strcmp(kw, "mem") == 0) {
-			if (nctl_next(&argc, &argv, kw) ||
-			    nctl_u32(argv[0], "mem", &spec.mem_max))
-				goto out;
-			spec.flags |= NC_COMM_SPEC_MEM;
-		} else if (strcmp(kw, "rx-mem") == 0) {
-			if (nctl_next(&argc, &argv, kw) ||
-			    nctl_u32(argv[0], "rx-mem", &spec.rx_mem_max))
-				goto out;
-			spec.flags |= NC_COMM_SPEC_RX_MEM;
-		} else {
-			ret = nctl_usage("comm add: unexpected argument \"%s\"", kw);
+	ret = opt_parse(add_opts, v, argc, argv);
+	if (ret)
+		return ret;
+	ret = NCTL_USAGE;
+	list = v[A_MEMBERS].val;
+	file = v[A_MEMBERS_FILE].val;
+	if (!list && !file)
+		return nctl_usage("comm add needs members ADDR[,ADDR...] or members-file FILE");
+	if (list && file)
+		return nctl_usage("comm add: members and members-file exclude each other");
+	spec.ifname = v[A_DEV].val;
+	if (nctl_u32(v[A_ID].val, "id", &spec.id) ||
+	    nctl_u32(v[A_RANK].val, "rank", &spec.rank) ||
+	    (v[A_COOKIE].val && nctl_u64(v[A_COOKIE].val, "cookie", &spec.cookie)) ||
+	    opt_u32(&v[A_TIMEOUT], "timeout", &spec.timeout_ms) ||
+	    opt_u32(&v[A_OSO], "oso", &spec.oso) ||
+	    opt_u32(&v[A_DEGREE], "degree", &spec.tree_degree) ||
+	    opt_u32(&v[A_MEM], "mem", &spec.mem_max) ||
+	    opt_u32(&v[A_RX_MEM], "rx-mem", &spec.rx_mem_max))
+		return NCTL_USAGE;
+	if (v[A_OSO].val && (spec.oso < 1 || spec.oso > NETCOLL_OSO_MAX))
+		return nctl_usage("oso must be 1..%u", NETCOLL_OSO_MAX);
+	if (v[A_DEGREE].val && (spec.tree_degree < 2 ||
+				spec.tree_degree > NETCOLL_TREE_DEGREE_MAX))
+		return nctl_usage("degree must be 2..%u", NETCOLL_TREE_DEGREE_MAX);
+	if (v[A_MCAST].val) {
+		glen = nc_parse_addr(v[A_MCAST].val, group, sizeof(group));
+		if (glen < 0)
+			return nctl_usage("invalid multicast address \"%s\"",
+					  v[A_MCAST].val);
+		spec.mcast_addr = group;
+		spec.mcast_addr_len = (uint32_t)glen;
+	}
+	if (v[A_OWNER].val) {
+		if (parse_id_name(v[A_OWNER].val, 0, &spec.owner))
+			return NCTL_USAGE;
+		spec.flags |= NC_COMM_SPEC_OWNER;
+	}
+	if (v[A_GROUP].val) {
+		if (parse_id_name(v[A_GROUP].val, 1, &spec.group))
+			return NCTL_USAGE;
+		spec.flags |= NC_COMM_SPEC_GROUP;
+	}
+	if (v[A_MEM].val)
+		spec.flags |= NC_COMM_SPEC_MEM;
+	if (v[A_RX_MEM].val)
+		spec.flags |= NC_COMM_SPEC_RX_MEM;
+	if (v[A_KEY].val) {
+		if (read_key(v[A_KEY].val, key, &spec.key_len)) {
+			ret = NCTL_ERR;
 			goto out;
 		}
-	}
-	if (!have_id || !spec.ifname || !have_rank || (!list == !file)) {
-		ret = nctl_usage("comm add needs id, dev, rank and one of members, members-file");
-		goto out;
+		spec.key = key;
+		spec.flags |= NC_COMM_SPEC_KEY;
 	}
 	if (file) {
 		text = read_file(file);
@@ -328,17 +340,16 @@ out:
 	return ret;
 }
 
-/* "id ID" as the only arguments; optional for show. */
-static int parse_id(int argc, char **argv, int required, uint32_t *id)
+/* The id named on the command line; 0 when optional and absent. */
+static int parse_id(const struct opt *opts, int argc, char **argv, uint32_t *id)
 {
+	struct optv v[ARRAY_SIZE(del_opts)];
+	int ret = opt_parse(opts, v, argc, argv);
+
 	*id = 0;
-	if (argc == 0)
-		return required ? nctl_usage("communicator id missing") : 0;
-	if (strcmp(argv[0], "id") == 0 && nctl_next(&argc, &argv, "id"))
-		return NCTL_USAGE;
-	if (argc > 1)
-		return nctl_usage("unexpected argument \"%s\"", argv[1]);
-	return nctl_u32(argv[0], "id", id);
+	if (ret)
+		return ret;
+	return v[0].val ? nctl_u32(v[0].val, "id", id) : 0;
 }
 
 static int comm_del(int argc, char **argv)
@@ -347,7 +358,7 @@ static int comm_del(int argc, char **argv)
 	nc_ctl *ctl;
 	int err, ret;
 
-	ret = parse_id(argc, argv, 1, &id);
+	ret = parse_id(del_opts, argc, argv, &id);
 	if (ret)
 		return ret;
 	if (nctl_open(&ctl))
@@ -372,91 +383,85 @@ static const char *comm_state(enum nc_comm_state s)
 	       comm_states[s] : "unknown";
 }
 
-static void print_comm_text(const struct nc_comm_info *c)
+/*
+ * Text: a line of identity and state, one of rights and limits, one for
+ * each of alltoall and reductions, one per member.  JSON: one object.
+ */
+static void print_comm(const struct nc_comm_info *c)
 {
 	char ifname[NC_IFNAMSIZ + 8], addr[3 * NC_ADDR_MAX];
 	uint32_t r;
 
-	printf("comm %" PRIu32 " dev %s rank %" PRIu32 " size %" PRIu32,
-	       c->id, nctl_ifname(c->ifindex, ifname), c->rank, c->size);
+	open_json_object(NULL);
+	print_uint(PRINT_ANY, "id", "comm %u", c->id);
+	print_string(PRINT_ANY, "dev", " dev %s", nctl_ifname(c->ifindex, ifname));
+	print_uint(PRINT_JSON, "ifindex", NULL, c->ifindex);
+	print_uint(PRINT_ANY, "rank", " rank %u", c->rank);
+	print_uint(PRINT_ANY, "size", " size %u", c->size);
 	if (c->secrets)
-		printf(" cookie 0x%" PRIx64, c->cookie);
-	printf(" timeout %" PRIu32 " op_seq %" PRIu32 " %s%s\n",
-	       c->timeout_ms, c->op_seq, comm_state(c->state),
-	       c->bound ? " bound" : "");
-	printf("    owner %" PRIu32, c->owner);
+		print_u64(PRINT_ANY, "cookie", " cookie 0x%" PRIx64, c->cookie);
+	print_uint(PRINT_ANY, "timeout_ms", " timeout %u", c->timeout_ms);
+	print_uint(PRINT_ANY, "op_seq", " op_seq %u", c->op_seq);
+	print_string(PRINT_ANY, "state", " %s", comm_state(c->state));
+	print_bool(PRINT_JSON, "bound", NULL, c->bound);
+	if (c->bound)
+		print_text(" bound");
+	print_nl();
+
+	print_uint(PRINT_ANY, "owner", "    owner %u", c->owner);
 	if (c->group >= 0)
-		printf(" group %" PRId64, c->group);
-	printf(" auth %s mem %" PRIu32 " rx-mem %" PRIu32,
-	       c->auth ? "hmac-sha256" : "none", c->mem_max, c->rx_mem_max);
+		print_s64(PRINT_ANY, "group", " group %" PRId64, c->group);
+	print_bool(PRINT_JSON, "auth", NULL, c->auth);
+	print_text(" auth %s", c->auth ? "hmac-sha256" : "none");
+	print_uint(PRINT_ANY, "mem_max", " mem %u", c->mem_max);
+	print_uint(PRINT_ANY, "rx_mem_max", " rx-mem %u", c->rx_mem_max);
 	if (c->secrets)
-		printf(" epoch 0x%016" PRIx64, c->epoch);
-	putchar('\n');
+		print_u64(PRINT_ANY, "epoch", " epoch 0x%016" PRIx64, c->epoch);
+	print_nl();
+
+	print_uint(PRINT_JSON, "sched_phases", NULL, c->sched_phases);
+	print_uint(PRINT_JSON, "sched_syncs", NULL, c->sched_syncs);
 	if (c->sched_phases)
-		printf("    alltoall schedule: %" PRIu32 " phases, %" PRIu32
-		       " tokens sent per alltoall\n", c->sched_phases, c->sched_syncs);
+		print_text("    alltoall schedule: %u phases, %u tokens sent per alltoall\n",
+			   c->sched_phases, c->sched_syncs);
 	else
-		printf("    alltoall schedule: linear\n");
+		print_text("    alltoall schedule: linear\n");
+
 	/* a module without aggregation trees reports none of these */
-	if (c->oso || c->tree_degree || c->mcast_addr_len)
-		printf("    reductions: oso %" PRIu32 " degree %" PRIu32
-		       " agg_seq %" PRIu32 " mcast %s\n",
-		       c->oso, c->tree_degree, c->agg_seq,
-		       c->mcast_addr_len ? nc_format_addr(c->mcast_addr,
-							  c->mcast_addr_len, addr,
-							  sizeof(addr)) : "-");
-	for (r = 0; c->members && r < c->size; r++)
-		printf("    %5" PRIu32 " %s%s\n", r,
-		       nc_format_addr(c->members[r].addr, c->members[r].addr_len,
-				      addr, sizeof(addr)),
-		       r == c->rank ? " (this host)" : "");
-}
-
-static void print_comm_json(const struct nc_comm_info *c)
-{
-	char ifname[NC_IFNAMSIZ + 8], addr[3 * NC_ADDR_MAX];
-	uint32_t r;
-
-	printf("{\"id\":%" PRIu32 ",", c->id);
-	json_key("dev");
-	json_string(nctl_ifname(c->ifindex, ifname));
-	printf(",\"ifindex\":%" PRIu32 ",\"rank\":%" PRIu32 ",\"size\":%" PRIu32,
-	       c->ifindex, c->rank, c->size);
-	if (c->secrets)
-		printf(",\"cookie\":%" PRIu64 ",\"epoch\":%" PRIu64, c->cookie,
-		       c->epoch);
-	printf(",\"timeout_ms\":%" PRIu32
-	       ",\"op_seq\":%" PRIu32 ",\"bound\":%s"
-	       ",\"sched_phases\":%" PRIu32 ",\"sched_syncs\":%" PRIu32,
-	       c->timeout_ms, c->op_seq, c->bound ? "true" : "false",
-	       c->sched_phases, c->sched_syncs);
-	printf(",\"state\":\"%s\",\"owner\":%" PRIu32, comm_state(c->state),
-	       c->owner);
-	if (c->group >= 0)
-		printf(",\"group\":%" PRId64, c->group);
-	printf(",\"auth\":%s,\"mem_max\":%" PRIu32 ",\"rx_mem_max\":%" PRIu32,
-	       c->auth ? "true" : "false", c->mem_max, c->rx_mem_max);
-	printf(",\"oso\":%" PRIu32 ",\"tree_degree\":%" PRIu32
-	       ",\"agg_seq\":%" PRIu32, c->oso, c->tree_degree, c->agg_seq);
-	if (c->mcast_addr_len) {
-		putchar(',');
-		json_key("mcast");
-		json_string(nc_format_addr(c->mcast_addr, c->mcast_addr_len,
-					   addr, sizeof(addr)));
+	if (c->oso || c->tree_degree || c->mcast_addr_len) {
+		print_uint(PRINT_ANY, "oso", "    reductions: oso %u", c->oso);
+		print_uint(PRINT_ANY, "tree_degree", " degree %u", c->tree_degree);
+		print_uint(PRINT_ANY, "agg_seq", " agg_seq %u", c->agg_seq);
+		if (c->mcast_addr_len)
+			print_string(PRINT_ANY, "mcast", " mcast %s",
+				     nc_format_addr(c->mcast_addr, c->mcast_addr_len,
+						    addr, sizeof(addr)));
+		else
+			print_text(" mcast -");
+		print_nl();
+	} else {
+		print_uint(PRINT_JSON, "oso", NULL, c->oso);
+		print_uint(PRINT_JSON, "tree_degree", NULL, c->tree_degree);
+		print_uint(PRINT_JSON, "agg_seq", NULL, c->agg_seq);
 	}
+
 	if (c->members) {
-		fputs(",\"members\":[", stdout);
+		open_json_array("members");
 		for (r = 0; r < c->size; r++) {
-			printf("%s{\"rank\":%" PRIu32 ",", r ? "," : "", r);
-			json_key("address");
-			json_string(nc_format_addr(c->members[r].addr,
-						   c->members[r].addr_len,
-						   addr, sizeof(addr)));
-			putchar('}');
+			open_json_object(NULL);
+			print_uint(PRINT_ANY, "rank", "    %5u", r);
+			print_string(PRINT_ANY, "address", " %s",
+				     nc_format_addr(c->members[r].addr,
+						    c->members[r].addr_len,
+						    addr, sizeof(addr)));
+			if (r == c->rank)
+				print_text(" (this host)");
+			print_nl();
+			close_json_object();
 		}
-		putchar(']');
+		close_json_array();
 	}
-	putchar('}');
+	close_json_object();
 }
 
 static int comm_show(int argc, char **argv)
@@ -467,7 +472,7 @@ static int comm_show(int argc, char **argv)
 	nc_ctl *ctl;
 	int err, ret;
 
-	ret = parse_id(argc, argv, 0, &id);
+	ret = parse_id(show_opts, argc, argv, &id);
 	if (ret)
 		return ret;
 	if (nctl_open(&ctl))
@@ -480,19 +485,10 @@ static int comm_show(int argc, char **argv)
 		nc_ctl_close(ctl);
 		return ret;
 	}
-	if (nctl_json)
-		putchar('[');
-	for (i = 0; i < n; i++) {
-		if (nctl_json) {
-			if (i)
-				putchar(',');
-			print_comm_json(&comms[i]);
-		} else {
-			print_comm_text(&comms[i]);
-		}
-	}
-	if (nctl_json)
-		puts("]");
+	open_json_array(NULL);
+	for (i = 0; i < n; i++)
+		print_comm(&comms[i]);
+	close_json_array();
 	if (id)
 		nc_comm_info_free(&one);
 	else
@@ -503,20 +499,5 @@ static int comm_show(int argc, char **argv)
 
 int do_comm(int argc, char **argv)
 {
-	const char *verb;
-
-	if (argc == 0)
-		return comm_show(0, argv);
-	verb = argv[0];
-	argc--;
-	argv++;
-	if (matches(verb, "add"))
-		return comm_add(argc, argv);
-	if (matches(verb, "delete"))
-		return comm_del(argc, argv);
-	if (matches(verb, "show") || matches(verb, "list"))
-		return comm_show(argc, argv);
-	if (matches(verb, "help"))
-		return usage();
-	return nctl_usage("command \"%s\" of comm is unknown", verb);
+	return run_cmd("comm", cmds, argc, argv, "show");
 }

@@ -7,32 +7,52 @@
 
 #include "nctl.h"
 
-static int usage(void)
+/* "dev IFNAME", or IFNAME alone. */
+static const struct opt dev_opts[] = {
+	{ "dev", OPT_VAL | OPT_POS | OPT_REQ, "IFNAME" },
+	{ NULL }
+};
+
+static const struct opt show_opts[] = {
+	{ "dev", OPT_VAL | OPT_POS, "IFNAME" },
+	{ NULL }
+};
+
+static int dev_attach(int argc, char **argv);
+static int dev_detach(int argc, char **argv);
+static int dev_show(int argc, char **argv);
+static int usage(int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "attach",	dev_attach,	dev_opts, NULL },
+	{ "detach",	dev_detach,	dev_opts, NULL },
+	{ "show",	dev_show,	show_opts, NULL },
+	{ "list",	dev_show,	NULL, NULL },
+	{ "help",	usage,		NULL, NULL },
+	{ NULL }
+};
+
+static int usage(int argc, char **argv)
 {
-	printf("Usage: nctl dev attach dev IFNAME\n"
-	       "       nctl dev detach dev IFNAME\n"
-	       "       nctl dev show [ dev IFNAME ]\n"
-	       "\n"
+	cmd_usage(stdout, "dev", cmds);
+	printf("\n"
 	       "attach lets netcoll use IFNAME as a bearer (needs CAP_NET_ADMIN);\n"
 	       "detach stops it, failing the operations of its communicators.\n");
 	return NCTL_OK;
 }
 
-/* "dev IFNAME", or IFNAME alone; NULL ifname when optional and absent. */
-static int parse_dev(int argc, char **argv, int required, const char **ifname)
+/* The device named on the command line; NULL when optional and absent. */
+static int parse_dev(const struct opt *opts, int argc, char **argv,
+		     const char **ifname)
 {
-	*ifname = NULL;
-	if (argc > 0 && strcmp(argv[0], "dev") == 0) {
-		if (nctl_next(&argc, &argv, "dev"))
-			return NCTL_USAGE;
-	}
-	if (argc == 0)
-		return required ? nctl_usage("device name missing") : 0;
-	if (argc > 1)
-		return nctl_usage("unexpected argument \"%s\"", argv[1]);
-	if (strlen(argv[0]) >= NC_IFNAMSIZ)
-		return nctl_usage("device name \"%s\" is too long", argv[0]);
-	*ifname = argv[0];
+	struct optv v[ARRAY_SIZE(dev_opts)];
+	int ret = opt_parse(opts, v, argc, argv);
+
+	if (ret)
+		return ret;
+	*ifname = v[0].val;
+	if (*ifname && strlen(*ifname) >= NC_IFNAMSIZ)
+		return nctl_usage("device name \"%s\" is too long", *ifname);
 	return 0;
 }
 
@@ -41,77 +61,75 @@ static void print_dev(const struct nc_dev_info *d)
 	char addr[3 * NC_ADDR_MAX];
 
 	nc_format_addr(d->addr, d->addr_len, addr, sizeof(addr));
-	if (!nctl_json) {
-		printf("%s: ifindex %" PRIu32 " bearer %s mtu %" PRIu32
-		       " address %s\n", d->ifname, d->ifindex, d->bearer,
-		       d->mtu, addr);
-		return;
-	}
-	printf("{\"ifindex\":%" PRIu32 ",", d->ifindex);
-	json_key("ifname");
-	json_string(d->ifname);
-	putchar(',');
-	json_key("bearer");
-	json_string(d->bearer);
-	printf(",\"mtu\":%" PRIu32 ",", d->mtu);
-	json_key("address");
-	json_string(addr);
-	putchar('}');
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "ifname", "%s:", d->ifname);
+	print_uint(PRINT_ANY, "ifindex", " ifindex %u", d->ifindex);
+	print_string(PRINT_ANY, "bearer", " bearer %s", d->bearer);
+	print_uint(PRINT_ANY, "mtu", " mtu %u", d->mtu);
+	print_string(PRINT_ANY, "address", " address %s", addr);
+	print_nl();
+	close_json_object();
 }
 
-static int dev_show(nc_ctl *ctl, const char *ifname)
+static int dev_show(int argc, char **argv)
 {
 	struct nc_dev_info *devs;
+	const char *ifname;
 	size_t i, n;
+	nc_ctl *ctl;
 	int err;
 
-	err = nc_dev_list(ctl, ifname, &devs, &n);
+	err = parse_dev(show_opts, argc, argv, &ifname);
 	if (err)
-		return ifname ? nctl_lib_fail(ctl, err, "cannot show device %s", ifname)
-			      : nctl_lib_fail(ctl, err, "cannot list devices");
-	if (nctl_json)
-		putchar('[');
-	for (i = 0; i < n; i++) {
-		if (nctl_json && i)
-			putchar(',');
-		print_dev(&devs[i]);
+		return err;
+	if (nctl_open(&ctl))
+		return NCTL_ERR;
+	err = nc_dev_list(ctl, ifname, &devs, &n);
+	if (err) {
+		err = ifname ? nctl_lib_fail(ctl, err, "cannot show device %s", ifname)
+			     : nctl_lib_fail(ctl, err, "cannot list devices");
+		nc_ctl_close(ctl);
+		return err;
 	}
-	if (nctl_json)
-		puts("]");
+	open_json_array(NULL);
+	for (i = 0; i < n; i++)
+		print_dev(&devs[i]);
+	close_json_array();
 	free(devs);
+	nc_ctl_close(ctl);
 	return NCTL_OK;
+}
+
+static int dev_change(int argc, char **argv, int attach)
+{
+	const char *ifname;
+	nc_ctl *ctl;
+	int err;
+
+	err = parse_dev(dev_opts, argc, argv, &ifname);
+	if (err)
+		return err;
+	if (nctl_open(&ctl))
+		return NCTL_ERR;
+	err = attach ? nc_dev_attach(ctl, ifname) : nc_dev_detach(ctl, ifname);
+	if (err)
+		err = nctl_lib_fail(ctl, err, "cannot %s %s",
+				    attach ? "attach" : "detach", ifname);
+	nc_ctl_close(ctl);
+	return err ? NCTL_ERR : NCTL_OK;
+}
+
+static int dev_attach(int argc, char **argv)
+{
+	return dev_change(argc, argv, 1);
+}
+
+static int dev_detach(int argc, char **argv)
+{
+	return dev_change(argc, argv, 0);
 }
 
 int do_dev(int argc, char **argv)
 {
-	const char *verb = "show", *ifname;
-	int ret, err, show;
-	nc_ctl *ctl;
-
-	if (argc > 0) {
-		verb = argv[0];
-		argc--;
-		argv++;
-	}
-	if (matches(verb, "help"))
-		return usage();
-	show = matches(verb, "show") || matches(verb, "list");
-	if (!show && !matches(verb, "attach") && !matches(verb, "detach"))
-		return nctl_usage("command \"%s\" of dev is unknown", verb);
-	ret = parse_dev(argc, argv, !show, &ifname);
-	if (ret)
-		return ret;
-	if (nctl_open(&ctl))
-		return NCTL_ERR;
-	if (show) {
-		ret = dev_show(ctl, ifname);
-	} else if (matches(verb, "attach")) {
-		err = nc_dev_attach(ctl, ifname);
-		ret = err ? nctl_lib_fail(ctl, err, "cannot attach %s", ifname) : NCTL_OK;
-	} else {
-		err = nc_dev_detach(ctl, ifname);
-		ret = err ? nctl_lib_fail(ctl, err, "cannot detach %s", ifname) : NCTL_OK;
-	}
-	nc_ctl_close(ctl);
-	return ret;
+	return run_cmd("dev", cmds, argc, argv, "show");
 }

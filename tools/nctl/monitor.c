@@ -12,9 +12,20 @@
 
 #include "nctl.h"
 
+enum { M_COUNT, M_TIMEOUT, M_HELP };
+
+static const struct opt opts[] = {
+	[M_COUNT] = { "-n", OPT_VAL, "COUNT" },
+	[M_TIMEOUT] = { "--timeout", OPT_VAL, "MS" },
+	[M_HELP] = { "help", OPT_HIDE, NULL },
+	{ NULL }
+};
+
 static int usage(void)
 {
-	printf("Usage: nctl monitor [ -n COUNT ] [ --timeout MS ]\n"
+	fputs("Usage: nctl monitor", stdout);
+	opt_synopsis(stdout, opts);
+	printf("\n"
 	       "\n"
 	       "Prints netcoll events until COUNT events were seen or MS\n"
 	       "milliseconds passed.  Running out of time before COUNT events\n"
@@ -37,37 +48,26 @@ static void print_event(const struct nc_event *ev)
 	char name[16];
 	const char *err = errname(ev->error, name);
 
+	open_json_object(NULL);
 	if (ev->type == NC_EVENT_OP_FAILED) {
-		if (nctl_json) {
-			printf("{\"event\":\"op-failed\",\"comm\":%" PRIu32
-			       ",\"op_seq\":%" PRIu32 ",\"errno\":%d,", ev->comm_id,
-			       ev->op_seq, ev->error);
-			json_key("error");
-			json_string(err);
-			if (ev->peer_rank != UINT32_MAX)
-				printf(",\"peer\":%" PRIu32, ev->peer_rank);
-			puts("}");
-		} else {
-			printf("op-failed comm %" PRIu32 " op_seq %" PRIu32
-			       " error %s (%s)", ev->comm_id, ev->op_seq, err,
-			       nc_strerror(ev->error));
-			if (ev->peer_rank != UINT32_MAX)
-				printf(" peer %" PRIu32, ev->peer_rank);
-			putchar('\n');
-		}
-	} else if (nctl_json) {
-		fputs("{\"event\":\"dev-detached\",", stdout);
-		json_key("dev");
-		json_string(ev->ifname);
-		printf(",\"ifindex\":%" PRIu32 ",\"errno\":%d,", ev->ifindex,
-		       ev->error);
-		json_key("error");
-		json_string(err);
-		puts("}");
+		print_string(PRINT_ANY, "event", "%s", "op-failed");
+		print_uint(PRINT_ANY, "comm", " comm %u", ev->comm_id);
+		print_uint(PRINT_ANY, "op_seq", " op_seq %u", ev->op_seq);
+		print_int(PRINT_JSON, "errno", NULL, ev->error);
+		print_string(PRINT_ANY, "error", " error %s", err);
+		print_text(" (%s)", nc_strerror(ev->error));
+		if (ev->peer_rank != UINT32_MAX)
+			print_uint(PRINT_ANY, "peer", " peer %u", ev->peer_rank);
 	} else {
-		printf("dev-detached dev %s ifindex %" PRIu32 " reason %s (%s)\n",
-		       ev->ifname, ev->ifindex, err, nc_strerror(ev->error));
+		print_string(PRINT_ANY, "event", "%s", "dev-detached");
+		print_string(PRINT_ANY, "dev", " dev %s", ev->ifname);
+		print_uint(PRINT_ANY, "ifindex", " ifindex %u", ev->ifindex);
+		print_int(PRINT_JSON, "errno", NULL, ev->error);
+		print_string(PRINT_ANY, "error", " reason %s", err);
+		print_text(" (%s)", nc_strerror(ev->error));
 	}
+	print_nl();
+	close_json_object();
 	/* Whoever reads a pipe wants each event as it happens. */
 	fflush(stdout);
 }
@@ -84,26 +84,19 @@ int do_monitor(int argc, char **argv)
 {
 	uint32_t count = 0, timeout = 0, seen = 0;
 	long long deadline = 0, left;
+	struct optv v[ARRAY_SIZE(opts)];
 	struct nc_event ev;
-	int have_timeout = 0, err, ret = NCTL_OK;
+	int have_timeout, err, ret = NCTL_OK;
 	nc_ctl *ctl;
 
-	for (; argc > 0; argc--, argv++) {
-		if (strcmp(argv[0], "-n") == 0) {
-			if (nctl_next(&argc, &argv, "-n") ||
-			    nctl_u32(argv[0], "count", &count))
-				return NCTL_USAGE;
-		} else if (strcmp(argv[0], "--timeout") == 0) {
-			if (nctl_next(&argc, &argv, "--timeout") ||
-			    nctl_u32(argv[0], "timeout", &timeout))
-				return NCTL_USAGE;
-			have_timeout = 1;
-		} else if (matches(argv[0], "help")) {
-			return usage();
-		} else {
-			return nctl_usage("monitor: unexpected argument \"%s\"", argv[0]);
-		}
-	}
+	if (opt_parse(opts, v, argc, argv))
+		return NCTL_USAGE;
+	if (v[M_HELP].val)
+		return usage();
+	if ((v[M_COUNT].val && nctl_u32(v[M_COUNT].val, "count", &count)) ||
+	    (v[M_TIMEOUT].val && nctl_u32(v[M_TIMEOUT].val, "timeout", &timeout)))
+		return NCTL_USAGE;
+	have_timeout = v[M_TIMEOUT].val != NULL;
 	if (nctl_open(&ctl))
 		return NCTL_ERR;
 	err = nc_ctl_subscribe(ctl);

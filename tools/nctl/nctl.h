@@ -8,12 +8,13 @@
 #include "netcoll.h"
 #include "netcoll_plan.h"
 
+#include "cmdl.h"
+#include "print.h"
+
 /* Exit statuses. */
 #define NCTL_OK		0
 #define NCTL_ERR	1	/* the request failed */
 #define NCTL_USAGE	2	/* the command line is wrong */
-
-extern int nctl_json;		/* -j: JSON output */
 
 /* Each object: argv[0] is the first word after the object name. */
 int do_dev(int argc, char **argv);
@@ -35,14 +36,9 @@ int nctl_lib_fail(nc_ctl *ctl, int err, const char *fmt, ...)
 int nctl_open(nc_ctl **ctl);
 
 /* Command-line values; 0 on success, else the error is already printed. */
-int nctl_next(int *argc, char ***argv, const char *keyword);
 int nctl_u32(const char *text, const char *what, uint32_t *v);
 int nctl_u32_quiet(const char *text, uint32_t *v);
 int nctl_u64(const char *text, const char *what, uint64_t *v);
-
-/* JSON output helpers (stdout). */
-void json_string(const char *s);
-void json_key(const char *key);		/* "key": */
 
 /* Interface name for an index in this namespace, or "if<N>". */
 const char *nctl_ifname(uint32_t ifindex, char buf[NC_IFNAMSIZ + 8]);

@@ -13,12 +13,48 @@
 #include "nctl.h"
 #include "sched.h"
 
-static int usage(void)
+enum { S_TOPO, S_KIND, S_PHASES, S_RANK };
+
+static const struct opt show_opts[] = {
+	[S_TOPO] = { "topo", OPT_VAL | OPT_REQ, "{ FILE | SPEC }" },
+	[S_KIND] = { "kind", OPT_VAL, "KIND" },
+	[S_PHASES] = { "phases", 0, NULL },
+	[S_RANK] = { "rank", OPT_VAL, "R" },
+	{ NULL }
+};
+
+enum { I_ID, I_TOPO, I_KIND };
+
+static const struct opt install_opts[] = {
+	[I_ID] = { "id", OPT_VAL | OPT_REQ, "ID" },
+	[I_TOPO] = { "topo", OPT_VAL | OPT_REQ, "{ FILE | SPEC }" },
+	[I_KIND] = { "kind", OPT_VAL, "KIND" },
+	{ NULL }
+};
+
+static const struct opt del_opts[] = {
+	{ "id", OPT_VAL | OPT_REQ, "ID" },
+	{ NULL }
+};
+
+static int sched_show(int argc, char **argv);
+static int sched_install(int argc, char **argv);
+static int sched_del(int argc, char **argv);
+static int usage(int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "show",	sched_show,	show_opts, NULL },
+	{ "install",	sched_install,	install_opts, NULL },
+	{ "del",	sched_del,	del_opts, NULL },
+	{ "delete",	sched_del,	NULL, NULL },
+	{ "help",	usage,		NULL, NULL },
+	{ NULL }
+};
+
+static int usage(int argc, char **argv)
 {
-	printf("Usage: nctl sched show topo { FILE | SPEC } [ kind KIND ] [ phases ] [ rank R ]\n"
-	       "       nctl sched install id ID topo { FILE | SPEC } [ kind KIND ]\n"
-	       "       nctl sched del id ID\n"
-	       "KIND := { aapc | opt | xor | lin }   (default aapc; the others need a fat tree)\n"
+	cmd_usage(stdout, "sched", cmds);
+	printf("KIND := { aapc | opt | xor | lin }   (default aapc; the others need a fat tree)\n"
 	       "SPEC := { star:N | chain:SxH | random:S:H:SEED | ft:L:M1,..,ML | xgft:h:m1,..:w1,.. }\n"
 	       "\n"
 	       "aapc is Faraj & Yuan's contention-free schedule with pairwise\n"
@@ -67,43 +103,48 @@ static int load_topo(struct nc_topo *t, const char *topology)
 static void print_report(const struct nc_topo *t, const struct nc_sched_report *r,
 			 double ms)
 {
+	enum output_type tree = t->is_tree ? PRINT_ANY : PRINT_JSON;
 	double bound = nc_topo_a2a_bound_ns(t);
 	uint32_t l;
 
-	if (nctl_json) {
-		printf("{\"hosts\":%u,\"phases\":%u,\"ok\":%s,", t->nhosts, r->nphases,
-		       r->ok ? "true" : "false");
-		json_key("why");
-		json_string(r->why);
-		printf(",\"pairs_missing\":%u,\"pairs_repeated\":%u,"
-		       "\"bottleneck_load\":%u,\"max_edge_load\":%u,"
-		       "\"contended_phases\":%u,\"syncs\":%u,\"syncs_unpruned\":%u,"
-		       "\"compute_ms\":%.3f,\"bound_ns_per_byte\":%.3f,\"levels\":[",
-		       r->pairs_missing, r->pairs_repeated, r->bottleneck_load,
-		       r->max_edge_load, r->contended_phases, r->nsyncs,
-		       r->nsyncs_unpruned, ms, bound);
-		for (l = 1; l < r->ft_levels; l++)
-			printf("%s{\"level\":%u,\"max\":%u,\"bmin\":%u}", l > 1 ? "," : "",
-			       l, r->level_max[l], r->level_bmin[l]);
-		puts("]}");
-		return;
+	open_json_object(NULL);
+	print_uint(PRINT_ANY, "hosts", "hosts %u", t->nhosts);
+	print_uint(PRINT_ANY, "phases", " phases %u", r->nphases);
+	print_float(PRINT_ANY, "compute_ms", " computed in %.3f ms\n", ms);
+	print_bool(PRINT_JSON, "ok", NULL, r->ok);
+	print_text("verifier: %s", r->ok ? "ok" : "FAILED");
+	print_string(PRINT_JSON, "why", NULL, r->why);
+	if (r->why[0])
+		print_text(": %s", r->why);
+	print_nl();
+	print_uint(PRINT_ANY, "pairs_missing", "  pairs missing %u", r->pairs_missing);
+	print_uint(PRINT_ANY, "pairs_repeated", " repeated %u\n", r->pairs_repeated);
+	print_uint(tree, "bottleneck_load", "  bottleneck load %u", r->bottleneck_load);
+	print_uint(tree, "max_edge_load", ", max edge load per phase %u",
+		   r->max_edge_load);
+	print_uint(tree, "contended_phases", ", contended phases %u\n",
+		   r->contended_phases);
+	open_json_array("levels");
+	for (l = 1; l < r->ft_levels; l++) {
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "level", "  level %u", l);
+		print_uint(PRINT_ANY, "max", ": max %u messages per subtree and phase",
+			   r->level_max[l]);
+		print_uint(PRINT_ANY, "bmin", ", B_min %u", r->level_bmin[l]);
+		if (r->level_max[l] > r->level_bmin[l])
+			print_text("  (above the bound)");
+		print_nl();
+		close_json_object();
 	}
-	printf("hosts %u phases %u computed in %.3f ms\n", t->nhosts, r->nphases, ms);
-	printf("verifier: %s%s%s\n", r->ok ? "ok" : "FAILED", r->why[0] ? ": " : "",
-	       r->why);
-	printf("  pairs missing %u repeated %u\n", r->pairs_missing, r->pairs_repeated);
-	if (t->is_tree)
-		printf("  bottleneck load %u, max edge load per phase %u, contended phases %u\n",
-		       r->bottleneck_load, r->max_edge_load, r->contended_phases);
-	for (l = 1; l < r->ft_levels; l++)
-		printf("  level %u: max %u messages per subtree and phase, B_min %u%s\n",
-		       l, r->level_max[l], r->level_bmin[l],
-		       r->level_max[l] > r->level_bmin[l] ? "  (above the bound)" : "");
-	printf("  syncs %u (%u before removing redundant ones)\n", r->nsyncs,
-	       r->nsyncs_unpruned);
+	close_json_array();
+	print_uint(PRINT_ANY, "syncs", "  syncs %u", r->nsyncs);
+	print_uint(PRINT_ANY, "syncs_unpruned", " (%u before removing redundant ones)\n",
+		   r->nsyncs_unpruned);
+	print_float(PRINT_JSON, "bound_ns_per_byte", "%.3f", bound);
 	if (bound > 0)
-		printf("  physical bound: %.1f us per KiB of message size\n",
-		       bound * 1024 / 1e3);
+		print_text("  physical bound: %.1f us per KiB of message size\n",
+			   bound * 1024 / 1e3);
+	close_json_object();
 }
 
 static void print_phases(const struct nc_a2a_plan *p)
@@ -111,10 +152,10 @@ static void print_phases(const struct nc_a2a_plan *p)
 	uint32_t ph, m;
 
 	for (ph = 0; ph < p->nphases; ph++) {
-		printf("phase %u:", ph);
+		print_text("phase %u:", ph);
 		for (m = p->first[ph]; m < p->first[ph + 1]; m++)
-			printf(" %u->%u", p->src[m], p->dst[m]);
-		putchar('\n');
+			print_text(" %u->%u", p->src[m], p->dst[m]);
+		print_nl();
 	}
 }
 
@@ -130,56 +171,46 @@ static int print_slice(const struct nc_a2a_plan *p, uint32_t rank)
 
 		if (ph->send_to == NC_TOPO_NONE && ph->recv_from == NC_TOPO_NONE)
 			continue;
-		printf("phase %u:", i);
+		print_text("phase %u:", i);
 		if (ph->nsync_in) {
-			printf(" wait");
+			print_text(" wait");
 			for (j = 0; j < ph->nsync_in; j++)
-				printf(" %u", s.sync_in[ph->sync_in_first + j]);
-			printf(";");
+				print_text(" %u", s.sync_in[ph->sync_in_first + j]);
+			print_text(";");
 		}
 		if (ph->send_to != NC_TOPO_NONE)
-			printf(" send %u", ph->send_to);
+			print_text(" send %u", ph->send_to);
 		if (ph->recv_from != NC_TOPO_NONE)
-			printf(" recv %u", ph->recv_from);
+			print_text(" recv %u", ph->recv_from);
 		for (j = 0; j < ph->nsync_out; j++)
-			printf("%s %u@%u", j ? "," : "; then token", s.sync_out[ph->sync_out_first + j].rank,
-			       s.sync_out[ph->sync_out_first + j].phase);
-		putchar('\n');
+			print_text("%s %u@%u", j ? "," : "; then token",
+				   s.sync_out[ph->sync_out_first + j].rank,
+				   s.sync_out[ph->sync_out_first + j].phase);
+		print_nl();
 	}
 	nc_a2a_slice_free(&s);
 	return NCTL_OK;
 }
 
-static int do_show(int argc, char **argv)
+static int sched_show(int argc, char **argv)
 {
+	struct optv v[ARRAY_SIZE(show_opts)];
 	enum nc_sched_kind kind = NC_SCHED_AAPC;
-	const char *topology = NULL;
+	const char *topology;
 	struct nc_a2a_plan p = { 0 };
 	struct nc_sched_report r;
-	int phases = 0, ret = NCTL_OK, err;
+	int ret = NCTL_OK, err;
 	uint32_t rank = UINT32_MAX;
 	struct timespec a, b;
 	struct nc_topo t;
 
-	for (; argc > 0; argc--, argv++) {
-		if (matches(argv[0], "topo")) {
-			if (nctl_next(&argc, &argv, "topo"))
-				return NCTL_USAGE;
-			topology = argv[0];
-		} else if (matches(argv[0], "kind")) {
-			if (nctl_next(&argc, &argv, "kind") || parse_kind(argv[0], &kind))
-				return NCTL_USAGE;
-		} else if (matches(argv[0], "phases")) {
-			phases = 1;
-		} else if (matches(argv[0], "rank")) {
-			if (nctl_next(&argc, &argv, "rank") || nctl_u32(argv[0], "rank", &rank))
-				return NCTL_USAGE;
-		} else {
-			return nctl_usage("unexpected argument \"%s\"", argv[0]);
-		}
-	}
-	if (!topology)
-		return nctl_usage("sched show needs topo FILE|SPEC");
+	ret = opt_parse(show_opts, v, argc, argv);
+	if (ret)
+		return ret;
+	topology = v[S_TOPO].val;
+	if ((v[S_KIND].val && parse_kind(v[S_KIND].val, &kind)) ||
+	    (v[S_RANK].val && nctl_u32(v[S_RANK].val, "rank", &rank)))
+		return NCTL_USAGE;
 	if (load_topo(&t, topology))
 		return NCTL_ERR;
 	clock_gettime(CLOCK_MONOTONIC, &a);
@@ -194,9 +225,10 @@ static int do_show(int argc, char **argv)
 		goto out;
 	}
 	print_report(&t, &r, (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
-	if (phases && !nctl_json)
+	/* the phases and a rank's slice are text only */
+	if (v[S_PHASES].val && !is_json_context())
 		print_phases(&p);
-	if (rank != UINT32_MAX && !nctl_json)
+	if (v[S_RANK].val && !is_json_context())
 		ret = print_slice(&p, rank);
 	if (!r.ok)
 		ret = NCTL_ERR;
@@ -206,36 +238,21 @@ out:
 	return ret;
 }
 
-static int do_install(int argc, char **argv, int del)
+/* install, or del without topo and kind. */
+static int sched_change(const struct optv *v, int del)
 {
 	enum nc_sched_kind kind = NC_SCHED_AAPC;
-	const char *topology = NULL;
-	uint32_t id = 0;
-	int have_id = 0, err;
+	uint32_t id;
 	nc_ctl *ctl;
+	int err;
 
-	for (; argc > 0; argc--, argv++) {
-		if (matches(argv[0], "id")) {
-			if (nctl_next(&argc, &argv, "id") || nctl_u32(argv[0], "id", &id))
-				return NCTL_USAGE;
-			have_id = 1;
-		} else if (!del && matches(argv[0], "topo")) {
-			if (nctl_next(&argc, &argv, "topo"))
-				return NCTL_USAGE;
-			topology = argv[0];
-		} else if (!del && matches(argv[0], "kind")) {
-			if (nctl_next(&argc, &argv, "kind") || parse_kind(argv[0], &kind))
-				return NCTL_USAGE;
-		} else {
-			return nctl_usage("unexpected argument \"%s\"", argv[0]);
-		}
-	}
-	if (!have_id || (!del && !topology))
-		return nctl_usage(del ? "sched del needs id ID" :
-				  "sched install needs id ID and topo FILE|SPEC");
+	if (nctl_u32(v[I_ID].val, "id", &id) ||
+	    (!del && v[I_KIND].val && parse_kind(v[I_KIND].val, &kind)))
+		return NCTL_USAGE;
 	if (nctl_open(&ctl))
 		return NCTL_ERR;
-	err = del ? nc_sched_remove(ctl, id) : nc_sched_install(ctl, id, topology, kind);
+	err = del ? nc_sched_remove(ctl, id) :
+		    nc_sched_install(ctl, id, v[I_TOPO].val, kind);
 	if (err)
 		nctl_lib_fail(ctl, err, "%s schedule of communicator %u",
 			      del ? "cannot delete the" : "cannot install the", id);
@@ -243,15 +260,24 @@ static int do_install(int argc, char **argv, int del)
 	return err ? NCTL_ERR : NCTL_OK;
 }
 
+static int sched_install(int argc, char **argv)
+{
+	struct optv v[ARRAY_SIZE(install_opts)];
+	int ret = opt_parse(install_opts, v, argc, argv);
+
+	return ret ? ret : sched_change(v, 0);
+}
+
+static int sched_del(int argc, char **argv)
+{
+	struct optv v[ARRAY_SIZE(install_opts)];
+	int ret = opt_parse(del_opts, v, argc, argv);
+
+	/* del_opts is install_opts' first entry, I_ID */
+	return ret ? ret : sched_change(v, 1);
+}
+
 int do_sched(int argc, char **argv)
 {
-	if (argc == 0 || matches(argv[0], "help"))
-		return usage();
-	if (matches(argv[0], "show"))
-		return do_show(argc - 1, argv + 1);
-	if (matches(argv[0], "install"))
-		return do_install(argc - 1, argv + 1, 0);
-	if (matches(argv[0], "delete"))
-		return do_install(argc - 1, argv + 1, 1);
-	return nctl_usage("command \"%s\" of sched is unknown", argv[0]);
+	return run_cmd("sched", cmds, argc, argv, "help");
 }

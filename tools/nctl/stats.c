@@ -5,28 +5,39 @@
 
 #include "nctl.h"
 
-static int usage(void)
+static const struct opt show_opts[] = {
+	{ NULL }
+};
+
+static int stats_show(int argc, char **argv);
+static int usage(int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "show",	stats_show,	NULL, "[ show ]" },
+	{ "help",	usage,		NULL, NULL },
+	{ NULL }
+};
+
+static int usage(int argc, char **argv)
 {
-	printf("Usage: nctl stats [ show ]\n"
-	       "\n"
+	cmd_usage(stdout, "stats", cmds);
+	printf("\n"
 	       "Prints every netcoll counter of this network namespace, zeros\n"
 	       "included.\n");
 	return NCTL_OK;
 }
 
-int do_stats(int argc, char **argv)
+static int stats_show(int argc, char **argv)
 {
+	struct optv v[ARRAY_SIZE(show_opts)];
 	struct nc_stats st;
 	unsigned int i;
-	int err, first = 1;
 	nc_ctl *ctl;
+	int err;
 
-	if (argc > 0 && matches(argv[0], "help"))
-		return usage();
-	if (argc > 0 && !matches(argv[0], "show"))
-		return nctl_usage("command \"%s\" of stats is unknown", argv[0]);
-	if (argc > 1)
-		return nctl_usage("unexpected argument \"%s\"", argv[1]);
+	err = opt_parse(show_opts, v, argc, argv);
+	if (err)
+		return err;
 	if (nctl_open(&ctl))
 		return NCTL_ERR;
 	err = nc_stats_get(ctl, &st);
@@ -35,8 +46,7 @@ int do_stats(int argc, char **argv)
 		nc_ctl_close(ctl);
 		return NCTL_ERR;
 	}
-	if (nctl_json)
-		putchar('{');
+	open_json_object(NULL);
 	for (i = 0; i < NC_STAT_MAX; i++) {
 		const char *name = nc_stat_name(i);
 		char unnamed[16];
@@ -48,18 +58,15 @@ int do_stats(int argc, char **argv)
 			snprintf(unnamed, sizeof(unnamed), "stat_%u", i);
 			name = unnamed;
 		}
-		if (nctl_json) {
-			if (!first)
-				putchar(',');
-			json_key(name);
-			printf("%" PRIu64, st.value[i]);
-		} else {
-			printf("%-16s %" PRIu64 "\n", name, st.value[i]);
-		}
-		first = 0;
+		print_string(PRINT_FP, NULL, "%-16s ", name);
+		print_u64(PRINT_ANY, name, "%" PRIu64 "\n", st.value[i]);
 	}
-	if (nctl_json)
-		puts("}");
+	close_json_object();
 	nc_ctl_close(ctl);
 	return NCTL_OK;
+}
+
+int do_stats(int argc, char **argv)
+{
+	return run_cmd("stats", cmds, argc, argv, "show");
 }

@@ -21,15 +21,76 @@
 #define FMAX_DEFAULT	16
 #define PLAN_SIZE_MAX	(1U << 20)
 
-static int usage(void)
+/* "comm ID" (or "id ID") and "index N": show and del. */
+enum { C_COMM, C_ID, C_INDEX };
+
+static const struct opt comm_opts[] = {
+	[C_COMM] = { "comm", OPT_VAL | OPT_REQ, "ID" },
+	[C_ID] = { "id", OPT_ALIAS, NULL },
+	[C_INDEX] = { "index", OPT_VAL, "N" },
+	{ NULL }
+};
+
+enum { I_COMM, I_ID, I_DEGREE, I_MODEL, I_FMAX, I_TREES, I_TOPOLOGY };
+
+static const struct opt install_opts[] = {
+	[I_COMM] = { "comm", OPT_VAL | OPT_REQ, "ID" },
+	[I_ID] = { "id", OPT_ALIAS, NULL },
+	[I_DEGREE] = { "degree", OPT_VAL, "F" },
+	[I_MODEL] = { "model", OPT_COUNT(3, 4), "L R C [ CONST ]" },
+	[I_FMAX] = { "fmax", OPT_VAL, "F" },
+	[I_TREES] = { "trees", OPT_VAL, "N" },
+	[I_TOPOLOGY] = { "topology", OPT_VAL, "{ FILE | SPEC }" },
+	{ NULL }
+};
+
+/* L R C [CONST] need no keyword; they are the numbers among the words. */
+enum { M_SIZE, M_COSTS, M_FMAX };
+
+static const struct opt model_opts[] = {
+	[M_SIZE] = { "size", OPT_VAL | OPT_REQ, "P" },
+	[M_COSTS] = { "L R C", OPT_COUNT(3, 4) | OPT_POS | OPT_NOKEY | OPT_REQ,
+		      "L R C [ CONST ]" },
+	[M_FMAX] = { "fmax", OPT_VAL, "F" },
+	{ NULL }
+};
+
+enum { P_SIZE, P_DEGREE, P_TREES, P_TOPOLOGY };
+
+static const struct opt plan_opts[] = {
+	[P_SIZE] = { "size", OPT_VAL, "P" },
+	[P_DEGREE] = { "degree", OPT_VAL | OPT_REQ, "F" },
+	[P_TREES] = { "trees", OPT_VAL, "N" },
+	[P_TOPOLOGY] = { "topology", OPT_VAL, "{ FILE | SPEC }" },
+	{ NULL }
+};
+
+static int tree_show(int argc, char **argv);
+static int tree_install(int argc, char **argv);
+static int tree_del(int argc, char **argv);
+static int tree_model(int argc, char **argv);
+static int tree_plan(int argc, char **argv);
+static int usage(int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "show",	tree_show,	comm_opts, NULL },
+	{ "list",	tree_show,	NULL, NULL },
+	{ "install",	tree_install,	NULL,
+	  "install comm ID [ degree F | model L R C [ CONST ] [ fmax F ] ]\n"
+	  "                         [ trees N ] [ topology { FILE | SPEC } ]" },
+	{ "del",	tree_del,	comm_opts, NULL },
+	{ "delete",	tree_del,	NULL, NULL },
+	{ "model",	tree_model,	model_opts, NULL },
+	{ "plan",	tree_plan,	NULL,
+	  "plan { size P | topology { FILE | SPEC } } degree F [ trees N ]" },
+	{ "help",	usage,		NULL, NULL },
+	{ NULL }
+};
+
+static int usage(int argc, char **argv)
 {
-	printf("Usage: nctl tree show comm ID [ index N ]\n"
-	       "       nctl tree install comm ID [ degree F | model L R C [ CONST ] [ fmax F ] ]\n"
-	       "                         [ trees N ] [ topology { FILE | SPEC } ]\n"
-	       "       nctl tree del comm ID [ index N ]\n"
-	       "       nctl tree model size P L R C [ CONST ] [ fmax F ]\n"
-	       "       nctl tree plan { size P | topology { FILE | SPEC } } degree F [ trees N ]\n"
-	       "SPEC := { star:N | chain:SxH | random:S:H:SEED | ft:L:M1,..,ML | xgft:h:m1,..:w1,.. }\n"
+	cmd_usage(stdout, "tree", cmds);
+	printf("SPEC := { star:N | chain:SxH | random:S:H:SEED | ft:L:M1,..,ML | xgft:h:m1,..:w1,.. }\n"
 	       "\n"
 	       "Reductions run on f-nomial trees (Yu et al., SC'03).  L is the message\n"
 	       "latency, R the reception cost, C the reduction cost of one message and\n"
@@ -57,26 +118,16 @@ static int parse_us(const char *text, const char *what, double *v)
 	return 0;
 }
 
-static int is_number(const char *text)
-{
-	return (text[0] >= '0' && text[0] <= '9') ||
-	       (text[0] == '.' && text[1] >= '0' && text[1] <= '9');
-}
-
-/* "L R C [CONST]" after `model`: *argv at the keyword, left at the last. */
-static int parse_model(int *argc, char ***argv, struct nc_model *m)
+/* L R C [CONST] of the latency model, in microseconds. */
+static int parse_model(const struct optv *v, struct nc_model *m)
 {
 	static const char *const what[] = { "L", "R", "C", "CONST" };
-	double *v[] = { &m->L, &m->r, &m->c, &m->C };
-	int i;
+	double *x[] = { &m->L, &m->r, &m->c, &m->C };
+	unsigned int i;
 
-	for (i = 0; i < 4; i++) {
-		if (i == 3 && (*argc < 2 || !is_number((*argv)[1])))
-			break;
-		if (nctl_next(argc, argv, what[i]) ||
-		    parse_us((*argv)[0], what[i], v[i]))
+	for (i = 0; i < v->n; i++)
+		if (parse_us(v->vals[i], what[i], x[i]))
 			return NCTL_USAGE;
-	}
 	return 0;
 }
 
@@ -117,59 +168,44 @@ static uint32_t full_phases(uint32_t P, uint32_t f, uint64_t *pw)
 /* show, del: the kernel's trees                                     */
 /* ---------------------------------------------------------------- */
 
-/* "comm ID" (or "id ID") and "index N"; index UINT32_MAX: every tree. */
-static int parse_comm_index(int argc, char **argv, const char *cmd,
-			    uint32_t *id, uint32_t *index)
+/* The communicator and index; index UINT32_MAX: every tree. */
+static int parse_comm_index(int argc, char **argv, uint32_t *id, uint32_t *index)
 {
-	int have_id = 0;
+	struct optv v[ARRAY_SIZE(comm_opts)];
+	int ret = opt_parse(comm_opts, v, argc, argv);
 
 	*index = UINT32_MAX;
-	for (; argc > 0; argc--, argv++) {
-		if (strcmp(argv[0], "comm") == 0 || strcmp(argv[0], "id") == 0) {
-			if (nctl_next(&argc, &argv, "comm") ||
-			    nctl_u32(argv[0], "communicator id", id))
-				return NCTL_USAGE;
-			have_id = 1;
-		} else if (matches(argv[0], "index")) {
-			if (nctl_next(&argc, &argv, "index") ||
-			    parse_index(argv[0], index))
-				return NCTL_USAGE;
-		} else {
-			return nctl_usage("tree %s: unexpected argument \"%s\"", cmd,
-					  argv[0]);
-		}
-	}
-	if (!have_id)
-		return nctl_usage("tree %s needs comm ID", cmd);
+	if (ret)
+		return ret;
+	if (nctl_u32(v[C_COMM].val, "communicator id", id) ||
+	    (v[C_INDEX].val && parse_index(v[C_INDEX].val, index)))
+		return NCTL_USAGE;
 	return 0;
 }
 
-static void print_tree(const struct nc_tree_info *t, uint32_t rank, int first)
+static void print_tree(const struct nc_tree_info *t, uint32_t rank)
 {
 	uint32_t i;
 
-	if (nctl_json) {
-		printf("%s{\"index\":%" PRIu32 ",\"rank\":%" PRIu32 ",\"root\":%" PRIu32
-		       ",\"parent\":%" PRIu32 ",\"installed\":%s,\"children\":[",
-		       first ? "" : ",", t->index, rank, t->root, t->parent,
-		       t->installed ? "true" : "false");
-		for (i = 0; i < t->nchildren; i++)
-			printf("%s%" PRIu32, i ? "," : "", t->children[i]);
-		fputs("]}", stdout);
-		return;
+	open_json_object(NULL);
+	print_uint(PRINT_ANY, "index", "tree %u", t->index);
+	print_uint(PRINT_JSON, "rank", NULL, rank);
+	print_text(" %s", t->installed ? "installed" : "built-in");
+	print_uint(PRINT_ANY, "root", " root %u", t->root);
+	if (t->parent == rank) {
+		print_uint(PRINT_JSON, "parent", NULL, t->parent);
+		print_text(" parent - (this rank is the root)");
+	} else {
+		print_uint(PRINT_ANY, "parent", " parent %u", t->parent);
 	}
-	printf("tree %" PRIu32 " %s root %" PRIu32, t->index,
-	       t->installed ? "installed" : "built-in", t->root);
-	if (t->parent == rank)
-		fputs(" parent - (this rank is the root)", stdout);
-	else
-		printf(" parent %" PRIu32, t->parent);
-	fputs(" children", stdout);
-	if (!t->nchildren)
-		fputs(" -", stdout);
+	print_bool(PRINT_JSON, "installed", NULL, t->installed);
+	print_text(" children%s", t->nchildren ? "" : " -");
+	open_json_array("children");
 	for (i = 0; i < t->nchildren; i++)
-		printf(" %" PRIu32, t->children[i]);
-	putchar('\n');
+		print_uint(PRINT_ANY, NULL, " %u", t->children[i]);
+	close_json_array();
+	print_nl();
+	close_json_object();
 }
 
 static int tree_show(int argc, char **argv)
@@ -180,7 +216,7 @@ static int tree_show(int argc, char **argv)
 	int err, ret = NCTL_OK;
 	nc_ctl *ctl;
 
-	ret = parse_comm_index(argc, argv, "show", &id, &index);
+	ret = parse_comm_index(argc, argv, &id, &index);
 	if (ret)
 		return ret;
 	if (nctl_open(&ctl))
@@ -192,26 +228,23 @@ static int tree_show(int argc, char **argv)
 	}
 	lo = index == UINT32_MAX ? 0 : index;
 	hi = index == UINT32_MAX ? NC_TREES_MAX - 1 : index;
-	if (nctl_json)
-		putchar('[');
-	else
-		printf("comm %" PRIu32 " rank %" PRIu32 " size %" PRIu32
-		       " built-in degree %" PRIu32 "\n", id, ci.rank, ci.size,
-		       ci.tree_degree);
+	print_text("comm %" PRIu32 " rank %" PRIu32 " size %" PRIu32
+		   " built-in degree %" PRIu32 "\n", id, ci.rank, ci.size,
+		   ci.tree_degree);
+	open_json_array(NULL);
 	for (i = lo; i <= hi; i++) {
 		err = nc_tree_get(ctl, id, i, &t);
 		if (err) {
-			if (nctl_json)
-				puts("]");
+			close_json_array();
 			ret = nctl_lib_fail(ctl, err, "cannot show tree %" PRIu32
 					    " of communicator %" PRIu32, i, id);
 			break;
 		}
-		print_tree(&t, ci.rank, i == lo);
+		print_tree(&t, ci.rank);
 		nc_tree_info_free(&t);
 	}
-	if (nctl_json && !err)
-		puts("]");
+	if (!err)
+		close_json_array();
 	nc_comm_info_free(&ci);
 out:
 	nc_ctl_close(ctl);
@@ -224,7 +257,7 @@ static int tree_del(int argc, char **argv)
 	int err = 0, ret;
 	nc_ctl *ctl;
 
-	ret = parse_comm_index(argc, argv, "del", &id, &index);
+	ret = parse_comm_index(argc, argv, &id, &index);
 	if (ret)
 		return ret;
 	if (nctl_open(&ctl))
@@ -253,45 +286,24 @@ static int tree_del(int argc, char **argv)
 static int tree_install(int argc, char **argv)
 {
 	uint32_t id = 0, degree = 0, ntrees = 1, fmax = FMAX_DEFAULT;
-	int have_id = 0, have_model = 0, err, ret = NCTL_OK;
-	const char *topology = NULL;
+	struct optv v[ARRAY_SIZE(install_opts)];
+	int have_model, err, ret = NCTL_OK;
 	struct nc_model m = { 0 };
 	struct nc_comm_info ci;
+	const char *topology;
 	nc_ctl *ctl;
 
-	for (; argc > 0; argc--, argv++) {
-		if (strcmp(argv[0], "comm") == 0 || strcmp(argv[0], "id") == 0) {
-			if (nctl_next(&argc, &argv, "comm") ||
-			    nctl_u32(argv[0], "communicator id", &id))
-				return NCTL_USAGE;
-			have_id = 1;
-		} else if (matches(argv[0], "degree")) {
-			if (nctl_next(&argc, &argv, "degree") ||
-			    parse_degree(argv[0], &degree))
-				return NCTL_USAGE;
-		} else if (matches(argv[0], "model")) {
-			if (parse_model(&argc, &argv, &m))
-				return NCTL_USAGE;
-			have_model = 1;
-		} else if (matches(argv[0], "fmax")) {
-			if (nctl_next(&argc, &argv, "fmax") ||
-			    parse_degree(argv[0], &fmax))
-				return NCTL_USAGE;
-		} else if (matches(argv[0], "trees")) {
-			if (nctl_next(&argc, &argv, "trees") ||
-			    parse_trees(argv[0], &ntrees))
-				return NCTL_USAGE;
-		} else if (matches(argv[0], "topology")) {
-			if (nctl_next(&argc, &argv, "topology"))
-				return NCTL_USAGE;
-			topology = argv[0];
-		} else {
-			return nctl_usage("tree install: unexpected argument \"%s\"",
-					  argv[0]);
-		}
-	}
-	if (!have_id)
-		return nctl_usage("tree install needs comm ID");
+	ret = opt_parse(install_opts, v, argc, argv);
+	if (ret)
+		return ret;
+	have_model = v[I_MODEL].val != NULL;
+	topology = v[I_TOPOLOGY].val;
+	if (nctl_u32(v[I_COMM].val, "communicator id", &id) ||
+	    (v[I_DEGREE].val && parse_degree(v[I_DEGREE].val, &degree)) ||
+	    (have_model && parse_model(&v[I_MODEL], &m)) ||
+	    (v[I_FMAX].val && parse_degree(v[I_FMAX].val, &fmax)) ||
+	    (v[I_TREES].val && parse_trees(v[I_TREES].val, &ntrees)))
+		return NCTL_USAGE;
 	if (degree && have_model)
 		return nctl_usage("tree install: degree and model exclude each other");
 	if (nctl_open(&ctl))
@@ -310,15 +322,16 @@ static int tree_install(int argc, char **argv)
 	if (err) {
 		ret = nctl_lib_fail(ctl, err, "cannot install trees on communicator %"
 				    PRIu32, id);
-	} else if (have_model && nctl_json) {
-		printf("{\"comm\":%" PRIu32 ",\"size\":%" PRIu32 ",\"degree\":%" PRIu32
-		       ",\"trees\":%" PRIu32 ",\"t_us\":%.3f}\n", id, ci.size, degree,
-		       ntrees, nc_model_fnomial(&m, ci.size, degree));
 	} else if (have_model) {
-		printf("comm %" PRIu32 ": %" PRIu32 " tree%s of degree %" PRIu32
-		       " (model: %.3f us for %" PRIu32 " members)\n", id, ntrees,
-		       ntrees > 1 ? "s" : "", degree,
-		       nc_model_fnomial(&m, ci.size, degree), ci.size);
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "comm", "comm %u:", id);
+		print_uint(PRINT_ANY, "trees", " %u", ntrees);
+		print_text(" tree%s", ntrees > 1 ? "s" : "");
+		print_uint(PRINT_ANY, "degree", " of degree %u", degree);
+		print_float(PRINT_ANY, "t_us", " (model: %.3f us",
+			    nc_model_fnomial(&m, ci.size, degree));
+		print_uint(PRINT_ANY, "size", " for %u members)\n", ci.size);
+		close_json_object();
 	}
 	nc_comm_info_free(&ci);
 out:
@@ -332,64 +345,53 @@ out:
 
 static int tree_model(int argc, char **argv)
 {
-	static const char *const what[] = { "L", "R", "C", "CONST" };
 	uint32_t P = 0, fmax = FMAX_DEFAULT, f, best, full;
-	double *v[4];
+	struct optv v[ARRAY_SIZE(model_opts)];
 	struct nc_model m = { 0 };
-	int nv = 0;
 	uint64_t pw;
+	double t;
+	int ret;
 
-	v[0] = &m.L;
-	v[1] = &m.r;
-	v[2] = &m.c;
-	v[3] = &m.C;
-	for (; argc > 0; argc--, argv++) {
-		if (matches(argv[0], "size")) {
-			if (nctl_next(&argc, &argv, "size") ||
-			    nctl_u32(argv[0], "size", &P))
-				return NCTL_USAGE;
-		} else if (matches(argv[0], "fmax")) {
-			if (nctl_next(&argc, &argv, "fmax") ||
-			    parse_degree(argv[0], &fmax))
-				return NCTL_USAGE;
-		} else if (is_number(argv[0]) && nv < 4) {
-			if (parse_us(argv[0], what[nv], v[nv]))
-				return NCTL_USAGE;
-			nv++;
-		} else {
-			return nctl_usage("tree model: unexpected argument \"%s\"",
-					  argv[0]);
-		}
-	}
-	if (P == 0 || nv < 3)
-		return nctl_usage("tree model needs size P (>= 1) and L R C");
+	ret = opt_parse(model_opts, v, argc, argv);
+	if (ret)
+		return ret;
+	if (nctl_u32(v[M_SIZE].val, "size", &P) ||
+	    parse_model(&v[M_COSTS], &m) ||
+	    (v[M_FMAX].val && parse_degree(v[M_FMAX].val, &fmax)))
+		return NCTL_USAGE;
+	if (P == 0)
+		return nctl_usage("size must be at least 1");
 	if (fmax > 4096)
 		return nctl_usage("fmax must be 2..4096");
 	best = nc_model_best_degree(&m, P, fmax);
-	if (nctl_json) {
-		printf("{\"size\":%" PRIu32 ",\"L\":%g,\"r\":%g,\"c\":%g,\"C\":%g,"
-		       "\"fmax\":%" PRIu32 ",\"best\":%" PRIu32 ",\"degrees\":[",
-		       P, m.L, m.r, m.c, m.C, fmax, best);
-		for (f = 2; f <= fmax; f++) {
-			full = full_phases(P, f, &pw);
-			printf("%s{\"f\":%" PRIu32 ",\"phases\":%" PRIu32
-			       ",\"full_phases\":%" PRIu32 ",\"last_children\":%" PRIu64
-			       ",\"t_us\":%.6f}", f > 2 ? "," : "", f,
-			       full + (pw != P), full, (P + pw - 1) / pw - 1,
-			       nc_model_fnomial(&m, P, f));
-		}
-		puts("]}");
-		return NCTL_OK;
-	}
-	printf("P %" PRIu32 "  L %g  r %g  c %g  C %g  (us)\n", P, m.L, m.r, m.c, m.C);
-	printf("%5s %7s %5s %5s %12s\n", "f", "phases", "full", "last", "T(P,f) us");
+	open_json_object(NULL);
+	print_uint(PRINT_ANY, "size", "P %u", P);
+	print_float(PRINT_ANY, "L", "  L %g", m.L);
+	print_float(PRINT_ANY, "r", "  r %g", m.r);
+	print_float(PRINT_ANY, "c", "  c %g", m.c);
+	print_float(PRINT_ANY, "C", "  C %g", m.C);
+	print_text("  (us)\n");
+	print_uint(PRINT_JSON, "fmax", NULL, fmax);
+	print_text("%5s %7s %5s %5s %12s\n", "f", "phases", "full", "last", "T(P,f) us");
+	open_json_array("degrees");
 	for (f = 2; f <= fmax; f++) {
 		full = full_phases(P, f, &pw);
-		printf("%5" PRIu32 " %7" PRIu32 " %5" PRIu32 " %5" PRIu64 " %12.3f%s\n",
-		       f, full + (pw != P), full, (P + pw - 1) / pw - 1,
-		       nc_model_fnomial(&m, P, f), f == best ? "  *" : "");
+		t = nc_model_fnomial(&m, P, f);
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "f", "%5u", f);
+		print_uint(PRINT_ANY, "phases", " %7u", full + (pw != P));
+		print_uint(PRINT_ANY, "full_phases", " %5u", full);
+		print_u64(PRINT_ANY, "last_children", " %5" PRIu64, (P + pw - 1) / pw - 1);
+		print_float(PRINT_FP, NULL, " %12.3f", t);
+		print_float(PRINT_JSON, "t_us", "%.6f", t);
+		if (f == best)
+			print_text("  *");
+		print_nl();
+		close_json_object();
 	}
-	printf("best degree %" PRIu32 "\n", best);
+	close_json_array();
+	print_uint(PRINT_ANY, "best", "best degree %u\n", best);
+	close_json_object();
 	return NCTL_OK;
 }
 
@@ -422,35 +424,22 @@ static uint32_t depth_of(const uint32_t *parents, uint32_t r)
 
 static int tree_plan(int argc, char **argv)
 {
-	uint32_t P = 0, degree = 0, ntrees = 1, nhosts, j, r, depth, d;
+	uint32_t P = 0, degree = 0, ntrees = 1, nhosts = 0, j, r, depth, d, root;
+	struct optv v[ARRAY_SIZE(plan_opts)];
 	uint32_t *order = NULL, *parents = NULL;
-	const char *topology = NULL;
-	int err, ret = NCTL_ERR;
+	const char *topology;
+	int err, ret;
 
-	for (; argc > 0; argc--, argv++) {
-		if (matches(argv[0], "size")) {
-			if (nctl_next(&argc, &argv, "size") ||
-			    nctl_u32(argv[0], "size", &P))
-				return NCTL_USAGE;
-		} else if (matches(argv[0], "degree")) {
-			if (nctl_next(&argc, &argv, "degree") ||
-			    parse_degree(argv[0], &degree))
-				return NCTL_USAGE;
-		} else if (matches(argv[0], "trees")) {
-			if (nctl_next(&argc, &argv, "trees") ||
-			    parse_trees(argv[0], &ntrees))
-				return NCTL_USAGE;
-		} else if (matches(argv[0], "topology")) {
-			if (nctl_next(&argc, &argv, "topology"))
-				return NCTL_USAGE;
-			topology = argv[0];
-		} else {
-			return nctl_usage("tree plan: unexpected argument \"%s\"",
-					  argv[0]);
-		}
-	}
-	if (!degree || (!P && !topology))
-		return nctl_usage("tree plan needs degree F and size P or a topology");
+	ret = opt_parse(plan_opts, v, argc, argv);
+	if (ret)
+		return ret;
+	topology = v[P_TOPOLOGY].val;
+	if ((v[P_SIZE].val && nctl_u32(v[P_SIZE].val, "size", &P)) ||
+	    parse_degree(v[P_DEGREE].val, &degree) ||
+	    (v[P_TREES].val && parse_trees(v[P_TREES].val, &ntrees)))
+		return NCTL_USAGE;
+	if (!P && !topology)
+		return nctl_usage("tree plan needs size P or topology { FILE | SPEC }");
 	if (topology) {
 		if (topo_hosts(topology, &nhosts))
 			return NCTL_ERR;
@@ -461,6 +450,7 @@ static int tree_plan(int argc, char **argv)
 	}
 	if (P > PLAN_SIZE_MAX)
 		return nctl_usage("size must be 1..%u", PLAN_SIZE_MAX);
+	ret = NCTL_ERR;
 	order = malloc((size_t)P * sizeof(*order));
 	parents = malloc((size_t)P * ntrees * sizeof(*parents));
 	if (!order || !parents) {
@@ -478,60 +468,50 @@ static int tree_plan(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (nctl_json) {
-		printf("{\"size\":%" PRIu32 ",\"degree\":%" PRIu32 ",\"trees\":[",
-		       P, degree);
-		for (j = 0; j < ntrees; j++) {
-			const uint32_t *p = parents + (size_t)j * P;
-			uint32_t root = 0;
-
-			for (depth = 0, r = 0; r < P; r++) {
-				d = depth_of(p, r);
-				depth = d > depth ? d : depth;
-				if (p[r] == r)
-					root = r;
-			}
-			printf("%s{\"index\":%" PRIu32 ",\"root\":%" PRIu32
-			       ",\"depth\":%" PRIu32 ",\"parents\":[", j ? "," : "",
-			       j, root, depth);
-			for (r = 0; r < P; r++)
-				printf("%s%" PRIu32, r ? "," : "", p[r]);
-			fputs("]}", stdout);
-		}
-		puts("]}");
-		ret = NCTL_OK;
-		goto out;
-	}
-	printf("size %" PRIu32 " degree %" PRIu32 " trees %" PRIu32 "\n", P, degree,
-	       ntrees);
+	open_json_object(NULL);
+	print_uint(PRINT_ANY, "size", "size %u", P);
+	print_uint(PRINT_ANY, "degree", " degree %u", degree);
+	print_uint(PRINT_FP, NULL, " trees %u\n", ntrees);
+	open_json_array("trees");
 	for (j = 0; j < ntrees; j++) {
 		const uint32_t *p = parents + (size_t)j * P;
-		uint32_t root = 0;
 
-		for (depth = 0, r = 0; r < P; r++) {
+		for (depth = 0, root = 0, r = 0; r < P; r++) {
 			d = depth_of(p, r);
 			depth = d > depth ? d : depth;
 			if (p[r] == r)
 				root = r;
 		}
-		printf("tree %" PRIu32 " root %" PRIu32 " depth %" PRIu32 "\n", j,
-		       root, depth);
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "index", "tree %u", j);
+		print_uint(PRINT_ANY, "root", " root %u", root);
+		print_uint(PRINT_ANY, "depth", " depth %u\n", depth);
+		open_json_array("parents");
+		for (r = 0; is_json_context() && r < P; r++)
+			print_uint(PRINT_JSON, NULL, NULL, p[r]);
+		close_json_array();
+		close_json_object();
 	}
-	printf("%5s", "rank");
-	for (j = 0; j < ntrees; j++)
-		printf("  tree %" PRIu32, j);
-	putchar('\n');
-	for (r = 0; r < P; r++) {
-		printf("%5" PRIu32, r);
-		for (j = 0; j < ntrees; j++) {
-			uint32_t pr = parents[(size_t)j * P + r];
+	close_json_array();
+	close_json_object();
+	/* text: each rank's parent in every tree */
+	if (!is_json_context()) {
+		print_text("%5s", "rank");
+		for (j = 0; j < ntrees; j++)
+			print_text("  tree %" PRIu32, j);
+		print_nl();
+		for (r = 0; r < P; r++) {
+			print_text("%5" PRIu32, r);
+			for (j = 0; j < ntrees; j++) {
+				uint32_t pr = parents[(size_t)j * P + r];
 
-			if (pr == r)
-				printf("  %6s", "root");
-			else
-				printf("  %6" PRIu32, pr);
+				if (pr == r)
+					print_text("  %6s", "root");
+				else
+					print_text("  %6" PRIu32, pr);
+			}
+			print_nl();
 		}
-		putchar('\n');
 	}
 	ret = NCTL_OK;
 out:
@@ -542,17 +522,5 @@ out:
 
 int do_tree(int argc, char **argv)
 {
-	if (argc == 0 || matches(argv[0], "help"))
-		return usage();
-	if (matches(argv[0], "show") || matches(argv[0], "list"))
-		return tree_show(argc - 1, argv + 1);
-	if (matches(argv[0], "install"))
-		return tree_install(argc - 1, argv + 1);
-	if (matches(argv[0], "delete"))
-		return tree_del(argc - 1, argv + 1);
-	if (matches(argv[0], "model"))
-		return tree_model(argc - 1, argv + 1);
-	if (matches(argv[0], "plan"))
-		return tree_plan(argc - 1, argv + 1);
-	return nctl_usage("command \"%s\" of tree is unknown", argv[0]);
+	return run_cmd("tree", cmds, argc, argv, "help");
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* nctl: error reporting, argument parsing and JSON output. */
+/* nctl: error reporting and command-line values. */
 #include <errno.h>
 #include <inttypes.h>
 #include <net/if.h>
@@ -9,8 +9,6 @@
 #include <string.h>
 
 #include "nctl.h"
-
-int nctl_json;
 
 int matches(const char *arg, const char *word)
 {
@@ -72,15 +70,6 @@ int nctl_open(nc_ctl **ctl)
 	return 0;
 }
 
-int nctl_next(int *argc, char ***argv, const char *keyword)
-{
-	if (*argc < 2)
-		return nctl_usage("\"%s\" needs a value", keyword);
-	(*argc)--;
-	(*argv)++;
-	return 0;
-}
-
 int nctl_u64(const char *text, const char *what, uint64_t *v)
 {
 	unsigned long long x;
@@ -124,42 +113,6 @@ int nctl_u32_quiet(const char *text, uint32_t *v)
 		return -1;
 	*v = (uint32_t)x;
 	return 0;
-}
-
-void json_string(const char *s)
-{
-	const unsigned char *p;
-
-	putchar('"');
-	for (p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", stdout);
-			break;
-		case '\\':
-			fputs("\\\\", stdout);
-			break;
-		case '\n':
-			fputs("\\n", stdout);
-			break;
-		case '\t':
-			fputs("\\t", stdout);
-			break;
-		default:
-			/* Raw bytes of any kind must still give valid JSON. */
-			if (*p < 0x20 || *p >= 0x7f)
-				printf("\\u%04x", *p);
-			else
-				putchar(*p);
-		}
-	}
-	putchar('"');
-}
-
-void json_key(const char *key)
-{
-	json_string(key);
-	putchar(':');
 }
 
 const char *nctl_ifname(uint32_t ifindex, char buf[NC_IFNAMSIZ + 8])
