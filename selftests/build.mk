@@ -16,6 +16,10 @@ UNIT_TESTS += selftests/unit/udp_tree_check.sh
 # make install / uninstall into a staging directory.
 UNIT_TESTS += selftests/unit/make_install_check.sh
 
+# nctl's command line and its offline output, as a script on the built nctl.
+UNIT_TESTS += selftests/unit/nctl_check.sh
+selftests/unit/nctl_check.sh: $(B)/nctl
+
 NET_TEST_NAMES := nc_check nl_reject ep_errors nc_inject nc_red_check nc_hostile \
 		  nc_replay nc_churn
 NET_TEST_BINS := $(NET_TEST_NAMES:%=$(B)/selftests/net/%)

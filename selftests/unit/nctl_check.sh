@@ -1,0 +1,122 @@
+#!/bin/bash
+# nctl without the module: the usage generated from its command and option
+# tables, the errors of its option parser, and the offline shows (sched
+# show, tree model, tree plan) in text and in JSON (valid, with their keys).
+# One "ok"/"FAIL" line per case, then "N passed, N failed".
+#
+#   selftests/unit/nctl_check.sh [NCTL]      (default build/nctl)
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+NCTL=${1:-$top/build/nctl}
+[ -x "$NCTL" ] || { echo "nctl_check: no $NCTL (make user)" >&2; exit 2; }
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok - nctl: $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL - nctl: $1"; }
+
+# out STATUS PATTERN ARGS... : nctl ARGS exits STATUS, its output matches
+# the extended regex PATTERN.
+out() {
+	local want=$1 pat=$2 got text
+	shift 2
+	text=$("$NCTL" "$@" 2>&1 </dev/null)
+	got=$?
+	if [ "$got" -eq "$want" ] && grep -qE -- "$pat" <<<"$text"; then
+		ok "$* -> $want, /$pat/"
+	else
+		fail "$* -> exit $got (want $want), output: $(head -n 3 <<<"$text" | tr '\n' ' ')"
+	fi
+}
+
+# json KEYS PYEXPR ARGS... : nctl -j ARGS prints one JSON value per line;
+# the first has the comma-separated KEYS and PYEXPR holds on it (d).
+json() {
+	local keys=$1 expr=$2 text
+	shift 2
+	text=$("$NCTL" -j "$@" 2>/dev/null </dev/null)
+	if python3 -c '
+import json, sys
+vals = [json.loads(l) for l in sys.argv[3].splitlines()]
+d = vals[0]
+missing = [k for k in sys.argv[1].split(",") if k and k not in d]
+sys.exit("missing keys %s" % missing if missing else
+         0 if eval(sys.argv[2]) else "false: " + sys.argv[2])' "$keys" "$expr" "$text"; then
+		ok "-j $*: valid, keys"
+	else
+		fail "-j $*: $(head -c 200 <<<"$text")"
+	fi
+}
+
+# --- usage from the tables -------------------------------------------------
+out 0 '^OBJECT := \{ dev \| comm \| sched \| tree \| stats \| monitor \}$' help
+out 0 '^OPTIONS := \{ -j\[son\] \| -h\[elp\] \| -V\[ersion\] \}$' -h
+out 2 '^Usage: nctl '
+for obj in dev comm sched tree stats; do
+	out 0 "^Usage: nctl $obj " "$obj" help
+done
+out 0 '^Usage: nctl monitor \[ -n COUNT \] \[ --timeout MS \]$' monitor help
+out 0 '^       nctl dev show \[ dev IFNAME \]$' dev help
+out 0 '^       nctl comm del id ID$' comm help
+out 0 '^Usage: nctl sched show topo \{ FILE \| SPEC \} \[ kind KIND \] \[ phases \] \[ rank R \]$' sched help
+out 0 '^       nctl tree model size P L R C \[ CONST \] \[ fmax F \]$' tree help
+# objects and commands: the first prefix match in the order listed
+out 0 '^Usage: nctl sched ' s h
+out 0 '^Usage: nctl stats ' st h
+out 0 '^Usage: nctl tree ' t
+out 2 'object "x" is unknown' x
+out 2 'command "frob" of dev is unknown' dev frob
+
+# --- the option parser ------------------------------------------------------
+out 2 'sched show: unexpected argument "frob"' sched show topo star:4 frob
+out 2 'sched show: "phases" is given twice' sched show topo star:4 phases phases
+out 2 'comm add: "id" is given twice' comm add id 1 id 2
+out 2 'tree plan: "t" is ambiguous \(trees, topology\)' tree plan size 8 degree 2 t 2
+out 2 'comm add: "me" is ambiguous \(members, members-file, mem\)' comm add me x
+out 2 'sched show: "topo" needs a value' sched show topo
+out 2 'tree install: "model" needs L R C \[ CONST \]' tree install comm 1 model 1 2
+out 2 'sched show needs topo \{ FILE \| SPEC \}' sched show kind aapc
+out 2 'comm add needs id ID, dev IFNAME and rank RANK' comm add members 02:00:00:00:00:01
+out 2 'comm add needs members' comm add id 1 dev eth0 rank 0
+out 2 'tree model needs L R C \[ CONST \]' tree model size 8 1 2
+out 2 'dev attach needs dev IFNAME' dev attach
+out 2 'dev attach: unexpected argument "b"' dev attach a b
+out 2 'comm del: unexpected argument "2"' comm del 1 2
+out 2 'tree show needs comm ID' tree show index 1
+out 2 'tree show: "comm" is given twice' tree show comm 1 id 2
+out 2 'monitor: "-n" needs a value' monitor -n
+# prefixes, the whole word before a longer one, values without keywords
+out 0 '^best degree ' tree m s 64 12 0.5 0.1 f 4
+out 0 '^best degree ' tree model 12 0.5 size 64 0.1
+out 0 '^tree 0 root 0 depth 3$' tree plan size 8 degree 2 tr 1
+out 2 'invalid mem "x"' comm add id 1 dev eth0 rank 0 members 02:00:00:00:00:01 mem x
+
+# --- offline shows, text ----------------------------------------------------
+out 0 '^hosts 4 phases 3 computed in [0-9.]+ ms$' sched show topo star:4
+out 0 '^verifier: ok$' sched show topo star:4
+out 0 '^  syncs 8 \(12 before removing redundant ones\)$' sched show topo star:4
+out 0 '^phase 2: 0->3 1->0 2->1 3->2$' sched show topo star:4 phases
+out 0 '^phase 1: wait 3; send 0 recv 0; then token 1@2$' sched show topo star:4 rank 2
+out 0 '^  level 1: max 4 messages per subtree and phase, B_min 3  \(above the bound\)$' \
+	sched show topo ft:2:4,4 kind lin
+out 1 '^verifier: FAILED: phase 0: ' sched show topo ft:2:4,4 kind opt
+out 0 '^    8       2     2     0       32.400  \*$' tree model size 64 12 0.5 0.1
+out 0 '^P 64  L 12  r 0.5  c 0.1  C 0  \(us\)$' tree model size 64 12 0.5 0.1
+out 0 '^size 16 degree 3 trees 2$' tree plan size 16 degree 3 trees 2
+out 0 '^    8       6    root$' tree plan size 16 degree 3 trees 2
+
+# --- offline shows, JSON ----------------------------------------------------
+json hosts,phases,ok,why,pairs_missing,pairs_repeated,bottleneck_load,max_edge_load,contended_phases,syncs,syncs_unpruned,compute_ms,bound_ns_per_byte,levels \
+	'd["hosts"] == 4 and d["ok"] is True and d["levels"] == []' sched show topo star:4 phases rank 2
+json hosts,levels \
+	'd["levels"] == [{"level": 1, "max": 4, "bmin": 3}]' \
+	sched show topo ft:2:4,4 kind lin
+json why 'd["ok"] is False and d["why"].startswith("phase 0: ")' sched show topo ft:2:4,4 kind opt
+json size,L,r,c,C,fmax,best,degrees \
+	'd["best"] == 8 and len(d["degrees"]) == 15 and d["degrees"][6] == {"f": 8, "phases": 2, "full_phases": 2, "last_children": 0, "t_us": 32.4}' \
+	tree model size 64 12 0.5 0.1
+json size,degree,trees \
+	'd["trees"][1]["root"] == 8 and d["trees"][1]["parents"][8] == 8 and len(d["trees"][0]["parents"]) == 16 and set(d["trees"][0]) == {"index", "root", "depth", "parents"}' \
+	tree plan size 16 degree 3 trees 2
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
