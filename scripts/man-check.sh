@@ -71,10 +71,13 @@ fi
 
 # --- nctl.8 against nctl's dispatch ------------------------------------------
 render "$NCTL_MAN" >"$tmp/nctl.txt"
-# matches(x, "word"), strcmp(x, "word") == 0, and table rows { "word", ... }
+# matches(x, "word"), strcmp(x, "word") == 0, table rows { "word", ... }
+# (also designated: [A_ID] = { "id", ... }) and { "letter", "word" } pairs
 sed -nE -e 's/.*matches\([^,()]+, "([^"]+)"\).*/\1/p' \
 	-e 's/.*strcmp\([^,()]+, "([^"]+)"\) == 0.*/\1/p' \
-	-e 's/^[[:space:]]*\{ "([^"]+)",.*/\1/p' tools/nctl/*.c | sort -u >"$tmp/words"
+	-e 's/.*\{ "[^"]+", "([^"]+)" \}.*/\1/p' \
+	-e 's/^[[:space:]]*(\[[A-Z0-9_]+\][[:space:]]*=[[:space:]]*)?\{ "([^"]+)",.*/\2/p' \
+	tools/nctl/*.c | sort -u >"$tmp/words"
 # a line can hold two comparisons: pick up the second ones too
 grep -ohE '(matches|strcmp)\([^,()]+, "[^"]+"\)' tools/nctl/*.c |
 	sed -E 's/.*"([^"]+)"\)/\1/' >>"$tmp/words"

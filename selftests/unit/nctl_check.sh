@@ -1,18 +1,21 @@
 #!/bin/bash
 # nctl without the module: the usage generated from its command and option
 # tables, the errors of its option parser, and the offline shows (sched
-# show, tree model, tree plan) in text and in JSON (valid, with their keys).
-# One "ok"/"FAIL" line per case, then "N passed, N failed".
+# show, tree model, tree plan) in text and in JSON (valid, with their keys),
+# and the planner's errors for topologies it cannot read or schedule.
+# TAP lines (selftests/lib/tap.sh), then "N passed, N failed".  make unit
+# and make check run it with the unit tests.
 #
 #   selftests/unit/nctl_check.sh [NCTL]      (default build/nctl)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 NCTL=${1:-$top/build/nctl}
 [ -x "$NCTL" ] || { echo "nctl_check: no $NCTL (make user)" >&2; exit 2; }
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok - nctl: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL - nctl: $1"; }
+# shellcheck source=../lib/tap.sh
+source "$top/selftests/lib/tap.sh"
+ok() { tap_ok "nctl: $1"; }
+# fail NAME [DETAIL...] : the details become TAP diagnostics.
+fail() { tap_fail "nctl: $1" "${@:2}"; }
 
 # out STATUS PATTERN ARGS... : nctl ARGS exits STATUS, its output matches
 # the extended regex PATTERN.
@@ -24,7 +27,7 @@ out() {
 	if [ "$got" -eq "$want" ] && grep -qE -- "$pat" <<<"$text"; then
 		ok "$* -> $want, /$pat/"
 	else
-		fail "$* -> exit $got (want $want), output: $(head -n 3 <<<"$text" | tr '\n' ' ')"
+		fail "$* -> $want, /$pat/" "exit $got, output: $(head -n 3 <<<"$text" | tr '\n' ' ')"
 	fi
 }
 
@@ -43,13 +46,15 @@ sys.exit("missing keys %s" % missing if missing else
          0 if eval(sys.argv[2]) else "false: " + sys.argv[2])' "$keys" "$expr" "$text"; then
 		ok "-j $*: valid, keys"
 	else
-		fail "-j $*: $(head -c 200 <<<"$text")"
+		fail "-j $*: valid, keys" "$(head -c 200 <<<"$text")"
 	fi
 }
 
 # --- usage from the tables -------------------------------------------------
 out 0 '^OBJECT := \{ dev \| comm \| sched \| tree \| stats \| monitor \}$' help
 out 0 '^OPTIONS := \{ -j\[son\] \| -h\[elp\] \| -V\[ersion\] \}$' -h
+out 2 'option "-Version" is unknown' -Version
+out 0 '^nctl \(netcoll\) ' -v
 out 2 '^Usage: nctl '
 for obj in dev comm sched tree stats; do
 	out 0 "^Usage: nctl $obj " "$obj" help
@@ -98,7 +103,19 @@ out 0 '^phase 2: 0->3 1->0 2->1 3->2$' sched show topo star:4 phases
 out 0 '^phase 1: wait 3; send 0 recv 0; then token 1@2$' sched show topo star:4 rank 2
 out 0 '^  level 1: max 4 messages per subtree and phase, B_min 3  \(above the bound\)$' \
 	sched show topo ft:2:4,4 kind lin
-out 1 '^verifier: FAILED: phase 0: ' sched show topo ft:2:4,4 kind opt
+out 0 '^  level 1: max 3 messages per subtree and phase, B_min 3$' \
+	sched show topo ft:2:4,4 kind opt
+
+# --- the planner's errors: exit 1, one line that says why -------------------
+out 1 '^nctl: nosuch\.topo: No such file or directory$' sched show topo nosuch.topo
+out 1 '^nctl: /: Is a directory$' sched show topo /
+out 1 "^nctl: star:x: bad spec 'star:x'" sched show topo star:x
+out 1 '^nctl: xgft:2:4,4:1,2: aapc needs a switch tree' sched show topo xgft:2:4,4:1,2
+out 1 '^nctl: chain:2x4: opt, xor and lin need a fat tree' sched show topo chain:2x4 kind opt
+out 1 '^nctl: ft:2:6,6: xor needs a power-of-two number of hosts$' \
+	sched show topo ft:2:6,6 kind xor
+out 1 '^nctl: nosuch\.topo: No such file or directory$' \
+	tree plan topology nosuch.topo degree 2
 out 0 '^    8       2     2     0       32.400  \*$' tree model size 64 12 0.5 0.1
 out 0 '^P 64  L 12  r 0.5  c 0.1  C 0  \(us\)$' tree model size 64 12 0.5 0.1
 out 0 '^size 16 degree 3 trees 2$' tree plan size 16 degree 3 trees 2
@@ -110,7 +127,8 @@ json hosts,phases,ok,why,pairs_missing,pairs_repeated,bottleneck_load,max_edge_l
 json hosts,levels \
 	'd["levels"] == [{"level": 1, "max": 4, "bmin": 3}]' \
 	sched show topo ft:2:4,4 kind lin
-json why 'd["ok"] is False and d["why"].startswith("phase 0: ")' sched show topo ft:2:4,4 kind opt
+json ok,why,levels 'd["ok"] is True and d["why"] == "" and d["levels"] == [{"level": 1, "max": 3, "bmin": 3}]' \
+	sched show topo ft:2:4,4 kind opt
 json size,L,r,c,C,fmax,best,degrees \
 	'd["best"] == 8 and len(d["degrees"]) == 15 and d["degrees"][6] == {"f": 8, "phases": 2, "full_phases": 2, "last_children": 0, "t_us": 32.4}' \
 	tree model size 64 12 0.5 0.1
@@ -118,5 +136,4 @@ json size,degree,trees \
 	'd["trees"][1]["root"] == 8 and d["trees"][1]["parents"][8] == 8 and len(d["trees"][0]["parents"]) == 16 and set(d["trees"][0]) == {"index", "root", "depth", "parents"}' \
 	tree plan size 16 degree 3 trees 2
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_done

@@ -69,6 +69,8 @@ static const struct cmd cmds[] = {
 
 static int usage(int argc, char **argv)
 {
+	(void)argc;	/* help takes no further words */
+	(void)argv;
 	cmd_usage(stdout, "comm", cmds);
 	printf("MEMBERS := { members ADDR[,ADDR...] | members-file FILE }\n"
 	       "\n"

@@ -34,6 +34,8 @@ static const struct cmd cmds[] = {
 
 static int usage(int argc, char **argv)
 {
+	(void)argc;	/* help takes no further words */
+	(void)argv;
 	cmd_usage(stdout, "dev", cmds);
 	printf("\n"
 	       "attach lets netcoll use IFNAME as a bearer (needs CAP_NET_ADMIN);\n"

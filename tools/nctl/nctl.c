@@ -64,6 +64,8 @@ static void usage(FILE *out)
 
 static int do_help(int argc, char **argv)
 {
+	(void)argc;	/* help takes no further words */
+	(void)argv;
 	usage(stdout);
 	return NCTL_OK;
 }

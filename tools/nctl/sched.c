@@ -53,6 +53,8 @@ static const struct cmd cmds[] = {
 
 static int usage(int argc, char **argv)
 {
+	(void)argc;	/* help takes no further words */
+	(void)argv;
 	cmd_usage(stdout, "sched", cmds);
 	printf("KIND := { aapc | opt | xor | lin }   (default aapc; the others need a fat tree)\n"
 	       "SPEC := { star:N | chain:SxH | random:S:H:SEED | ft:L:M1,..,ML | xgft:h:m1,..:w1,.. }\n"

@@ -20,6 +20,8 @@ static const struct cmd cmds[] = {
 
 static int usage(int argc, char **argv)
 {
+	(void)argc;	/* help takes no further words */
+	(void)argv;
 	cmd_usage(stdout, "stats", cmds);
 	printf("\n"
 	       "Prints every netcoll counter of this network namespace, zeros\n"

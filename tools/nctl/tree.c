@@ -89,6 +89,8 @@ static const struct cmd cmds[] = {
 
 static int usage(int argc, char **argv)
 {
+	(void)argc;	/* help takes no further words */
+	(void)argv;
 	cmd_usage(stdout, "tree", cmds);
 	printf("SPEC := { star:N | chain:SxH | random:S:H:SEED | ft:L:M1,..,ML | xgft:h:m1,..:w1,.. }\n"
 	       "\n"
