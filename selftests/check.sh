@@ -5,7 +5,8 @@
 # QEMU guest (selftests/net/run-all.sh) on Debian's default kernel, the
 # Debian packages (built, lintian, then installed and removed in a guest:
 # selftests/install/t_install.sh); the module is also built for the 6.12
-# line (its guest suites: make check-next).  One TAP stream (selftests/lib/tap.sh): "ok N - name" or
+# line (its guest suites: make check-next), and for the PREEMPT_RT variant
+# of both lines, each with a smoke subset in a guest.  One TAP stream (selftests/lib/tap.sh): "ok N - name" or
 # "not ok N - name" per test, the plan, and a last line "N passed, N failed".
 #
 #   selftests/check.sh --kver KERNEL_RELEASE [--kver-next RELEASE] UNIT_TEST_BINARY...
@@ -66,11 +67,14 @@ step sparse sparse_clean
 step dkms scripts/dkms-check.sh "$kver"
 
 # The module itself, in a guest booting the kernel it was built for:
-# vm_suite NAME KVER [NC_KO]
+# vm_suite NAME KVER [NC_KO [TEST...]]: every test of run-all.sh, or those
+# named (a smoke subset, with a shorter timeout).
 vm_suite() {
-	local name=$1 kv=$2 ko=${3:-} status before=$TAP_FAILED
-	NC_KO=$ko selftests/vm/run-vm.sh --kver "$kv" --timeout 3000 \
-		--out "build/vm/$name" -- selftests/net/run-all.sh >"$log/$name.log" 2>&1
+	local name=$1 kv=$2 ko=${3:-} status before=$TAP_FAILED timeout=3000
+	shift $(($# < 3 ? $# : 3))
+	[ $# -eq 0 ] || timeout=1200
+	NC_KO=$ko selftests/vm/run-vm.sh --kver "$kv" --timeout "$timeout" \
+		--out "build/vm/$name" -- selftests/net/run-all.sh "$@" >"$log/$name.log" 2>&1
 	status=$?
 	sub_run "$name" "$name/" "$log/$name.log" $status "$before"
 	[ $status -ne 0 ] || tap_ok "$name: guest $kv clean (no kernel warning), module unloaded"
@@ -105,5 +109,33 @@ else
 		[ -f build/deb/netcoll-dkms_*_all.deb ] && install_suite install-next "$kver_next"
 	fi
 fi
+
+# PREEMPT_RT, where spinlocks become sleeping locks (the receive path runs
+# in a thread, not with interrupts off): on the RT variant of each line,
+# the module built without warnings, and a smoke subset of the guest suite
+# (the paths that take the communicator's lock in softirq: transport,
+# loss and repair, faults, reductions, teardown races).
+rt_smoke=(t_netlink.sh t_alltoall.sh t_lossy.sh t_faults.sh t_reduce.sh t_races.sh)
+# rt_of RELEASE: the newest installed RT release of RELEASE's line (6.1,
+# 6.12), image and headers; nothing if there is none.
+rt_of() {
+	local line k
+	line=$(cut -d. -f1,2 <<<"$1")
+	k=$(ls -d /usr/src/linux-headers-"$line".*-rt-amd64 2>/dev/null | sort -V | tail -n 1)
+	k=${k#/usr/src/linux-headers-}
+	[ -n "$k" ] && [ -e "/boot/vmlinuz-$k" ] && echo "$k"
+}
+for base in "$kver" $kver_next; do
+	rt=$(rt_of "$base")
+	if [ -z "$rt" ]; then
+		tap_fail "rt: no PREEMPT_RT kernel of the $base line installed (make deps)"
+		continue
+	fi
+	rt_dir=build/kmod-$rt
+	step "module-$rt" scripts/build-module.sh "$rt" "$rt_dir"
+	[ -f "$rt_dir/kmod/netcoll.ko" ] &&
+		vm_suite "vm-rt-$(cut -d. -f1,2 <<<"$base")" "$rt" "$PWD/$rt_dir/kmod/netcoll.ko" \
+			"${rt_smoke[@]}"
+done
 
 tap_done
