@@ -327,6 +327,8 @@ static int nck_input_data(struct nck_op *op, struct sk_buff *skb,
 
 	/* nck_rx_take() found the message and queued each fragment once. */
 	m = nck_msg_find(op->rx, op->rx_keys, op->nrx, f->src_rank, f->tag);
+	if (WARN_ON_ONCE(!m))
+		return -EPROTO;
 	if (f->len) {
 		dst = m->d.ubuf + f->frag_off;
 		if (!access_ok(dst, f->len))
@@ -620,6 +622,11 @@ static int nck_op_start(struct nck_comm *c, struct nck_op *op)
 	err = nck_comm_usable(c);
 	if (err)
 		goto out;
+	/* One at a time: the only bound endpoint's mutex serialises them. */
+	if (WARN_ON_ONCE(c->op)) {
+		err = -EBUSY;
+		goto out;
+	}
 	op->seq = c->next_seq;
 	c->op = op;
 	nck_early_take(c, &c->early, op->seq, &early);

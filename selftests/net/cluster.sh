@@ -229,12 +229,22 @@ _nc_parse() {
 	declare -ga _NC_TOPT=()
 	_NC_HSW=(); _NC_HOPT=(); _NC_TOPT=()
 	local namere='^[A-Za-z][A-Za-z0-9_.-]{0,30}$'
+	# _nc_new_name NAME: NAME may name a new switch or host; else r says why
+	_nc_new_name() {
+		if ! [[ "$1" =~ $namere ]]; then r="bad name '$1'"
+		elif [ "$1" = fabric ]; then r="name 'fabric' is reserved (the switches' namespace)"
+		elif [ -n "${kind[$1]:-}" ]; then r="duplicate name '$1' (already a ${kind[$1]})"
+		else return 0
+		fi
+		return 1
+	}
 	# The cables must form a tree (bridges run without STP: a second path
 	# would loop broadcasts): union-find over names, up[x] = x's parent.
 	local -A up=() tline=() swline=()
 	local ra rb
 	while IFS= read -r line || [ -n "$line" ]; do
 		lno=$((lno + 1))
+		line=${line%$'\r'}	# CRLF files read like LF ones (as the planner's)
 		line=${line%%#*}
 		read -r -a t <<< "$line"
 		[ ${#t[@]} -eq 0 ] && continue
@@ -243,16 +253,8 @@ _nc_parse() {
 			if [ ${#t[@]} -ne 2 ]; then
 				_nc_err "$src:$lno: want 'switch NAME'"; errs=$((errs + 1)); continue
 			fi
-			if ! [[ "${t[1]}" =~ $namere ]]; then
-				_nc_err "$src:$lno: bad name '${t[1]}'"; errs=$((errs + 1)); continue
-			fi
-			if [ "${t[1]}" = fabric ]; then
-				_nc_err "$src:$lno: name 'fabric' is reserved (the switches' namespace)"
-				errs=$((errs + 1)); continue
-			fi
-			if [ -n "${kind[${t[1]}]:-}" ]; then
-				_nc_err "$src:$lno: duplicate name '${t[1]}' (already a ${kind[${t[1]}]})"
-				errs=$((errs + 1)); continue
+			if ! _nc_new_name "${t[1]}"; then
+				_nc_err "$src:$lno: $r"; errs=$((errs + 1)); continue
 			fi
 			kind[${t[1]}]=switch
 			swline[${t[1]}]=$lno
@@ -261,16 +263,8 @@ _nc_parse() {
 			if [ ${#t[@]} -lt 3 ]; then
 				_nc_err "$src:$lno: want 'host NAME SWITCH [OPTS]'"; errs=$((errs + 1)); continue
 			fi
-			if ! [[ "${t[1]}" =~ $namere ]]; then
-				_nc_err "$src:$lno: bad name '${t[1]}'"; errs=$((errs + 1)); continue
-			fi
-			if [ "${t[1]}" = fabric ]; then
-				_nc_err "$src:$lno: name 'fabric' is reserved (the switches' namespace)"
-				errs=$((errs + 1)); continue
-			fi
-			if [ -n "${kind[${t[1]}]:-}" ]; then
-				_nc_err "$src:$lno: duplicate name '${t[1]}' (already a ${kind[${t[1]}]})"
-				errs=$((errs + 1)); continue
+			if ! _nc_new_name "${t[1]}"; then
+				_nc_err "$src:$lno: $r"; errs=$((errs + 1)); continue
 			fi
 			if [ "${kind[${t[2]}]:-}" != switch ]; then
 				_nc_err "$src:$lno: unknown switch '${t[2]}'"; errs=$((errs + 1)); continue

@@ -73,6 +73,23 @@ snap() {
 		python3 -c 'import json,sys; [print(k, v) for k, v in json.load(sys.stdin).items()]')
 }
 delta() { echo $(( $(nc_stat "$1" "$2") - ${SNAP[$1.$2]:-0} )); }
+
+# Replays: record_start NAME captures h2's outgoing frames into
+# $T_LOG/NAME.frames until record_wait; replay_to_h1 NAME TIMES snapshots
+# h1's counters, sends the capture TIMES times to h1 and lets it count them.
+record_start() {
+	on h2 "$REPLAY" record --dev eth0 --outgoing --seconds 60 --count 400 \
+		--out "$T_LOG/$1.frames" >"$T_LOG/record-$1.log" 2>&1 &
+	REC_PID=$!
+	sleep 0.3
+}
+record_wait() { wait "$REC_PID"; }
+replay_to_h1() {
+	snap h1
+	on h2 "$REPLAY" replay --dev eth0 --in "$T_LOG/$1.frames" --to "$H1MAC" --times "$2" \
+		>"$T_LOG/replay-$1-$2.log" 2>&1
+	sleep 0.5
+}
 drops_delta() {
 	local now=$(nc_drops "$1") before=0 k
 	for k in "${!SNAP[@]}"; do
@@ -222,37 +239,25 @@ t_check "500 forged joins on the keyed comm 7: all drop_auth, nothing answered, 
 
 # --- 7. replays into a re-created communicator; re-created on one host -----
 t_check "comm 8 on 4 hosts" comm_up 8 "$ALL4" cookie 0x88
-on h2 "$REPLAY" record --dev eth0 --outgoing --seconds 60 --count 400 \
-	--out "$T_LOG/run8.frames" >"$T_LOG/record8.log" 2>&1 &
-rec=$!
-sleep 0.3
 run8() {
 	red_all "$1" 8 --all --ops sum --dtypes double --count-list 1,3000 --iters 3 &&
 		nc_check_all "$1-a2a" --comm 8 --op alltoall --bytes-list 100,5000
 }
+record_start run8
 t_check "a run to capture: allreduce and alltoall on comm 8" run8 run8
-wait $rec
+record_wait
 comm_del 8
 t_check "comm 8 deleted and created again, same id and cookie" comm_up 8 "$ALL4" cookie 0x88
-snap h1
-on h2 "$REPLAY" replay --dev eth0 --in "$T_LOG/run8.frames" --to "$H1MAC" --times 3 \
-	>"$T_LOG/replay8.log" 2>&1
-sleep 0.5
+replay_to_h1 run8 3
 t_check "the old run's frames, replayed 3 times into the new one: dropped (drop_epoch +$(delta h1 drop_epoch), drop_rank +$(delta h1 drop_rank))" \
 	test "$(delta h1 drop_epoch)" -gt 0 -a "$(delta h1 rx_frames)" -eq 0
 t_check "the new incarnation's allreduce and alltoall: verified" run8 new8
 
-on h2 "$REPLAY" record --dev eth0 --outgoing --seconds 60 --count 400 \
-	--out "$T_LOG/run7.frames" >"$T_LOG/record7.log" 2>&1 &
-rec=$!
-sleep 0.3
+record_start run7
 t_check "a run to capture on the keyed comm 7" \
 	red_all run7 7 --all --ops sum --dtypes double --count-list 1,3000 --iters 3
-wait $rec
-snap h1
-on h2 "$REPLAY" replay --dev eth0 --in "$T_LOG/run7.frames" --to "$H1MAC" \
-	>"$T_LOG/replay7.log" 2>&1
-sleep 0.5
+record_wait
+replay_to_h1 run7 1
 t_check "replayed into the same keyed incarnation: dropped (drop_replay +$(delta h1 drop_replay), drop_rank +$(delta h1 drop_rank))" \
 	test "$(delta h1 drop_replay)" -gt 0 -a "$(delta h1 rx_frames)" -eq 0
 t_check "... and the next allreduce: bit-exact" \
@@ -260,10 +265,7 @@ t_check "... and the next allreduce: bit-exact" \
 comm_del 7
 t_check "keyed comm 7 deleted and created again, same key" \
 	comm_up 7 "$ALL4" key "$T_LOG/key" cookie 0x77
-snap h1
-on h2 "$REPLAY" replay --dev eth0 --in "$T_LOG/run7.frames" --to "$H1MAC" --times 2 \
-	>"$T_LOG/replay7b.log" 2>&1
-sleep 0.5
+replay_to_h1 run7 2
 t_check "the old incarnation's authentic frames: dropped by epoch (drop_epoch +$(delta h1 drop_epoch)), before they touch the replay window" \
 	test "$(delta h1 drop_epoch)" -gt 0 -a "$(delta h1 rx_frames)" -eq 0
 t_check "... the new incarnation's allreduce: bit-exact" \

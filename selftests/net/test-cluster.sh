@@ -71,6 +71,12 @@ bad_topo "reorder without delay" '<stdin>:2: reorder needs delay' $'switch s0\nh
 bad_topo "unknown statement" '<stdin>:1: unknown statement' $'router r0\nswitch s0\nhost h1 s0'
 bad_topo "reserved name fabric" '<stdin>:2: name .fabric. is reserved' $'switch s0\nhost fabric s0'
 bad_topo "link to unknown switch" '<stdin>:3: unknown switch .s1.' $'switch s0\nhost h1 s0\nlink s0 s1'
+bad_topo "a carriage return inside a name" "<stdin>:1: bad name 's"$'\r'"0'" $'switch s\r0'
+crlf_same() { # a CRLF file reads as its LF form (the planner reads both)
+	[ "$(cluster_check - <<< $'switch s0\r\nhost h1 s0 # c\r\nhost h2 s0\r' 2>&1)" = \
+	  "$(cluster_check - <<< $'switch s0\nhost h1 s0 # c\nhost h2 s0' 2>&1)" ]
+}
+check "a CRLF topology file reads as its LF form" crlf_same
 for f in "$TOPO"/*.topo; do
 	check "topology file $(basename "$f") parses" cluster_check "$f"
 done
