@@ -16,6 +16,12 @@ UNIT_TESTS += selftests/unit/udp_tree_check.sh
 # make install / uninstall into a staging directory.
 UNIT_TESTS += selftests/unit/make_install_check.sh
 
+# The InfiniBand topology reader against ibsim + OpenSM + infiniband-diags.
+$(B)/selftests/ib/ib_model: $(B)/selftests/ib/ib_model.o $(LIBNC_A)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(NL_LIBS) -lm
+UNIT_TESTS += selftests/ib/t_ib_topo.sh
+selftests/ib/t_ib_topo.sh: $(B)/selftests/ib/ib_model
+
 # nctl's command line and its offline output, as a script on the built nctl.
 UNIT_TESTS += selftests/unit/nctl_check.sh
 selftests/unit/nctl_check.sh: $(B)/nctl

@@ -49,6 +49,7 @@ void nc_topo_free(struct nc_topo *t)
 	free(t->links);
 	free(t->host_node);
 	free(t->name_ix);
+	free(t->route);
 	nc_topo_init(t);
 }
 
@@ -224,7 +225,7 @@ int nc_topo_add_link(struct nc_topo *t, uint32_t a, uint32_t b,
 }
 
 __attribute__((format(printf, 3, 4)))
-static int fail(struct nc_topo_err *err, uint32_t line, const char *fmt, ...)
+int nc_topo_fail(struct nc_topo_err *err, uint32_t line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -328,7 +329,7 @@ static int bfs(struct nc_topo *t, struct nc_topo_err *err)
 		if (t->depth[i] == NC_TOPO_NONE) {
 			const struct nc_topo_node *n = &t->nodes[i];
 
-			ret = fail(err, n->line, "%s %s is not connected to %s",
+			ret = nc_topo_fail(err, n->line, "%s %s is not connected to %s",
 				   n->kind == NC_NODE_HOST ? "host" : "switch",
 				   n->name, t->nodes[t->root].name);
 			break;
@@ -348,20 +349,20 @@ static int check_links(const struct nc_topo *t, struct nc_topo_err *err)
 		const struct nc_topo_link *l = &t->links[i];
 
 		if (l->a >= t->nnodes || l->b >= t->nnodes)
-			return fail(err, l->line, "link %u names no node", i);
+			return nc_topo_fail(err, l->line, "link %u names no node", i);
 		if (l->a == l->b)
-			return fail(err, l->line, "link from '%s' to itself",
+			return nc_topo_fail(err, l->line, "link from '%s' to itself",
 				    t->nodes[l->a].name);
 		if (t->nodes[l->a].kind == NC_NODE_HOST &&
 		    t->nodes[l->b].kind == NC_NODE_HOST)
-			return fail(err, l->line,
+			return nc_topo_fail(err, l->line,
 				    "link %s %s joins two hosts (hosts attach to switches)",
 				    t->nodes[l->a].name, t->nodes[l->b].name);
 	}
 	return 0;
 }
 
-/* Hosts are leaves; no two links join the same two nodes. */
+/* Hosts are leaves; no two links join the same two nodes (unless allowed). */
 static int check_nodes(const struct nc_topo *t, struct nc_topo_err *err)
 {
 	uint32_t *seen, i, k;
@@ -372,13 +373,15 @@ static int check_nodes(const struct nc_topo *t, struct nc_topo_err *err)
 
 		if (n >= t->nnodes || t->nodes[n].kind != NC_NODE_HOST ||
 		    t->nodes[n].host != i)
-			return fail(err, 0, "rank %u: host table is inconsistent", i);
+			return nc_topo_fail(err, 0, "rank %u: host table is inconsistent", i);
 		deg = t->adj_off[n + 1] - t->adj_off[n];
 		if (deg != 1)
-			return fail(err, t->nodes[n].line,
+			return nc_topo_fail(err, t->nodes[n].line,
 				    "host %s has %u links (a host is a leaf with one link)",
 				    t->nodes[n].name, deg);
 	}
+	if (t->parallel_links)
+		return 0;
 	/* seen[m] == n + 1: m is already a neighbour of n */
 	seen = calloc(t->nnodes, sizeof(*seen));
 	if (!seen)
@@ -389,7 +392,7 @@ static int check_nodes(const struct nc_topo *t, struct nc_topo_err *err)
 			uint32_t m = other_end(l, i);
 
 			if (seen[m] == i + 1) {
-				ret = fail(err, l->line, "duplicate link %s %s",
+				ret = nc_topo_fail(err, l->line, "duplicate link %s %s",
 					   t->nodes[l->a].name, t->nodes[l->b].name);
 				break;
 			}
@@ -487,13 +490,13 @@ int nc_topo_finish(struct nc_topo *t, struct nc_topo_err *err)
 		return -EINVAL;
 	unfinish(t);
 	if (t->nhosts == 0)
-		return fail(err, 0, "no hosts");
+		return nc_topo_fail(err, 0, "no hosts");
 	ret = name_index_build(t, t->nnodes);
 	if (ret == -EEXIST) {
 		/* names changed behind the builders' back: find the culprit */
 		for (i = 0; i < t->nnodes; i++)
 			if (nc_topo_find(t, t->nodes[i].name) != (int)i)
-				return fail(err, t->nodes[i].line,
+				return nc_topo_fail(err, t->nodes[i].line,
 					    "duplicate name '%s'", t->nodes[i].name);
 	}
 	if (ret)
@@ -539,6 +542,34 @@ static uint32_t up_edge(const struct nc_topo *t, uint32_t n)
 	return NC_EDGE(l, t->links[l].a == n);
 }
 
+/* The routed path (t->route) from node a to host node b. */
+static int routed_path(const struct nc_topo *t, uint32_t a, uint32_t b,
+		       uint32_t *edges, uint32_t max)
+{
+	uint32_t x = a, len = 0, l;
+
+	if (t->nodes[b].kind != NC_NODE_HOST)
+		return -EOPNOTSUPP;
+	while (x != b) {
+		if (len >= t->nnodes)
+			return -ELOOP;
+		if (t->nodes[x].kind == NC_NODE_HOST) {
+			if (x != a)
+				return -EHOSTUNREACH;	/* routed into another host */
+			l = t->adj[t->adj_off[x]];
+		} else {
+			l = t->route[(size_t)x * t->nhosts + t->nodes[b].host];
+			if (l == NC_TOPO_NONE)
+				return -EHOSTUNREACH;
+		}
+		if (len < max)
+			edges[len] = NC_EDGE(l, t->links[l].a == x);
+		len++;
+		x = other_end(&t->links[l], x);
+	}
+	return (int)len;
+}
+
 int nc_topo_path(const struct nc_topo *t, uint32_t a, uint32_t b,
 		 uint32_t *edges, uint32_t max)
 {
@@ -546,6 +577,8 @@ int nc_topo_path(const struct nc_topo *t, uint32_t a, uint32_t b,
 
 	if (!t || a >= t->nnodes || b >= t->nnodes || (max && !edges))
 		return -EINVAL;
+	if (t->route && t->adj)
+		return routed_path(t, a, b, edges, max);
 	if (!t->is_tree || !t->parent_link)
 		return -EOPNOTSUPP;
 	/* climb to the lowest common ancestor to learn the length */
@@ -676,7 +709,7 @@ double nc_topo_a2a_bound_ns(const struct nc_topo *t)
 	double worst = 0;
 	int n;
 
-	if (!t->is_tree || t->nhosts < 2)
+	if ((!t->is_tree && !t->route) || t->nhosts < 2)
 		return 0;
 	for (i = 0; i < t->nlinks; i++)
 		if (t->links[i].rate_mbit <= 0)

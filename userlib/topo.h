@@ -48,6 +48,8 @@ struct nc_topo_link {
 	 * fat: its uplinks carry every host below them.
 	 */
 	uint32_t lanes;
+	/* InfiniBand: the port numbers at a and at b (0: unknown). */
+	uint16_t port_a, port_b;
 };
 
 /* Directed edge e of link l: e = 2 * l (a -> b) or 2 * l + 1 (b -> a). */
@@ -69,6 +71,15 @@ struct nc_topo {
 	uint32_t ft_levels;		/* L or h */
 	uint32_t ft_m[8];		/* M1..ML / m1..mh, index 0 = level 1 */
 	uint32_t ft_w[8];		/* w1..wh (all 1 for FT) */
+	/*
+	 * Routed fabrics (InfiniBand, from the switches' forwarding tables):
+	 * the link switch n sends traffic for host h over is
+	 * route[n * nhosts + h], NC_TOPO_NONE where it has no entry.  NULL:
+	 * paths are the tree's.  Owned by the topology; set after finishing.
+	 */
+	uint32_t *route;
+	/* Several cables may join two switches (set before finishing). */
+	int parallel_links;
 	/* Private to topo.c, appended: builder capacities, the name index
 	 * (open addressing, node + 1, 0 empty) and, for trees, the rooted
 	 * index nc_topo_path() walks (built by nc_topo_finish()). */
@@ -86,7 +97,7 @@ struct nc_topo {
 /* Where a text source went wrong. */
 struct nc_topo_err {
 	uint32_t line;			/* 0: not tied to a line */
-	char msg[160];
+	char msg[256];
 };
 
 void nc_topo_init(struct nc_topo *t);
@@ -112,10 +123,13 @@ int nc_topo_finish(struct nc_topo *t, struct nc_topo_err *err);
 int nc_topo_find(const struct nc_topo *t, const char *name);	/* index or -ENOENT */
 
 /*
- * Trees only: the directed edges from node a to node b, in order; returns
- * their number (<= max written), or -errno.  Like snprintf, the return is
- * the whole length even when only max edges fit; -EOPNOTSUPP on a graph
- * with cycles (XGFT), -EINVAL on a bad node.  O(path length).
+ * The directed edges from node a to node b, in order; returns their number
+ * (<= max written), or -errno.  Like snprintf, the return is the whole
+ * length even when only max edges fit; -EINVAL on a bad node.
+ * O(path length).  Routed fabrics: the routed path to a host b (from a
+ * host or switch a); -EHOSTUNREACH where a switch on the way has no entry
+ * for b, -ELOOP if the entries go round.  Else trees only: -EOPNOTSUPP on
+ * a graph with cycles (XGFT) or, routed, towards a switch.
  */
 int nc_topo_path(const struct nc_topo *t, uint32_t a, uint32_t b,
 		 uint32_t *edges, uint32_t max);
@@ -146,11 +160,34 @@ void nc_topo_link_capacities(const struct nc_topo *t, uint32_t *cap);
 int nc_topo_parse(struct nc_topo *t, const char *text, struct nc_topo_err *err);
 int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err);
 /*
- * File or generator spec, as users name a topology: an existing file, a
+ * File or generator spec, as users name a topology: an existing file,
+ * "ib:NETDISCOVER[,LFTS]" is an InfiniBand fabric (nc_topo_load_ib()), a
  * name starting like a spec ("ft:", ...) is generated, anything else is a
  * file that cannot be read (-ENOENT, -EISDIR, ... with the path in err).
  */
 int nc_topo_open(struct nc_topo *t, const char *topology, struct nc_topo_err *err);
+/* Fills err (if not NULL) with line and message; returns -EINVAL. */
+__attribute__((format(printf, 3, 4)))
+int nc_topo_fail(struct nc_topo_err *err, uint32_t line, const char *fmt, ...);
+
+/* A whole file as a string (NUL bytes dropped); 0 or -errno. */
+int nc_topo_read_text(const char *path, char **text);
+
+/*
+ * InfiniBand (topo_ib.c): the fabric as `ibnetdiscover` prints it and,
+ * if lfts is not NULL, the switches' forwarding tables as `ibroute`,
+ * `dump_fts` or `dump_lfts` print them (then t->route is set).  Hosts are
+ * the CAs, named after their node descriptions, ranked in version order of
+ * their names; rates from the links' width x speed.  0 or -errno with err;
+ * *err_in_lfts (if not NULL) says which text err->line refers to.
+ * nc_topo_load_ib() reads the files and puts "FILE:LINE: " into err->msg.
+ */
+int nc_topo_parse_ib(struct nc_topo *t, const char *netdiscover,
+		     const char *lfts, struct nc_topo_err *err,
+		     int *err_in_lfts);
+int nc_topo_load_ib(struct nc_topo *t, const char *netdiscover_path,
+		    const char *lfts_path, struct nc_topo_err *err);
+
 /* Does text start like a generator spec (a known name and ':')? */
 int nc_topo_spec_like(const char *text);
 /*

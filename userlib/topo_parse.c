@@ -583,7 +583,7 @@ int nc_topo_parse(struct nc_topo *t, const char *text, struct nc_topo_err *err)
 	return ret;
 }
 
-int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err)
+int nc_topo_read_text(const char *path, char **textp)
 {
 	struct stat st;
 	FILE *f;
@@ -591,16 +591,10 @@ int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err)
 	size_t len = 0, cap = 0, i, j;
 	int ret;
 
-	if (err) {
-		err->line = 0;
-		err->msg[0] = '\0';
-	}
-	if (!t || !path)
-		return -EINVAL;
-	nc_topo_init(t);
+	*textp = NULL;
 	f = fopen(path, "r");
 	if (!f)
-		goto io_error;
+		return -errno;
 	/* glibc opens a directory for reading; its read fails with EIO */
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
@@ -630,27 +624,46 @@ int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err)
 		goto io_error;
 	}
 	fclose(f);
-	f = NULL;
 	/* bash's read drops NUL bytes; so does this reader */
 	for (i = j = 0; i < len; i++)
 		if (text[i])
 			text[j++] = text[i];
 	text[j] = '\0';
-	ret = nc_topo_parse(t, text, err);
-	free(text);
-	return ret;
+	*textp = text;
+	return 0;
 io_error:
 	ret = -errno;
-	if (err)
-		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
-	if (f)
-		fclose(f);
+	fclose(f);
+	free(text);
+	return ret;
+}
+
+int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err)
+{
+	char *text;
+	int ret;
+
+	if (err) {
+		err->line = 0;
+		err->msg[0] = '\0';
+	}
+	if (!t || !path)
+		return -EINVAL;
+	nc_topo_init(t);
+	ret = nc_topo_read_text(path, &text);
+	if (ret) {
+		if (err)
+			snprintf(err->msg, sizeof(err->msg), "%s", strerror(-ret));
+		return ret;
+	}
+	ret = nc_topo_parse(t, text, err);
 	free(text);
 	return ret;
 }
 
 /*
  * A topology as users name it: an existing file in the cluster format,
+ * "ib:NETDISCOVER[,LFTS]" for an InfiniBand fabric's dumps (topo_ib.c),
  * else a generator spec.  Only a name that starts like a generator
  * ("star:", "ft:", ...) is read as a spec, so a mistyped file name says
  * that the file does not exist, not that the spec is bad.
@@ -662,6 +675,18 @@ int nc_topo_open(struct nc_topo *t, const char *topology,
 
 	if (!topology)
 		return -EINVAL;
+	if (!strncmp(topology, "ib:", 3) && stat(topology, &st) != 0) {
+		/* ib:NETDISCOVER[,LFTS]: an InfiniBand fabric's dumps */
+		char nd[4096];
+		const char *comma = strchr(topology + 3, ',');
+		size_t n = comma ? (size_t)(comma - topology - 3) : strlen(topology + 3);
+
+		if (n >= sizeof(nd))
+			return -ENAMETOOLONG;
+		memcpy(nd, topology + 3, n);
+		nd[n] = '\0';
+		return nc_topo_load_ib(t, nd, comma ? comma + 1 : NULL, err);
+	}
 	if (stat(topology, &st) == 0 || !nc_topo_spec_like(topology))
 		return nc_topo_load(t, topology, err);
 	return nc_topo_gen_spec(t, topology, err);

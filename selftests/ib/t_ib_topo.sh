@@ -1,0 +1,223 @@
+#!/bin/bash
+# The InfiniBand topology reader (userlib/topo_ib.c) against the real tools
+# on simulated fabrics: ibsim runs a fabric described by mkfabric.py,
+# OpenSM (-o, one sweep) assigns LIDs and routes it, ibnetdiscover and
+# dump_fts capture it, and the model built from those dumps must match
+# what the fabric is: the host, switch and cable counts, each host link's
+# rate, and for every ordered pair of hosts the path, port by port, that
+# ibtracert walks through the switches' forwarding tables.  Then malformed
+# dumps: each refused with FILE:LINE: reason.  No module, no VM; the
+# simulator runs in a network namespace of its own (its sockets are
+# abstract unix sockets), so two runs do not meet.
+#
+#   selftests/ib/t_ib_topo.sh [IB_MODEL]     (default build/selftests/ib/ib_model;
+#                                            nctl: $NCTL, default build/nctl)
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+MODEL=${1:-$top/build/selftests/ib/ib_model}
+NCTL=${NCTL:-$top/build/nctl}
+# shellcheck source=../lib/tap.sh
+source "$top/selftests/lib/tap.sh"
+SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+
+missing=""
+for tool in ibsim opensm ibnetdiscover dump_fts ibtracert; do
+	command -v "$tool" >/dev/null || missing+=" $tool"
+done
+[ -f "$SIM" ] || missing+=" libumad2sim0"
+if [ -n "$missing" ]; then
+	tap_skip "ib: topology from the real tools" "missing:$missing (make deps)"
+	tap_done
+	exit
+fi
+[ -x "$MODEL" ] || { echo "t_ib_topo: no $MODEL (make user)" >&2; exit 2; }
+if [ "${NC_IB_NETNS:-0}" != 1 ] && [ "$EUID" = 0 ]; then
+	NC_IB_NETNS=1 exec unshare --net "$0" "$@"
+fi
+
+work=$(mktemp -d)
+sim_pid=
+cleanup() {
+	[ -z "$sim_pid" ] || kill "$sim_pid" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+export OSM_TMP_DIR=$work OSM_CACHE_DIR=$work
+under_sim() { LD_PRELOAD=$SIM "$@" 2>>"$work/tools.err"; }
+# check NAME CMD...: one result, CMD's status (returned); $diag, if set,
+# becomes the failure's diagnostics.
+diag=
+check() {
+	local name=$1
+	shift
+	if "$@"; then
+		tap_ok "$name"
+	else
+		tap_fail "$name" "$diag"
+		diag=
+		return 1
+	fi
+	diag=
+}
+
+# fabric NAME ROUTING MKFABRIC_ARGS...: simulate, route, capture into
+# $work/NAME.{net,expect,nd,lfts,model}.
+fabric() {
+	local name=$1 routing=$2
+	shift 2
+	python3 "$top/selftests/ib/mkfabric.py" "$@" --expect "$work/$name.expect" \
+		>"$work/$name.net" || return 1
+	[ -z "$sim_pid" ] || { kill "$sim_pid"; wait "$sim_pid" 2>/dev/null; }
+	ibsim -s "$work/$name.net" >"$work/$name.ibsim.log" 2>&1 &
+	sim_pid=$!
+	for _ in $(seq 50); do
+		grep -q "Parsing" "$work/$name.ibsim.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.3
+	under_sim opensm -o -R "$routing" >"$work/$name.osm.log" &&
+		under_sim ibnetdiscover >"$work/$name.nd" &&
+		under_sim dump_fts >"$work/$name.lfts" &&
+		"$MODEL" "$work/$name.nd" "$work/$name.lfts" >"$work/$name.model"
+}
+
+# The host's LIDs from ibnetdiscover: "NAME LID" (NAME: the description's
+# first word, as the reader names hosts).
+host_lids() {
+	awk '/^Ca/ { match($0, /# "[^"]*"/); d = substr($0, RSTART + 3, RLENGTH - 4)
+		     split(d, w, " "); next }
+	     d != "" && /^\[/ { match($0, /# lid [0-9]+/)
+		     print w[1], substr($0, RSTART + 6, RLENGTH - 6); d = "" }' "$1"
+}
+
+# ibtracert's walk in the model's form: "A OUT>IN X OUT>IN ... B".
+trace() {
+	under_sim ibtracert "$1" "$2" | awk '
+		/^From/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
+			  split(n, w, " "); s = w[1] }
+		/^\[/ { o = substr($1, 2, length($1) - 2)
+			match($0, /\}\[[0-9]+\]/); i = substr($0, RSTART + 2, RLENGTH - 3)
+			match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
+			split(n, w, " "); s = s " " o ">" i " " w[1] }
+		END { print s }'
+}
+
+# check_fabric NAME: the model against the expectation and ibtracert.
+check_fabric() {
+	local name=$1 m=$work/$1.model e=$work/$1.expect
+	local what n want got bad=0 pairs=0 a b la line
+	for what in hosts switches links; do
+		want=$(awk -v k="$what" '$1 == k { print $2 }' "$e")
+		case $what in
+		hosts) got=$(awk 'NR == 1 { print $2 }' "$m") ;;
+		switches) got=$(awk 'NR == 1 { print $4 }' "$m") ;;
+		links) got=$(awk 'NR == 1 { print $6 }' "$m") ;;
+		esac
+		check "ib: $name: $what $got (want $want)" [ "$got" = "$want" ]
+	done
+	# every host link's rate, from the width x speed ibnetdiscover printed
+	n=$(awk 'FNR == NR && $1 == "rate" { want[$2] = $3; next }
+		 FNR != NR && $1 == "link" && ($2 in want) {
+			 if ($4 != want[$2]) print $2, $4, "want", want[$2]; seen++ }
+		 END { if (seen != length(want)) print "seen", seen + 0 }' "$e" "$m")
+	diag=$n
+	check "ib: $name: each host link's rate as its width x speed says" [ -z "$n" ]
+	# routed paths, port by port, against ibtracert
+	declare -A lid=()
+	while read -r a la; do lid[$a]=$la; done < <(host_lids "$work/$name.nd")
+	while read -r line; do
+		a=$(awk '{ print $2 }' <<<"$line")
+		b=$(awk '{ print $3 }' <<<"$line"); b=${b%:}
+		want=$(trace "${lid[$a]}" "${lid[$b]}")
+		got=$(sed -E 's/^path [^ ]+ [^ ]+: //; s/ hops .*//' <<<"$line")
+		pairs=$((pairs + 1))
+		if [ "$got" != "$want" ]; then
+			bad=$((bad + 1))
+			[ $bad -gt 3 ] || diag+="$a -> $b: model '$got', ibtracert '$want'"$'\n'
+		fi
+	done < <(grep '^path ' "$m")
+	check "ib: $name: $pairs routed paths, port by port, as ibtracert walks them ($bad differ)" \
+		test "$pairs" -gt 0 -a "$bad" -eq 0
+}
+
+# two-level fat tree, 4 leaves of 4 hosts, 2 spines, 2 cables from each
+# leaf to each spine; hosts alternate SDR and DDR (seed 003's mixed cluster)
+if check "ib: two-level fat tree with trunks of 2 and mixed SDR/DDR hosts: simulated, routed (updn), captured" \
+	fabric ft2 updn xgft 2 4,4 1,2 --cables 2 --speeds SDR,DDR --host-desc "n%02d HCA-1"; then
+	check_fabric ft2
+	# OpenSM spreads destinations over both cables of a trunk
+	used=$(grep '^path ' "$work/ft2.model" |
+		grep -oE 'sw1_0 [0-9]+>[0-9]+ sw2_0' | sort -u | wc -l)
+	check "ib: ft2: paths from leaf sw1_0 to spine sw2_0 use both cables ($used)" \
+		[ "$used" -eq 2 ]
+	check "ib: ft2: the slowest link of n01 -> n02 is n01's SDR (8000 Mbit/s)" \
+		grep -qE '^path n01 n02: .* slowest 8000$' "$work/ft2.model"
+fi
+
+# three-level XGFT(3; 2,2,2; 1,2,2): 8 hosts, many paths between leaves
+if check "ib: three-level XGFT(3; 2,2,2; 1,2,2): simulated, routed (minhop), captured" \
+	fabric xgft3 minhop xgft 3 2,2,2 1,2,2 --speeds QDR; then
+	check_fabric xgft3
+fi
+
+# a single switch: the model is a star, a tree
+if check "ib: one switch of 6 QDR hosts: simulated, routed, captured" \
+	fabric star minhop xgft 1 6 1 --speeds QDR; then
+	check_fabric star
+	check "ib: star: the model is a tree" grep -q ' tree 1$' "$work/star.model"
+	# nctl takes the dumps wherever it takes a topology
+	out=$("$NCTL" sched show topo "ib:$work/star.nd,$work/star.lfts" 2>&1)
+	diag=$out
+	check "ib: nctl sched show topo ib:star.nd,star.lfts: 6 hosts, verified" \
+		grep -qzE '^hosts 6 phases [0-9]+ .*verifier: ok' <<<"$out"
+fi
+if [ -f "$work/ft2.lfts" ]; then
+	out=$("$NCTL" sched show topo "ib:$work/ft2.nd,$work/ft2.lfts" 2>&1)
+	diag=$out
+	check "ib: nctl sched show on the routed fat tree: aapc needs a switch tree" \
+		grep -q 'aapc needs a switch tree' <<<"$out"
+	out=$("$NCTL" tree plan topology "ib:$work/ft2.nd,$work/ft2.lfts" degree 4 2>&1)
+	diag=$out
+	check "ib: nctl tree plan on the routed fat tree: 16 ranks" \
+		grep -q '^size 16 degree 4 trees 1$' <<<"$out"
+fi
+
+# --- malformed dumps: FILE:LINE: reason ------------------------------------
+# bad NAME EXPECTED_REGEX ND LFTS: ib_model refuses with that message
+bad() {
+	local out
+	out=$("$MODEL" "$3" ${4:+"$4"} 2>&1)
+	diag="got: $out"
+	check "ib: refuses $1" grep -qE -- "$2" <<<"$out"
+}
+if [ -f "$work/ft2.nd" ]; then
+	nd=$work/ft2.nd lf=$work/ft2.lfts
+	ln=$(grep -n '^\[' "$nd" | head -n 1 | cut -d: -f1)
+	sed "${ln}s/\"/'/" "$nd" >"$work/b1.nd"
+	bad "a port line without its quotes" "b1.nd:$ln: bad port line" "$work/b1.nd"
+	id=$(grep -m1 '^Ca' "$nd" | grep -oE '"[^"]+"' | head -n 1)
+	awk -v id="$id" '$0 ~ "^Ca" && index($0, id) { skip = 1 } /^$/ { skip = 0 } !skip' \
+		"$nd" >"$work/b2.nd"
+	ln=$(grep -n -F "$id" "$work/b2.nd" | head -n 1 | cut -d: -f1)
+	bad "a cable to a node without a record" "b2.nd:$ln: no record of node $id" "$work/b2.nd"
+	ln=$(grep -n '^\[' "$nd" | sed -n 2p | cut -d: -f1)
+	sed -E "${ln}s/\"\[([0-9]+)\]/\"[9\1]/" "$nd" >"$work/b3.nd"
+	bad "ends that disagree on a cable" "b3.nd:$ln: .* (has no port|says it is)" "$work/b3.nd"
+	printf 'Switch\t8 "S-1"\nbogus line\n' >"$work/b4.nd"
+	bad "a line it cannot read" "b4.nd:2: cannot read 'bogus line'" "$work/b4.nd"
+	: >"$work/b5.nd"
+	bad "an empty dump" "b5.nd: no switch or CA records" "$work/b5.nd"
+	sed -E '0,/guid 0x[0-9a-f]+/s//guid 0x00000000deadbeef/' "$lf" >"$work/b6.lfts"
+	bad "a forwarding table of a switch not in the fabric" \
+		"b6.lfts:1: switch guid 0x00000000deadbeef is not in the fabric" "$nd" "$work/b6.lfts"
+	ln=$(grep -n '^0x' "$lf" | awk -F: '$2 ~ / 00[1-9] / { print $1; exit }')
+	sed -E "${ln}s/ 00[1-9] / 099 /" "$lf" >"$work/b7.lfts"
+	bad "a route out of a port without a cable" "b7.lfts:$ln: switch .* to port 99, which has no cable" \
+		"$nd" "$work/b7.lfts"
+	bad "a missing file" "nosuch.nd: No such file or directory" "$work/nosuch.nd"
+	bad "a directory" "$work: Is a directory" "$work"
+fi
+
+tap_done
