@@ -68,7 +68,7 @@ check: deps
 check-run: all $(UNIT_TESTS)
 	selftests/check.sh --kver $(VM_KVER) --kver-next "$(KVER_NEXT)" $(UNIT_TESTS)
 
-# Everything make check does, plus the in-guest suite on the 6.12 line.
+# Everything make check does, plus the Debian packages' install test on 6.12.
 check-next: deps
 	NC_CHECK_NEXT=1 $(MAKE) check-run
 
