@@ -34,7 +34,7 @@ ifeq ($(DKMS),1)
 install: install-dkms
 endif
 
-install-user: $(LIBNC_A) $(B)/$(LIBNC_SONAME) $(B)/nctl $(B)/ncbench
+install-user: $(LIBNC_A) $(B)/$(LIBNC_SONAME) $(B)/nctl $(B)/ncbench $(B)/netcoll-topod
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
@@ -51,10 +51,12 @@ install-user: $(LIBNC_A) $(B)/$(LIBNC_SONAME) $(B)/nctl $(B)/ncbench
 	$(INSTALL) -m 0644 userlib/include/netcoll.h userlib/include/netcoll_plan.h \
 		$(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL) -m 0755 $(B)/nctl $(DESTDIR)$(SBINDIR)/nctl
+	$(INSTALL) -m 0755 $(B)/netcoll-topod $(DESTDIR)$(SBINDIR)/netcoll-topod
 	$(INSTALL) -m 0755 $(B)/ncbench $(DESTDIR)$(BINDIR)/ncbench
 	$(INSTALL) -m 0644 tools/ncbench/ncbench.1 $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL) -m 0644 userlib/libnetcoll.3 $(DESTDIR)$(MANDIR)/man3/
-	$(INSTALL) -m 0644 tools/nctl/nctl.8 $(DESTDIR)$(MANDIR)/man8/
+	$(INSTALL) -m 0644 tools/nctl/nctl.8 tools/topod/netcoll-topod.8 \
+		$(DESTDIR)$(MANDIR)/man8/
 	$(INSTALL) -m 0644 contrib/modules-load.d/netcoll.conf \
 		$(DESTDIR)$(DOCDIR)/examples/modules-load.d-netcoll.conf
 	$(INSTALL) -m 0644 contrib/modprobe.d/netcoll.conf \
@@ -86,7 +88,8 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libnetcoll.so $(DESTDIR)$(LIBDIR)/libnetcoll.a \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/netcoll.pc \
 		$(DESTDIR)$(INCLUDEDIR)/netcoll.h $(DESTDIR)$(INCLUDEDIR)/netcoll_plan.h \
-		$(DESTDIR)$(SBINDIR)/nctl $(DESTDIR)$(BINDIR)/ncbench \
+		$(DESTDIR)$(SBINDIR)/nctl $(DESTDIR)$(SBINDIR)/netcoll-topod \
+		$(DESTDIR)$(BINDIR)/ncbench \
 		$(DESTDIR)$(MANDIR)/man1/ncbench.1 $(DESTDIR)$(MANDIR)/man3/libnetcoll.3 \
-		$(DESTDIR)$(MANDIR)/man8/nctl.8
+		$(DESTDIR)$(MANDIR)/man8/nctl.8 $(DESTDIR)$(MANDIR)/man8/netcoll-topod.8
 	rm -rf $(DESTDIR)$(DOCDIR)

@@ -4,11 +4,11 @@
 NCTL_SRCS := tools/nctl/nctl.c tools/nctl/util.c tools/nctl/dev.c \
 	     tools/nctl/comm.c tools/nctl/stats.c tools/nctl/monitor.c \
 	     tools/nctl/sched.c tools/nctl/tree.c tools/nctl/cmdl.c \
-	     tools/nctl/print.c
+	     tools/nctl/print.c tools/nctl/topo.c
 NCTL_OBJS := $(NCTL_SRCS:%.c=$(B)/%.o)
 
 # sched.c computes schedules itself: it uses the library's internal headers.
-$(B)/tools/nctl/sched.o $(B)/tools/nctl/tree.o: CFLAGS += -Iuserlib
+$(B)/tools/nctl/sched.o $(B)/tools/nctl/tree.o $(B)/tools/nctl/topo.o: CFLAGS += -Iuserlib
 
 $(B)/nctl: $(NCTL_OBJS) $(LIBNC_A)
 	$(CC) $(LDFLAGS) -o $@ $(NCTL_OBJS) $(LIBNC_A) $(NL_LIBS)
@@ -22,4 +22,8 @@ NCBENCH_OBJS := $(NCBENCH_SRCS:%.c=$(B)/%.o)
 $(B)/ncbench: $(NCBENCH_OBJS) $(LIBNC_A)
 	$(CC) $(LDFLAGS) -o $@ $(NCBENCH_OBJS) $(LIBNC_A) $(NL_LIBS) -lm
 
-USER_TARGETS += $(B)/nctl $(B)/ncbench
+# The topology query service (seed 003): threads, one per client.
+$(B)/netcoll-topod: $(B)/tools/topod/netcoll-topod.o $(LIBNC_A)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) -pthread
+
+USER_TARGETS += $(B)/nctl $(B)/ncbench $(B)/netcoll-topod

@@ -4,7 +4,7 @@
 
 LIBNC_SRCS := userlib/nl.c userlib/endpoint.c userlib/text.c \
 	      userlib/errors.c userlib/args.c \
-	      userlib/topo.c userlib/topo_parse.c userlib/topo_gen.c userlib/topo_ib.c \
+	      userlib/topo.c userlib/topo_parse.c userlib/topo_gen.c userlib/topo_ib.c userlib/topo_query.c \
 	      userlib/sched_aapc.c userlib/sched_sync.c userlib/sched_fattree.c \
 	      userlib/sched_order.c userlib/sched_verify.c userlib/sched_install.c \
 	      userlib/tree.c userlib/model.c userlib/red_names.c

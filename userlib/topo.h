@@ -188,6 +188,24 @@ int nc_topo_parse_ib(struct nc_topo *t, const char *netdiscover,
 int nc_topo_load_ib(struct nc_topo *t, const char *netdiscover_path,
 		    const char *lfts_path, struct nc_topo_err *err);
 
+/*
+ * The topology query service (tools/topod/netcoll-topod.c, seed 003): ask
+ * the service at addr ("unix:PATH" or "[HOST:]PORT") for the path from
+ * host a to host b.  Fills r: the nodes from a to b (hops + 1 names) and
+ * the slowest link's rate.  0, or -ENOENT (unknown host), -EHOSTUNREACH
+ * (no path), -EPROTO (an answer it cannot read), -E2BIG (a path longer
+ * than NC_TOPO_ROUTE_MAX nodes), -EBUSY (the service is full) or the
+ * connection's -errno; msg (if not NULL) gets the service's words.
+ */
+#define NC_TOPO_ROUTE_MAX	64
+struct nc_topo_route {
+	uint32_t hops;
+	double slowest_mbit;
+	char nodes[NC_TOPO_ROUTE_MAX][NC_TOPO_NAME_MAX];
+};
+int nc_topo_query(const char *addr, const char *a, const char *b,
+		  struct nc_topo_route *r, char *msg, size_t msg_size);
+
 /* Does text start like a generator spec (a known name and ':')? */
 int nc_topo_spec_like(const char *text);
 /*

@@ -5,17 +5,20 @@
 # dump_fts capture it, and the model built from those dumps must match
 # what the fabric is: the host, switch and cable counts, each host link's
 # rate, and for every ordered pair of hosts the path, port by port, that
-# ibtracert walks through the switches' forwarding tables.  Then malformed
-# dumps: each refused with FILE:LINE: reason.  No module, no VM; the
+# ibtracert walks through the switches' forwarding tables.  Then the
+# topology query service (netcoll-topod) on those dumps: 100 concurrent
+# clients, malformed requests, its client limit and idle timeout, reloads.
+# Then malformed dumps: each refused with FILE:LINE: reason.  No module, no VM; the
 # simulator runs in a network namespace of its own (its sockets are
 # abstract unix sockets), so two runs do not meet.
 #
 #   selftests/ib/t_ib_topo.sh [IB_MODEL]     (default build/selftests/ib/ib_model;
-#                                            nctl: $NCTL, default build/nctl)
+#        nctl: $NCTL, default build/nctl; the service: $TOPOD, default build/netcoll-topod)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 MODEL=${1:-$top/build/selftests/ib/ib_model}
 NCTL=${NCTL:-$top/build/nctl}
+TOPOD=${TOPOD:-$top/build/netcoll-topod}
 # shellcheck source=../lib/tap.sh
 source "$top/selftests/lib/tap.sh"
 SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
@@ -37,8 +40,10 @@ fi
 
 work=$(mktemp -d)
 sim_pid=
+topod_pids=()
 cleanup() {
 	[ -z "$sim_pid" ] || kill "$sim_pid" 2>/dev/null
+	[ ${#topod_pids[@]} -eq 0 ] || kill "${topod_pids[@]}" 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$work"
 }
@@ -182,6 +187,106 @@ if [ -f "$work/ft2.lfts" ]; then
 	diag=$out
 	check "ib: nctl tree plan on the routed fat tree: 16 ranks" \
 		grep -q '^size 16 degree 4 trees 1$' <<<"$out"
+fi
+
+# --- the topology query service (netcoll-topod) ------------------------------
+# ask ADDR LINE...: the service's answers to the lines, one connection
+ask() {
+	local addr=$1
+	shift
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1][5:])
+s.sendall("".join(l + "\n" for l in sys.argv[2:]).encode())
+s.shutdown(socket.SHUT_WR)
+sys.stdout.write(s.makefile().read())' "$addr" "$@"
+}
+# topod NAME ARGS...: start a service on unix:$work/NAME.sock
+topod() {
+	local name=$1
+	shift
+	"$TOPOD" --listen "unix:$work/$name.sock" "$@" 2>"$work/$name.topod.log" &
+	topod_pids+=("$!")
+	for _ in $(seq 50); do
+		[ -S "$work/$name.sock" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+topod_pids=()
+if [ -f "$work/ft2.lfts" ] && [ -x "$TOPOD" ]; then
+	q=unix:$work/q.sock
+	check "topod: serves the routed fat tree" topod q --clients 128 "ib:$work/ft2.nd,$work/ft2.lfts"
+	out=$(python3 "$top/selftests/ib/topod_clients.py" "$q" "$work/ft2.model" 100 20 2>&1)
+	diag=$out
+	check "topod: 100 concurrent clients, 20 queries each, every answer the routed path: $out" \
+		grep -q '^ok 100 clients, 2000 answers$' <<<"$out"
+	out=$(ask "$q" "query n01:n16")
+	want=$(awk '$1 == "path" && $2 == "n01" && $3 == "n16:"' "$work/ft2.model" |
+		sed -E 's/^path [^ ]+ [^ ]+: /path /; s/ [0-9]+>[0-9]+//g; s/ slowest / slowest_mbit /')
+	diag="got '$out', want '$want'"
+	check "topod: query n01:n16 as seed 003 asks it: $out" test "$out" = "$want"
+	out=$("$NCTL" topo path from n01 to n16 service "$q" 2>&1)
+	want=$("$NCTL" topo path from n01 to n16 topology "ib:$work/ft2.nd,$work/ft2.lfts" 2>&1)
+	diag="service '$out', topology '$want'"
+	check "topod: nctl topo path through the service = computed here" test "$out" = "$want"
+	out=$(ask "$q" "query n01" "query n01:n02:n03" "" "query nobody:n01" \
+		"query n01:sw1_0" "hello" "info")
+	diag=$out
+	check "topod: malformed requests and unknown hosts each get one error line, the connection stays" \
+		test "$(grep -c '^error malformed request' <<<"$out")" = 4 -a \
+		"$(grep -c "^error unknown host 'nobody'" <<<"$out")" = 1 -a \
+		"$(grep -c "^error unknown host 'sw1_0'" <<<"$out")" = 1 -a \
+		"$(grep -c '^info hosts 16 switches 6 links 32 generation 1$' <<<"$out")" = 1
+	out=$(ask "$q" "query $(printf 'x%.0s' $(seq 300)):n01" "info")
+	diag=$out
+	check "topod: a line over 255 bytes: an error, then the connection is closed" \
+		test "$out" = "error line longer than 255 bytes"
+	out=$("$NCTL" topo path from nobody to n01 service "$q" 2>&1)
+	diag=$out
+	check "topod: nctl names the service's error" grep -q "error unknown host 'nobody'" <<<"$out"
+
+	# a limit on clients, and idle ones closed
+	check "topod: a service for 4 clients, 1 s idle limit" \
+		topod lim --clients 4 --idle 1 "ib:$work/ft2.nd,$work/ft2.lfts"
+	out=$(python3 -c 'import socket, sys, time
+held = []
+for i in range(4):
+    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1][5:]); held.append(s)
+time.sleep(0.2)
+s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect(sys.argv[1][5:])
+print(s.makefile().readline().strip())
+held[0].settimeout(10)
+print("closed" if held[0].recv(100) == b"" else "open")' \
+		"unix:$work/lim.sock" 2>&1)
+	diag=$out
+	check "topod: the 5th of 4 clients gets 'error busy', an idle one is closed" \
+		test "$out" = $'error busy: 4 clients\nclosed'
+
+	# reloads when the dumps change; a broken dump keeps the last good one
+	cp "$work/ft2.nd" "$work/live.nd"
+	cp "$work/ft2.lfts" "$work/live.lfts"
+	check "topod: a service on files that will change (reload every 100 ms)" \
+		topod live --reload-ms 100 "ib:$work/live.nd,$work/live.lfts"
+	cp "$work/star.nd" "$work/live.nd.new" && mv "$work/live.nd.new" "$work/live.nd"
+	cp "$work/star.lfts" "$work/live.lfts.new" && mv "$work/live.lfts.new" "$work/live.lfts"
+	for _ in $(seq 50); do
+		out=$(ask "unix:$work/live.sock" info)
+		[[ $out == *"hosts 6 "* ]] && break
+		sleep 0.1
+	done
+	diag=$out
+	check "topod: the dumps replaced by the star's: reloaded ($out)" \
+		grep -qE '^info hosts 6 switches 1 links 6 generation [2-9]' <<<"$out"
+	gen=${out##* }
+	echo "Switch 8 \"broken" >"$work/live.nd"
+	sleep 1
+	out=$(ask "unix:$work/live.sock" info "query h1:h2")
+	diag="$out / $(tail -n 2 "$work/live.topod.log")"
+	check "topod: a broken dump is refused (logged with FILE:LINE) and the last good model still answers" \
+		test "$(head -n 1 <<<"$out")" = "info hosts 6 switches 1 links 6 generation $gen" -a \
+		"$(sed -n 2p <<<"$out")" = "path h1 sw1_0 h2 hops 2 slowest_mbit 32000" -a \
+		"$(grep -c "live.nd:1: want a quoted node id" "$work/live.topod.log")" -gt 0
+	kill "${topod_pids[@]}" 2>/dev/null
 fi
 
 # --- malformed dumps: FILE:LINE: reason ------------------------------------

@@ -22,6 +22,7 @@ want=(opt/nc/lib64/libnetcoll.so.0.1 opt/nc/lib64/libnetcoll.so.0
       opt/nc/lib64/libnetcoll.so opt/nc/lib64/libnetcoll.a
       opt/nc/lib64/pkgconfig/netcoll.pc opt/nc/include/netcoll.h
       opt/nc/include/netcoll_plan.h opt/nc/sbin/nctl opt/nc/bin/ncbench
+      opt/nc/sbin/netcoll-topod opt/nc/share/man/man8/netcoll-topod.8
       opt/nc/share/man/man8/nctl.8 opt/nc/share/man/man1/ncbench.1
       opt/nc/share/man/man3/libnetcoll.3 etc/udev/rules.d/60-netcoll.rules
       usr/src/netcoll-0.1/dkms.conf usr/src/netcoll-0.1/Kbuild

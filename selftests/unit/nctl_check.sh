@@ -51,12 +51,12 @@ sys.exit("missing keys %s" % missing if missing else
 }
 
 # --- usage from the tables -------------------------------------------------
-out 0 '^OBJECT := \{ dev \| comm \| sched \| tree \| stats \| monitor \}$' help
+out 0 '^OBJECT := \{ dev \| comm \| sched \| tree \| stats \| monitor \| topo \}$' help
 out 0 '^OPTIONS := \{ -j\[son\] \| -h\[elp\] \| -V\[ersion\] \}$' -h
 out 2 'option "-Version" is unknown' -Version
 out 0 '^nctl \(netcoll\) ' -v
 out 2 '^Usage: nctl '
-for obj in dev comm sched tree stats; do
+for obj in dev comm sched tree stats topo; do
 	out 0 "^Usage: nctl $obj " "$obj" help
 done
 out 0 '^Usage: nctl monitor \[ -n COUNT \] \[ --timeout MS \]$' monitor help
@@ -68,6 +68,7 @@ out 0 '^       nctl tree model size P L R C \[ CONST \] \[ fmax F \]$' tree help
 out 0 '^Usage: nctl sched ' s h
 out 0 '^Usage: nctl stats ' st h
 out 0 '^Usage: nctl tree ' t
+out 0 '^Usage: nctl topo ' to
 out 2 'object "x" is unknown' x
 out 2 'command "frob" of dev is unknown' dev frob
 
@@ -116,6 +117,14 @@ out 1 '^nctl: ft:2:6,6: xor needs a power-of-two number of hosts$' \
 	sched show topo ft:2:6,6 kind xor
 out 1 '^nctl: nosuch\.topo: No such file or directory$' \
 	tree plan topology nosuch.topo degree 2
+# topo: offline show and path (the service's side is selftests/ib/t_ib_topo.sh)
+out 0 '^hosts 16 switches 5 links 20 tree true routed false$' topo show topology ft:2:4,4
+out 0 '^rank 15 h16$' topo show topology ft:2:4,4
+out 0 '^path h1 s1_0 s2_0 s1_3 h16 hops 4 slowest 1000 mbit$' \
+	topo path from h1 to h16 topology ft:2:4,4@1000
+out 1 '^nctl: no host s1_0$' topo path from h1 to s1_0 topology ft:2:4,4
+out 2 'topo path needs topology TOPOLOGY or service ADDR' topo path from h1 to h2
+out 1 'unix:/nonexistent: No such file or directory' topo path from h1 to h2 service unix:/nonexistent
 out 0 '^    8       2     2     0       32.400  \*$' tree model size 64 12 0.5 0.1
 out 0 '^P 64  L 12  r 0.5  c 0.1  C 0  \(us\)$' tree model size 64 12 0.5 0.1
 out 0 '^size 16 degree 3 trees 2$' tree plan size 16 degree 3 trees 2
@@ -132,6 +141,11 @@ json ok,why,levels 'd["ok"] is True and d["why"] == "" and d["levels"] == [{"lev
 json size,L,r,c,C,fmax,best,degrees \
 	'd["best"] == 8 and len(d["degrees"]) == 15 and d["degrees"][6] == {"f": 8, "phases": 2, "full_phases": 2, "last_children": 0, "t_us": 32.4}' \
 	tree model size 64 12 0.5 0.1
+json hosts,switches,links,tree,routed,ranks,links \
+	'd["hosts"] == 4 and d["ranks"] == ["h1", "h2", "h3", "h4"] and d["links"][0] == {"a": "h1", "b": "s0", "rate_mbit": 100}' \
+	topo show topology star:4@100
+json nodes,hops,slowest_mbit 'd == {"nodes": ["h1", "s0", "h2"], "hops": 2, "slowest_mbit": 100}' \
+	topo path from h1 to h2 topology star:4@100
 json size,degree,trees \
 	'd["trees"][1]["root"] == 8 and d["trees"][1]["parents"][8] == 8 and len(d["trees"][0]["parents"]) == 16 and set(d["trees"][0]) == {"index", "root", "depth", "parents"}' \
 	tree plan size 16 degree 3 trees 2

@@ -22,6 +22,7 @@ static const struct cmd objects[] = {
 	{ "tree",	do_tree,	NULL, "reduction trees: show, install, model, plan" },
 	{ "stats",	do_stats,	NULL, "show the counters of this network namespace" },
 	{ "monitor",	do_monitor,	NULL, "print netcoll events as they happen" },
+	{ "topo",	do_topo,	NULL, "topologies: show, and paths between hosts (also from netcoll-topod)" },
 	{ "help",	do_help,	NULL, NULL },
 	{ NULL }
 };

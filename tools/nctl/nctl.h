@@ -23,6 +23,7 @@ int do_stats(int argc, char **argv);
 int do_monitor(int argc, char **argv);
 int do_sched(int argc, char **argv);
 int do_tree(int argc, char **argv);
+int do_topo(int argc, char **argv);
 
 /* ip's rule: a non-empty arg that is a prefix of word selects it. */
 int matches(const char *arg, const char *word);

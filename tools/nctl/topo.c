@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * nctl topo: what the planner makes of a topology, offline, and the path
+ * between two hosts, computed here or asked of the topology query service
+ * (netcoll-topod), so the two can be held side by side.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmdl.h"
+#include "nctl.h"
+#include "print.h"
+#include "topo.h"
+
+enum { S_TOPOLOGY };
+
+static const struct opt show_opts[] = {
+	[S_TOPOLOGY] = { "topology", OPT_VAL | OPT_REQ | OPT_POS, "TOPOLOGY" },
+	{ NULL }
+};
+
+enum { PA_FROM, PA_TO, PA_TOPOLOGY, PA_SERVICE };
+
+static const struct opt path_opts[] = {
+	[PA_FROM] = { "from", OPT_VAL | OPT_REQ, "HOST" },
+	[PA_TO] = { "to", OPT_VAL | OPT_REQ, "HOST" },
+	[PA_TOPOLOGY] = { "topology", OPT_VAL, "TOPOLOGY" },
+	[PA_SERVICE] = { "service", OPT_VAL, "ADDR" },
+	{ NULL }
+};
+
+static int topo_show(int argc, char **argv);
+static int topo_path(int argc, char **argv);
+static int usage(int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "show",	topo_show,	show_opts, NULL },
+	{ "path",	topo_path,	NULL,
+	  "path from HOST to HOST { topology TOPOLOGY | service ADDR }" },
+	{ "help",	usage,		NULL, NULL },
+	{ NULL }
+};
+
+static int usage(int argc, char **argv)
+{
+	(void)argc;	/* help takes no further words */
+	(void)argv;
+	cmd_usage(stdout, "topo", cmds);
+	printf("TOPOLOGY := { FILE | ib:NETDISCOVER[,LFTS] | SPEC }\n"
+	       "ADDR := { unix:PATH | [HOST:]PORT }\n"
+	       "\n"
+	       "show prints the hosts in rank order, the switches and the links with\n"
+	       "their rates; path the nodes from one host to another (the routed path\n"
+	       "on an InfiniBand fabric read with its forwarding tables), its hops\n"
+	       "and its slowest link, from the topology or from netcoll-topod(8).\n");
+	return NCTL_OK;
+}
+
+static int load(struct nc_topo *t, const char *topology)
+{
+	struct nc_topo_err e = { 0 };
+	int err = nc_topo_open(t, topology, &e);
+
+	if (!err)
+		return 0;
+	if (e.line)
+		return nctl_fail("%s:%u: %s", topology, e.line, e.msg);
+	return nctl_fail("%s: %s", topology, e.msg[0] ? e.msg : "cannot read");
+}
+
+static int topo_show(int argc, char **argv)
+{
+	struct optv v[ARRAY_SIZE(show_opts)];
+	struct nc_topo t;
+	uint32_t i;
+	int ret;
+
+	ret = opt_parse(show_opts, v, argc, argv);
+	if (ret)
+		return ret;
+	if (load(&t, v[S_TOPOLOGY].val))
+		return NCTL_ERR;
+	open_json_object(NULL);
+	print_uint(PRINT_ANY, "hosts", "hosts %u", t.nhosts);
+	print_uint(PRINT_ANY, "switches", " switches %u", t.nnodes - t.nhosts);
+	print_uint(PRINT_ANY, "links", " links %u", t.nlinks);
+	print_bool(PRINT_ANY, "tree", " tree %s", t.is_tree);
+	print_bool(PRINT_ANY, "routed", " routed %s\n", t.route != NULL);
+	open_json_array("ranks");
+	for (i = 0; i < t.nhosts; i++) {
+		print_text("rank %u ", i);
+		print_string(PRINT_ANY, NULL, "%s\n", t.nodes[t.host_node[i]].name);
+	}
+	close_json_array();
+	open_json_array("links");
+	for (i = 0; i < t.nlinks; i++) {
+		const struct nc_topo_link *l = &t.links[i];
+
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "a", "link %s", t.nodes[l->a].name);
+		print_string(PRINT_ANY, "b", " %s", t.nodes[l->b].name);
+		print_float(PRINT_ANY, "rate_mbit", " rate %.0f mbit", l->rate_mbit);
+		if (l->port_a || l->port_b) {
+			print_uint(PRINT_ANY, "port_a", " ports %u", l->port_a);
+			print_uint(PRINT_ANY, "port_b", " %u", l->port_b);
+		}
+		print_nl();
+		close_json_object();
+	}
+	close_json_array();
+	close_json_object();
+	nc_topo_free(&t);
+	return NCTL_OK;
+}
+
+static void print_route(const struct nc_topo_route *r)
+{
+	uint32_t i;
+
+	open_json_object(NULL);
+	open_json_array("nodes");
+	print_text("path");
+	for (i = 0; i <= r->hops; i++)
+		print_string(PRINT_ANY, NULL, " %s", r->nodes[i]);
+	close_json_array();
+	print_uint(PRINT_ANY, "hops", " hops %u", r->hops);
+	print_float(PRINT_ANY, "slowest_mbit", " slowest %.0f mbit\n", r->slowest_mbit);
+	close_json_object();
+}
+
+/* The route from a to b in t, as the service would answer it. */
+static int route_here(const struct nc_topo *t, const char *from, const char *to,
+		      struct nc_topo_route *r)
+{
+	int a = nc_topo_find(t, from), b = nc_topo_find(t, to), n;
+	uint32_t *edges, i, x;
+
+	if (a < 0 || t->nodes[a].kind != NC_NODE_HOST)
+		return nctl_fail("no host %s", from);
+	if (b < 0 || t->nodes[b].kind != NC_NODE_HOST)
+		return nctl_fail("no host %s", to);
+	edges = malloc(t->nnodes * sizeof(*edges));
+	if (!edges)
+		return nctl_fail("out of memory");
+	n = nc_topo_path(t, (uint32_t)a, (uint32_t)b, edges, t->nnodes);
+	if (n < 0 || n >= NC_TOPO_ROUTE_MAX) {
+		free(edges);
+		return nctl_fail("no path from %s to %s: %s", from, to,
+				 n < 0 ? strerror(-n) : "too long");
+	}
+	memset(r, 0, sizeof(*r));
+	r->hops = (uint32_t)n;
+	snprintf(r->nodes[0], sizeof(r->nodes[0]), "%s", from);
+	for (i = 0, x = (uint32_t)a; i < (uint32_t)n; i++) {
+		const struct nc_topo_link *l = &t->links[NC_EDGE_LINK(edges[i])];
+
+		x = l->a == x ? l->b : l->a;
+		snprintf(r->nodes[i + 1], sizeof(r->nodes[i + 1]), "%s", t->nodes[x].name);
+		if (i == 0 || l->rate_mbit < r->slowest_mbit)
+			r->slowest_mbit = l->rate_mbit;
+	}
+	free(edges);
+	return 0;
+}
+
+static int topo_path(int argc, char **argv)
+{
+	struct optv v[ARRAY_SIZE(path_opts)];
+	struct nc_topo_route r;
+	char msg[256];
+	int ret;
+
+	ret = opt_parse(path_opts, v, argc, argv);
+	if (ret)
+		return ret;
+	if (!v[PA_TOPOLOGY].val == !v[PA_SERVICE].val)
+		return nctl_usage("topo path needs topology TOPOLOGY or service ADDR");
+	if (v[PA_TOPOLOGY].val) {
+		struct nc_topo t;
+
+		if (load(&t, v[PA_TOPOLOGY].val))
+			return NCTL_ERR;
+		ret = route_here(&t, v[PA_FROM].val, v[PA_TO].val, &r);
+		nc_topo_free(&t);
+		if (ret)
+			return NCTL_ERR;
+	} else {
+		ret = nc_topo_query(v[PA_SERVICE].val, v[PA_FROM].val, v[PA_TO].val,
+				    &r, msg, sizeof(msg));
+		if (ret)
+			return nctl_fail("%s: %s", v[PA_SERVICE].val,
+					 msg[0] ? msg : strerror(-ret));
+	}
+	print_route(&r);
+	return NCTL_OK;
+}
+
+int do_topo(int argc, char **argv)
+{
+	return run_cmd("topo", cmds, argc, argv, "help");
+}
