@@ -2,7 +2,7 @@
 # programs run inside the test VM (selftests/net/lib.sh finds them here).
 # A new test is one more name in a list.
 
-UNIT_TEST_NAMES := test_text test_api_args test_wire test_topo test_sched \
+UNIT_TEST_NAMES := test_text test_api_args test_wire test_topo test_sched test_bcast \
 		   test_tree
 UNIT_TEST_BINS := $(UNIT_TEST_NAMES:%=$(B)/selftests/unit/%)
 

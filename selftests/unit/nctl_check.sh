@@ -117,6 +117,19 @@ out 1 '^nctl: ft:2:6,6: xor needs a power-of-two number of hosts$' \
 	sched show topo ft:2:6,6 kind xor
 out 1 '^nctl: nosuch\.topo: No such file or directory$' \
 	tree plan topology nosuch.topo degree 2
+# broadcast trees (seed 003): ranks 9..16 at a tenth of the rate, which
+# rank order puts inside the tree
+mixed=$(printf 'switch s0\n'; for i in $(seq 16); do
+	printf 'host h%d s0 rate %s\n' "$i" "$( [ "$i" -le 8 ] && echo 10gbit || echo 1gbit)"; done)
+out 0 '^dft      predicted +[0-9.]+ us  0\.3[0-9] of unaware$' \
+	tree bcast topology <(echo "$mixed") size 1048576
+out 0 '^best dft ' tree bcast topology <(echo "$mixed") size 1048576
+out 0 '^unaware  predicted +[0-9.]+ us  1\.00 of unaware$' tree bcast topology star:8@1000
+out 0 '^best unaware ' tree bcast topology star:8@1000
+out 2 'root must be below 4' tree bcast topology star:4 root 4
+json hosts,degree,root,size,hop_us,delay_min_us,delay_median_us,delay_max_us,orders,best \
+	'd["orders"][0]["ranks"] == [2, 3, 0, 1] and d["best"] == "unaware" and d["orders"][0]["predicted_us"] == 4.0' \
+	tree bcast topology star:4 root 2
 # topo: offline show and path (the service's side is selftests/ib/t_ib_topo.sh)
 out 0 '^hosts 16 switches 5 links 20 tree true routed false$' topo show topology ft:2:4,4
 out 0 '^rank 15 h16$' topo show topology ft:2:4,4

@@ -17,6 +17,7 @@
 
 #include "nctl.h"
 #include "topo.h"
+#include "bcast_plan.h"
 
 #define FMAX_DEFAULT	16
 #define PLAN_SIZE_MAX	(1U << 20)
@@ -65,7 +66,19 @@ static const struct opt plan_opts[] = {
 	{ NULL }
 };
 
+enum { B_TOPOLOGY, B_DEGREE, B_ROOT, B_SIZE, B_HOP };
+
+static const struct opt bcast_opts[] = {
+	[B_TOPOLOGY] = { "topology", OPT_VAL | OPT_REQ, "TOPOLOGY" },
+	[B_DEGREE] = { "degree", OPT_VAL, "F" },
+	[B_ROOT] = { "root", OPT_VAL, "RANK" },
+	[B_SIZE] = { "size", OPT_VAL, "BYTES" },
+	[B_HOP] = { "hop-us", OPT_VAL, "US" },
+	{ NULL }
+};
+
 static int tree_show(int argc, char **argv);
+static int tree_bcast(int argc, char **argv);
 static int tree_install(int argc, char **argv);
 static int tree_del(int argc, char **argv);
 static int tree_model(int argc, char **argv);
@@ -83,6 +96,7 @@ static const struct cmd cmds[] = {
 	{ "model",	tree_model,	model_opts, NULL },
 	{ "plan",	tree_plan,	NULL,
 	  "plan { size P | topology { FILE | SPEC } } degree F [ trees N ]" },
+	{ "bcast",	tree_bcast,	bcast_opts, NULL },
 	{ "help",	usage,		NULL, NULL },
 	{ NULL }
 };
@@ -519,6 +533,150 @@ static int tree_plan(int argc, char **argv)
 out:
 	free(order);
 	free(parents);
+	return ret;
+}
+
+/* min, median and max of the delays between different hosts */
+static void delay_summary(const double *delay, uint32_t P, double out[3])
+{
+	size_t n = 0, a, b;
+	double *d = malloc((size_t)P * P * sizeof(*d)), x;
+
+	out[0] = out[1] = out[2] = 0;
+	if (!d || P < 2) {
+		free(d);
+		return;
+	}
+	for (a = 0; a < P; a++)
+		for (b = 0; b < P; b++)
+			if (a != b)
+				d[n++] = delay[a * P + b];
+	/* insertion sort would do for small P; qsort for any */
+	for (a = 1; a < n; a++)
+		for (b = a; b > 0 && d[b - 1] > d[b]; b--) {
+			x = d[b];
+			d[b] = d[b - 1];
+			d[b - 1] = x;
+		}
+	out[0] = d[0];
+	out[1] = d[n / 2];
+	out[2] = d[n - 1];
+	free(d);
+}
+
+/*
+ * Seed 003's broadcast trees for a topology: the delay matrix, then the
+ * f-nomial tree with its hosts placed in rank order (unaware), depth first
+ * and breadth first (closest free host per child), each with the time the
+ * model predicts.
+ */
+static int tree_bcast(int argc, char **argv)
+{
+	static const char *const names[] = { "unaware", "dft", "bft" };
+	struct optv v[ARRAY_SIZE(bcast_opts)];
+	uint32_t degree = 2, root = 0, P, *order = NULL, k, pos;
+	uint64_t bytes = 65536;
+	double hop = 1.0, *delay = NULL, t[3], sum[3];
+	enum nc_bcast_order best;
+	struct nc_topo topo;
+	int err, ret;
+
+	ret = opt_parse(bcast_opts, v, argc, argv);
+	if (ret)
+		return ret;
+	if ((v[B_DEGREE].val && parse_degree(v[B_DEGREE].val, &degree)) ||
+	    (v[B_ROOT].val && nctl_u32(v[B_ROOT].val, "root", &root)) ||
+	    (v[B_SIZE].val && nctl_u64(v[B_SIZE].val, "size", &bytes)) ||
+	    (v[B_HOP].val && parse_us(v[B_HOP].val, "hop-us", &hop)))
+		return NCTL_USAGE;
+	{
+		struct nc_topo_err e = { 0 };
+
+		err = nc_topo_open(&topo, v[B_TOPOLOGY].val, &e);
+		if (err && e.line)
+			return nctl_fail("%s:%u: %s", v[B_TOPOLOGY].val, e.line, e.msg);
+		if (err)
+			return nctl_fail("%s: %s", v[B_TOPOLOGY].val,
+					 e.msg[0] ? e.msg : "cannot read");
+	}
+	P = topo.nhosts;
+	ret = NCTL_ERR;
+	if (root >= P) {
+		nctl_usage("root must be below %u, the topology's host count", P);
+		ret = NCTL_USAGE;
+		goto out;
+	}
+	if (P > 4096) {
+		nctl_fail("%u hosts: the delay matrix is limited to 4096", P);
+		goto out;
+	}
+	delay = malloc((size_t)P * P * sizeof(*delay));
+	order = malloc(4 * (size_t)P * sizeof(*order));
+	if (!delay || !order) {
+		nctl_fail("out of memory");
+		goto out;
+	}
+	err = nc_bcast_delays(&topo, hop, bytes, delay);
+	if (err) {
+		nctl_fail("delays: %s", strerror(-err));
+		goto out;
+	}
+	for (k = 0; k < 3; k++) {
+		err = nc_bcast_order(delay, P, root, degree, (enum nc_bcast_order)k,
+				     order + (size_t)k * P);
+		t[k] = err ? err : nc_bcast_predict(delay, P, degree, order + (size_t)k * P);
+		if (t[k] < 0) {
+			nctl_fail("%s: %s", names[k], strerror((int)-t[k]));
+			goto out;
+		}
+	}
+	delay_summary(delay, P, sum);
+	open_json_object(NULL);
+	print_uint(PRINT_ANY, "hosts", "hosts %u", P);
+	print_uint(PRINT_ANY, "degree", " degree %u", degree);
+	print_uint(PRINT_ANY, "root", " root %u", root);
+	print_u64(PRINT_ANY, "size", " size %" PRIu64, bytes);
+	print_float(PRINT_ANY, "hop_us", " hop %g us\n", hop);
+	print_float(PRINT_ANY, "delay_min_us", "delay min %.3f", sum[0]);
+	print_float(PRINT_ANY, "delay_median_us", " median %.3f", sum[1]);
+	print_float(PRINT_ANY, "delay_max_us", " max %.3f us\n", sum[2]);
+	open_json_array("orders");
+	for (k = 0; k < 3; k++) {
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "order", "%-8s", names[k]);
+		print_float(PRINT_ANY, "predicted_us", " predicted %12.3f us", t[k]);
+		print_float(PRINT_ANY, "vs_unaware", "  %.2f of unaware\n",
+			    t[0] > 0 ? t[k] / t[0] : 1);
+		open_json_array("ranks");
+		for (pos = 0; is_json_context() && pos < P; pos++)
+			print_uint(PRINT_JSON, NULL, NULL, order[(size_t)k * P + pos]);
+		close_json_array();
+		close_json_object();
+	}
+	close_json_array();
+	/* the fourth P of order[] holds the best placement */
+	err = nc_bcast_best_order(delay, P, root, degree, order + 3 * (size_t)P, &best);
+	if (err) {
+		nctl_fail("best order: %s", strerror(-err));
+		goto out;
+	}
+	print_string(PRINT_ANY, "best", "best %s (the model's least time)\n", names[best]);
+	close_json_object();
+	if (!is_json_context()) {
+		print_text("%8s  %-12s %-12s %-12s\n", "position", "unaware", "dft", "bft");
+		for (pos = 0; pos < P; pos++) {
+			print_text("%8u", pos);
+			for (k = 0; k < 3; k++)
+				print_text("  %-12s",
+					   topo.nodes[topo.host_node[order[(size_t)k * P + pos]]].name);
+			print_nl();
+		}
+	}
+	ret = NCTL_OK;
+out:
+	free(delay);
+	free(order);
+	nc_topo_free(&topo);
 	return ret;
 }
 
