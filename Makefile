@@ -35,7 +35,7 @@ USER_TARGETS :=
 UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
-	bench-alltoall bench-reduce bench-auth bench-loss clean checkpatch sparse abi-check check-next \
+	bench-alltoall bench-reduce bench-bcast bench-auth bench-loss clean checkpatch sparse abi-check check-next \
 	deb install-check
 
 all: module user
@@ -93,6 +93,10 @@ bench-alltoall: all
 
 # Reductions: kernel against a UDP tree, CPU noise, multicast, the tree
 # latency model; the report lands in docs/.
+bench-bcast: all
+	$(VM_RUN) --timeout 5400 --out $(B)/vm/bench-bcast -- selftests/net/bench_bcast.sh
+	cp $(B)/vm/bench-bcast/bcast-bench.md docs/bcast-bench.md
+
 bench-reduce: all
 	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-reduce -- selftests/net/bench_reduce.sh
 	@mkdir -p docs

@@ -14,6 +14,17 @@
  * the result is bit-identical on every rank and every run whatever the
  * arrival order (as SHARP's fixed order).
  *
+ * A broadcast (NETCOLL_RED_BCAST) is the second half alone: the root's
+ * data is the result from the start, on a tree rooted at it that the
+ * operation builds for itself; its data piece sends nothing up, and the
+ * inner ranks forward in the receive path as for a result.  A second,
+ * empty piece runs as a barrier's contribution (each rank's fragment asks
+ * its parent for an ack at once): a rank is done when it has the data and
+ * its parent has its empty fragment, so the root is done only when every
+ * rank has started the broadcast.  That keeps the window of outstanding
+ * operations true for broadcasts too: a root cannot run ahead of ranks
+ * that may still ask it for repairs.
+ *
  * Vectors are cut into pieces (vector split: piece j runs on tree j) and
  * pieces into fragments of the device MTU, so a large vector is pipelined
  * through the tree fragment by fragment.
@@ -109,6 +120,8 @@ struct nck_agg_piece {
 	u32 res_asked;		/* a hole past this was asked for already */
 	bool done_mark;		/* the root says the piece is done */
 	bool complete;
+	bool bdata;		/* a broadcast's data: nothing goes up */
+	bool bsync;		/* a broadcast's empty piece: done when acked */
 };
 
 struct nck_agg_op {
@@ -167,6 +180,11 @@ static u32 nck_agg_frag_len(const struct nck_agg_op *op,
 static bool nck_agg_tree_dist(const struct nck_agg_op *op)
 {
 	return !(op->flags & NETCOLL_RED_MCAST);
+}
+
+static bool nck_agg_bcast(const struct nck_agg_op *op)
+{
+	return op->flags & NETCOLL_RED_BCAST;
 }
 
 /* ---------------------------------------------------------------- */
@@ -352,7 +370,8 @@ static void nck_agg_piece_check(struct nck_comm *c, struct nck_agg_op *op,
 		done = nck_frags_full(&p->res);
 	else
 		done = p->done_mark ||
-		       (nck_agg_is_root(c, p) && p->nready == p->nfrags);
+		       (nck_agg_is_root(c, p) && p->nready == p->nfrags) ||
+		       (p->bsync && nck_frags_full(&p->up));
 	if (!done)
 		return;
 	p->complete = true;
@@ -418,7 +437,8 @@ static void nck_agg_push_up(struct nck_comm *c, struct nck_agg_op *op,
 		inflight += op->piece[j].up_next - op->piece[j].up.count;
 	while (p->up_next < p->nfrags && test_bit(p->up_next, p->ready) &&
 	       inflight++ < window) {
-		flags = 0;
+		/* a broadcast's rank is done once its parent has this one */
+		flags = p->bsync ? NETCOLL_F_ACK_NOW : 0;
 		/* now and then one fragment asks for its ack: a round trip */
 		if (!op->probe && (!c->agg.rtt.srtt_us ||
 				   op->seq % NCK_AGG_PROBE_EVERY == 0)) {
@@ -454,6 +474,12 @@ static void nck_agg_try(struct nck_comm *c, struct nck_agg_op *op,
 
 	if (!op->started || test_bit(k, p->ready))
 		return;
+	/* a broadcast's data is final at its root and only there */
+	if (p->bdata) {
+		if (!nck_agg_is_root(c, p))
+			return;
+		goto ready;
+	}
 	for (i = 0; i < p->nchildren; i++)
 		if (!p->held[i * p->nfrags + k])
 			return;
@@ -468,6 +494,7 @@ static void nck_agg_try(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	if (p->nchildren)
 		nck_stat_inc(c->nn, NETCOLL_STAT_AGG_REDUCED);
+ready:
 	__set_bit(k, p->ready);
 	p->nready++;
 	if (nck_agg_is_root(c, p))
@@ -548,6 +575,10 @@ static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
 
 	if (!p)
 		goto drop;
+	if (p->bdata) {		/* nothing goes up with a broadcast's data */
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		goto drop;
+	}
 	ci = nck_agg_child_index(p, f->src_rank);
 	if (ci < 0) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
@@ -695,6 +726,7 @@ static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
 	if (sacked)
 		nck_frags_fast_retransmit(&p->up, sacked, nck_agg_resend_up, &x);
 	nck_agg_push_all(c, op, txq);
+	nck_agg_piece_check(c, op, p);
 }
 
 /* The whole result of piece p is here (at its root: combined here). */
@@ -967,6 +999,10 @@ static void nck_agg_retransmit(struct nck_comm *c, struct nck_agg_op *op,
 
 		if (p->complete || nck_agg_is_root(c, p))
 			continue;	/* a root waits for its children */
+		if (p->bdata) {	/* nothing went up: ask */
+			nck_agg_ask(c, op, p, txq);
+			continue;
+		}
 		if (p->up.count < p->up_next) {
 			for (k = p->up.cum; k < p->up_next && sent < NCK_AGG_BURST; k++) {
 				if (nck_frags_test(&p->up, k))
@@ -1087,10 +1123,15 @@ static int nck_agg_piece_init(struct nck_comm *c, struct nck_agg_op *op,
 	p->nchildren = t->nchildren;
 	p->children = kcalloc(t->nchildren ?: 1, sizeof(u32), gfp);
 	p->ready = bitmap_zalloc(p->nfrags, gfp);
-	p->held = kvcalloc((size_t)t->nchildren * p->nfrags,
-			   sizeof(struct sk_buff *), gfp);
+	/* a broadcast: piece 0 its data, piece 1 its empty barrier piece */
+	p->bdata = nck_agg_bcast(op) && p == &op->piece[0];
+	p->bsync = nck_agg_bcast(op) && p == &op->piece[1];
+	/* children's partial results: not for a broadcast's data */
+	if (!p->bdata)
+		p->held = kvcalloc((size_t)t->nchildren * p->nfrags,
+				   sizeof(struct sk_buff *), gfp);
 	p->got = kvcalloc(t->nchildren ?: 1, sizeof(*p->got), gfp);
-	if (!p->children || !p->ready || !p->held || !p->got ||
+	if (!p->children || !p->ready || !p->got || (!p->held && !p->bdata) ||
 	    nck_frags_init(&p->up, p->nfrags, gfp) ||
 	    nck_frags_init(&p->res, p->nfrags, gfp))
 		return -ENOMEM;
@@ -1098,7 +1139,8 @@ static int nck_agg_piece_init(struct nck_comm *c, struct nck_agg_op *op,
 	for (i = 0; i < t->nchildren; i++)
 		if (nck_frags_init(&p->got[i], p->nfrags, gfp))
 			return -ENOMEM;
-	p->want_data = (op->flags & NETCOLL_RED_ALL) || op->root == c->rank;
+	p->want_data = ((op->flags & NETCOLL_RED_ALL) || op->root == c->rank) &&
+		       !p->bsync;
 	/* Multicast results, and a reduce's data, come from the root. */
 	if (!nck_agg_tree_dist(op) ||
 	    (!(op->flags & NETCOLL_RED_ALL) && op->root == c->rank))
@@ -1115,6 +1157,13 @@ static int nck_agg_check_args(struct nck_comm *c, const struct nck_agg_args *a,
 
 	if (a->flags & ~NETCOLL_RED_KNOWN || a->split > NETCOLL_TREES_MAX)
 		return -EINVAL;
+	if (a->flags & NETCOLL_RED_BCAST) {
+		if (a->op || a->dtype || a->root >= c->size ||
+		    a->count > NETCOLL_REDUCE_MAX)
+			return -EINVAL;
+		*esize = 1;
+		return 0;
+	}
 	err = nc_red_check(a->op, a->dtype);
 	if (err)
 		return err;
@@ -1151,16 +1200,31 @@ static int nck_agg_pieces(struct nck_comm *c, struct nck_agg_op *op,
 			  const struct nck_agg_args *a, u32 esize)
 {
 	u64 total = 0, charge = sizeof(*op) + max_t(u64, op->bytes, 1);
+	struct nck_tree *own = NULL;
 	bool asked = false;
 	int err = 0;
 	u32 j;
 
 	mutex_lock(&c->agg.tree_lock);
+	/* a broadcast runs on a tree rooted at its root, every piece */
+	if (nck_agg_bcast(op)) {
+		own = nck_tree_fnomial_rooted(c->rank, c->size, c->agg.tree_degree,
+					      a->root);
+		if (!own) {
+			mutex_unlock(&c->agg.tree_lock);
+			return -ENOMEM;
+		}
+	}
 	for (j = 0; j < op->npieces; j++) {
 		struct nck_agg_piece *p = &op->piece[j];
-		const struct nck_tree *t = c->agg.trees[j];
+		const struct nck_tree *t = own ?: c->agg.trees[j];
 		u64 lo = div_u64(a->count * j, op->npieces);
 		u64 hi = div_u64(a->count * (j + 1), op->npieces);
+
+		if (own) {		/* the data, then the empty piece */
+			lo = 0;
+			hi = j ? 0 : a->count;
+		}
 
 		p->off = lo * esize;
 		p->len = (hi - lo) * esize;
@@ -1176,11 +1240,12 @@ static int nck_agg_pieces(struct nck_comm *c, struct nck_agg_op *op,
 		op->charge = charge;
 		for (j = 0; j < op->npieces && !err; j++)
 			err = nck_agg_piece_init(c, op, &op->piece[j],
-						 c->agg.trees[j]);
+						 own ?: c->agg.trees[j]);
 	} else {
 		j = 0;
 	}
 	mutex_unlock(&c->agg.tree_lock);
+	kfree(own);
 	if (err) {
 		op->npieces = j;	/* free what was set up */
 		return err;
@@ -1215,10 +1280,16 @@ static struct nck_agg_op *nck_agg_prepare(struct nck_comm *c,
 	op->dtype = a->dtype;
 	op->opcode = a->op << 8 | a->dtype;
 	op->flags = a->flags;
-	op->root = (a->flags & NETCOLL_RED_ALL) ? NETCOLL_NONE : a->root;
+	if (nck_agg_bcast(op)) {	/* every rank gets the root's data */
+		op->opcode = NETCOLL_OPCODE_BCAST;
+		op->flags |= NETCOLL_RED_ALL;
+	}
+	op->root = (op->flags & NETCOLL_RED_ALL) ? NETCOLL_NONE : a->root;
 	op->bytes = a->count * esize;
 	op->ubuf = a->recvbuf;
 	op->npieces = clamp_t(u64, a->split, 1, max_t(u64, a->count, 1));
+	if (nck_agg_bcast(op))
+		op->npieces = 2;
 	err = nck_agg_frag_size(c, &op->fs);
 	if (!err)
 		err = nck_agg_pieces(c, op, a, esize);
@@ -1229,7 +1300,9 @@ static struct nck_agg_op *nck_agg_prepare(struct nck_comm *c,
 	if (!op->buf)
 		goto free;
 	err = -EFAULT;
-	if (copy_from_user(op->buf, a->sendbuf, op->bytes))
+	/* a broadcast reads the root's buffer only */
+	if ((!nck_agg_bcast(op) || a->root == c->rank) &&
+	    copy_from_user(op->buf, a->sendbuf, op->bytes))
 		goto free;
 	op->deadline = jiffies +
 		msecs_to_jiffies(a->timeout_ms ?: c->timeout_ms);

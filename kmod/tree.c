@@ -59,7 +59,13 @@ static u32 nck_fnomial_children(u32 v, u32 size, u32 degree, u32 root,
 
 struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index)
 {
-	u32 root = (u32)((u64)index * size / NETCOLL_TREES_MAX);
+	return nck_tree_fnomial_rooted(rank, size, degree,
+				       (u32)((u64)index * size / NETCOLL_TREES_MAX));
+}
+
+/* The f-nomial tree over ranks relative to root (position = rank - root). */
+struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree, u32 root)
+{
 	u32 v = (rank + size - root) % size;
 	struct nck_tree *t;
 	u32 n, parent;

@@ -30,6 +30,7 @@ struct nck_tree {
 };
 
 struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index);
+struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree, u32 root);
 struct nck_tree *nck_tree_from_parents(u32 rank, u32 size, const u32 *parents,
 				       struct netlink_ext_ack *extack);
 

@@ -26,7 +26,7 @@ selftests/ib/t_ib_topo.sh: $(B)/selftests/ib/ib_model
 UNIT_TESTS += selftests/unit/nctl_check.sh
 selftests/unit/nctl_check.sh: $(B)/nctl
 
-NET_TEST_NAMES := nc_check nl_reject ep_errors nc_inject nc_red_check nc_hostile \
+NET_TEST_NAMES := nc_check nl_reject ep_errors nc_inject nc_red_check nc_bcast_check nc_hostile \
 		  nc_replay nc_churn
 NET_TEST_BINS := $(NET_TEST_NAMES:%=$(B)/selftests/net/%)
 

@@ -221,6 +221,61 @@ int nc_allreduce(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
 	return nc_reduce_ex(ep, &a);
 }
 
+static int nc_bcast_fill(const nc_endpoint *ep, const struct nc_bcast_args *a,
+			 struct netcoll_reduce *r)
+{
+	if (!ep || !a || a->comp_mask || a->len > NETCOLL_REDUCE_MAX ||
+	    (a->len && !a->buf) ||
+	    (a->dist != NC_DIST_TREE && a->dist != NC_DIST_MCAST))
+		return -EINVAL;
+	/* one piece: every piece would run on the same tree from the root */
+	*r = (struct netcoll_reduce){
+		.sendbuf = (uintptr_t)a->buf,
+		.recvbuf = (uintptr_t)a->buf,
+		.count = a->len,
+		.root = a->root,
+		.flags = NETCOLL_RED_BCAST |
+			 (a->dist == NC_DIST_MCAST ? NETCOLL_RED_MCAST : 0),
+		.timeout_ms = ep->timeout_ms,
+		.split = 1,
+	};
+	return 0;
+}
+
+int nc_bcast_ex(nc_endpoint *ep, const struct nc_bcast_args *a)
+{
+	struct netcoll_reduce r;
+	int err = nc_bcast_fill(ep, a, &r);
+
+	if (err)
+		return err;
+	return ioctl(ep->fd, NETCOLL_IOC_REDUCE, &r) < 0 ? -errno : 0;
+}
+
+int nc_ibcast_ex(nc_endpoint *ep, const struct nc_bcast_args *a,
+		 nc_request *req)
+{
+	struct netcoll_reduce r;
+	int err = nc_bcast_fill(ep, a, &r);
+
+	if (err || !req)
+		return err ? err : -EINVAL;
+	if (ioctl(ep->fd, NETCOLL_IOC_REDUCE_START, &r) < 0)
+		return -errno;
+	*req = r.handle;
+	return 0;
+}
+
+int nc_bcast(nc_endpoint *ep, void *buf, size_t len, uint32_t root)
+{
+	struct nc_bcast_args a = {
+		.buf = buf, .len = len, .root = root,
+		.dist = ep ? ep->dist : NC_DIST_TREE,
+	};
+
+	return nc_bcast_ex(ep, &a);
+}
+
 /* The tree barrier; with multicast distribution, its release is one frame. */
 int nc_barrier(nc_endpoint *ep)
 {

@@ -186,8 +186,9 @@ static inline int nc_wire_check(const void *frame, u32 frame_len,
 	    f->dst_rank >= NETCOLL_COMM_SIZE_MAX)
 		return NETCOLL_STAT_DROP_RANK;
 	if (nc_wire_is_agg(f->type)) {
-		if ((f->opcode >> 8) >= NETCOLL_OP_COUNT ||
-		    (f->opcode & 0xff) >= NETCOLL_DT_COUNT)
+		if (f->opcode != NETCOLL_OPCODE_BCAST &&
+		    ((f->opcode >> 8) >= NETCOLL_OP_COUNT ||
+		     (f->opcode & 0xff) >= NETCOLL_DT_COUNT))
 			return NETCOLL_STAT_DROP_OPCODE;
 	} else if (f->opcode) {
 		return NETCOLL_STAT_DROP_TYPE;

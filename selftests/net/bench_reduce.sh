@@ -27,34 +27,8 @@ RUN_TIMEOUT=${NC_BENCH_RUN_TIMEOUT:-900}
 PEERS=$NC_OUT/udp-peers
 CAL_BASE=100	# calibration communicators: id CAL_BASE + size
 
-# kill_hosts : whatever still runs in a host's namespace (a failed run).
-kill_hosts() {
-	local h
-	for h in $(cluster_hosts); do
-		ip netns pids "$(cluster_ns "$h")" | xargs -r kill -9 2>/dev/null
-	done
-}
-
-# run NAME ARGS... : ncbench on every host at once, rank = host order;
-# rank 0's JSON (also kept as $T_LOG/NAME.json) on stdout.
-run() {
-	local name=$1 h r=0 p pids=() rc=0
-	shift
-	for h in $(cluster_hosts); do
-		on "$h" timeout "$RUN_TIMEOUT" "$NCBENCH" --rank $r "$@" -j \
-			>"$T_LOG/$name.r$r.out" 2>"$T_LOG/$name.r$r.err" &
-		pids+=($!)
-		r=$((r + 1))
-	done
-	for p in "${pids[@]}"; do wait "$p" || rc=1; done
-	if [ $rc -ne 0 ]; then
-		kill_hosts
-		echo "$name failed: $(sort -u "$T_LOG/$name".r*.err | head -n 3 | tr '\n' ' ')" >&2
-		return 1
-	fi
-	cp "$T_LOG/$name.r0.out" "$T_LOG/$name.json"
-	echo "$name done" >&2
-}
+# shellcheck source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 
 kern() { local n=$1; shift; run "$n" --comm 1 --timeout 20000 "$@"; }
 udp() { local n=$1; shift; run "$n" --transport udp --peers "$PEERS" --timeout 20000 "$@"; }

@@ -15,6 +15,7 @@ NL_REJECT=$NC_BUILD/selftests/net/nl_reject
 NC_INJECT=$NC_BUILD/selftests/net/nc_inject
 EP_ERRORS=$NC_BUILD/selftests/net/ep_errors
 NC_RED_CHECK=$NC_BUILD/selftests/net/nc_red_check
+NC_BCAST_CHECK=$NC_BUILD/selftests/net/nc_bcast_check
 NC_OUT=${NC_OUT:-/tmp/ncout}
 T_LOG=$NC_OUT/$(basename "$0" .sh)
 mkdir -p "$T_LOG"
@@ -101,6 +102,63 @@ nc_comm_up() {
 			members "$members" cookie "$cookie" || return 1
 		r=$((r + 1))
 	done
+}
+
+# nc_comm_on ID HOSTS... : communicator ID over exactly these hosts, in
+# this rank order (their devices attached already).
+nc_comm_on() {
+	local id=$1 h r=0 members=""
+	shift
+	for h in "$@"; do members+="${members:+,}$(cluster_mac "$h")"; done
+	for h in "$@"; do
+		on "$h" "$NCTL" comm add id "$id" dev eth0 rank $r \
+			members "$members" || return 1
+		r=$((r + 1))
+	done
+}
+
+# nc_ranks LOGNAME "HOSTS" PROGRAM ARGS... : PROGRAM on each of HOSTS at
+# once with --rank R --size P (R: the host's place in HOSTS); all must
+# succeed, a failing one's first "not ok" lines are printed.
+nc_ranks() {
+	local name=$1 hosts prog=$3 h r=0 pids=() rc=0 i
+	read -r -a hosts <<<"$2"
+	shift 3
+	for h in "${hosts[@]}"; do
+		on "$h" "$prog" --rank $r --size ${#hosts[@]} "$@" \
+			>"$T_LOG/$name.$h.log" 2>&1 &
+		pids+=($!)
+		r=$((r + 1))
+	done
+	i=0
+	for h in "${hosts[@]}"; do
+		wait "${pids[$i]}" || { rc=1; echo "$h: $(grep -m2 "^not ok" "$T_LOG/$name.$h.log")"; }
+		i=$((i + 1))
+	done
+	return $rc
+}
+
+# nc_mcast_group ID : the multicast address of communicator ID (h1's view).
+nc_mcast_group() {
+	on h1 "$NCTL" -j comm show id "$1" | python3 -c \
+		'import json,sys; d=json.load(sys.stdin); d=d[0] if isinstance(d,list) else d; print(d["mcast"])'
+}
+
+# nc_drop_group GROUP HOSTS... : those hosts drop every frame sent to the
+# multicast address GROUP on ingress (tc flower), until nc_undrop_group.
+nc_drop_group() {
+	local group=$1 h
+	shift
+	modprobe -a sch_ingress cls_flower act_gact || return 1
+	for h in "$@"; do
+		on "$h" tc qdisc add dev eth0 ingress &&
+		on "$h" tc filter add dev eth0 ingress protocol all flower \
+			dst_mac "$group" action drop || return 1
+	done
+}
+nc_undrop_group() {
+	local h
+	for h in "$@"; do on "$h" tc qdisc del dev eth0 ingress; done
 }
 
 # Run nc_check on every host at once (each as its rank); all must succeed.

@@ -20,7 +20,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include "netcoll_plan.h"
 #define NC_RED_FLOAT
 #include "nc_reduce.h"
+#include "check_out.h"
 
 #define MAX_LIST	32
 
@@ -47,23 +47,6 @@ struct opts {
 	uint32_t timeout_ms, seed;
 	int expect;
 };
-
-static int failures;
-
-static void result(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(ok ? "ok - " : "not ok - ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	failures += !ok;
-}
 
 static uint64_t mix(uint64_t x)
 {
@@ -349,21 +332,6 @@ static int parse_list(char *text, const char *what, int (*parse)(const char *),
 }
 
 /* "ETIMEDOUT" -> ETIMEDOUT, "ANY" -> -1 (any error); 0 for an unknown name. */
-static int errno_of(const char *name)
-{
-	int i;
-
-	if (!strcmp(name, "ANY"))
-		return -1;
-	for (i = 1; i < 4096; i++) {
-		const char *n = strerrorname_np(i);
-
-		if (n && !strcmp(n, name))
-			return i;
-	}
-	return 0;
-}
-
 static void usage(void)
 {
 	fprintf(stderr,

@@ -8,35 +8,8 @@
 T_NAME=reduce
 source "$(dirname "$0")/lib.sh"
 
-# comm_on ID HOSTS... : communicator ID over exactly these hosts (rank order).
-comm_on() {
-	local id=$1 h r=0 members=""
-	shift
-	for h in "$@"; do members+="${members:+,}$(cluster_mac "$h")"; done
-	for h in "$@"; do
-		on "$h" "$NCTL" comm add id "$id" dev eth0 rank $r \
-			members "$members" || return 1
-		r=$((r + 1))
-	done
-}
-
-# red_on LOGNAME "HOSTS" nc_red_check args (without --rank/--size)
-red_on() {
-	local name=$1 hosts=($2) h r=0 pids=() rc=0 i
-	shift 2
-	for h in "${hosts[@]}"; do
-		on "$h" "$NC_RED_CHECK" --rank $r --size ${#hosts[@]} "$@" \
-			>"$T_LOG/$name.$h.log" 2>&1 &
-		pids+=($!)
-		r=$((r + 1))
-	done
-	i=0
-	for h in "${hosts[@]}"; do
-		wait "${pids[$i]}" || { rc=1; echo "$h: $(grep -m2 "^not ok" "$T_LOG/$name.$h.log")"; }
-		i=$((i + 1))
-	done
-	return $rc
-}
+# red_on LOGNAME "HOSTS" args of nc_red_check (without --rank/--size)
+red_on() { local name=$1 hosts=$2; shift 2; nc_ranks "$name" "$hosts" "$NC_RED_CHECK" "$@"; }
 
 cluster_star 8 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
 nc_load || { t_fail "insmod"; t_done; exit 1; }
@@ -108,29 +81,19 @@ defer_float() {
 t_check "float contributions reduced in the worker (fpu_defer_all): bit-exact" defer_float
 
 # Lost multicast: three hosts never see the group's frames.
-group=$(on h1 "$NCTL" -j comm show id 1 | python3 -c \
-	'import json,sys; d=json.load(sys.stdin); d=d[0] if isinstance(d,list) else d; print(d["mcast"])')
-drop_group() {
-	local h
-	modprobe -a sch_ingress cls_flower act_gact || return 1
-	for h in h3 h5 h8; do
-		on "$h" tc qdisc add dev eth0 ingress &&
-		on "$h" tc filter add dev eth0 ingress protocol all flower \
-			dst_mac "$group" action drop || return 1
-	done
-}
-t_check "h3, h5, h8 drop every frame to the group $group" drop_group
+group=$(nc_mcast_group 1)
+t_check "h3, h5, h8 drop every frame to the group $group" nc_drop_group "$group" h3 h5 h8
 rep=$(nc_stat h1 agg_repairs)
 t_check "multicast lost on h3,h5,h8: every rank still gets the result" \
 	red_on mlost "$ALL8" --comm 1 --all --dist mcast --ops sum,maxloc \
 	--dtypes double,int32 --count-list 1,5000 --iters 3
 rep2=$(nc_stat h1 agg_repairs)
 t_check "... repaired by unicast (agg_repairs on h1 $rep -> $rep2)" test "$rep2" -gt "$rep"
-for h in h3 h5 h8; do on "$h" tc qdisc del dev eth0 ingress; done
+nc_undrop_group h3 h5 h8
 
 # Non-power-of-f sizes and the trivial ones.
 p5() {
-	comm_on 5 h1 h2 h3 h4 h5 &&
+	nc_comm_on 5 h1 h2 h3 h4 h5 &&
 	red_on p5 "h1 h2 h3 h4 h5" --comm 5 --all --count-list 1,700 &&
 	red_on p5r "h1 h2 h3 h4 h5" --comm 5 --root 3 --dist mcast --count-list 700
 }
@@ -145,13 +108,13 @@ two_comms() {
 }
 t_check "two communicators at once on h1..h5, 4 operations in flight on each" two_comms
 p2() {
-	comm_on 2 h6 h7 &&
+	nc_comm_on 2 h6 h7 &&
 	red_on p2 "h6 h7" --comm 2 --all --ops sum,minloc --count-list 1,3000 &&
 	red_on p2r "h6 h7" --comm 2 --root 1 --ops max --count-list 3000
 }
 t_check "P=2: allreduce and reduce to rank 1" p2
 p1() {
-	comm_on 3 h8 && red_on p1 "h8" --comm 3 --all --count-list 0,1,1000
+	nc_comm_on 3 h8 && red_on p1 "h8" --comm 3 --all --count-list 0,1,1000
 }
 t_check "P=1: the result is the input" p1
 
@@ -171,7 +134,7 @@ for h in $ALL8; do cluster_set_link "$h" clear >/dev/null; done
 # A member that never contributes: everybody else gets ETIMEDOUT.
 absent() {
 	local r pids=() rc=0 p
-	comm_on 4 $ALL8 || return 1
+	nc_comm_on 4 $ALL8 || return 1
 	for r in 0 1 2 3 4 5 6; do
 		on "h$((r + 1))" "$NC_RED_CHECK" --comm 4 --rank $r --size 8 --all --ops sum \
 			--dtypes int32 --count-list 10 --timeout 1500 --expect-error ETIMEDOUT \
@@ -186,7 +149,7 @@ t_check "h8 never contributes: the 7 others fail with ETIMEDOUT" absent
 # A member dies in the middle of a run of reductions: its cable is cut.
 dies() {
 	local r pids=() rc=0 p
-	comm_on 6 $ALL8 || return 1
+	nc_comm_on 6 $ALL8 || return 1
 	for r in 0 1 2 3 4 5 6 7; do
 		on "h$((r + 1))" "$NC_RED_CHECK" --comm 6 --rank $r --size 8 --all --ops sum \
 			--dtypes double --count-list 20000 --iters 100000 --timeout 2000 \

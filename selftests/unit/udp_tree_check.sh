@@ -70,6 +70,13 @@ case_ok "P=7 degree 3 float prod" 7 --op reduce,allreduce --degree 3 \
 case_ok "P=3 degree 2 int64 maxloc" 3 --op allreduce --degree 2 \
 	--dtype int64 --red-op maxloc --max 65536 --iters 2 --warmup 1
 case_ok "P=1" 1 --op reduce,allreduce,tbarrier --max 1024 --iters 2
+# Broadcasts from a root that is not tree 0's, down the f-nomial tree
+# rooted there: P = 5 (degree 2) and 7 (degree 3), 1 B .. 64 KiB.
+case_ok "bcast P=5 degree 2 root 3" 5 --op bcast --degree 2 --root 3 \
+	--min 1 --max 65536 --iters 3 --warmup 1 --check-all --udp-frag 1024
+case_ok "bcast P=7 degree 3 root 6" 7 --op bcast --degree 3 --root 6 \
+	--min 1 --max 16384 --iters 3 --warmup 1 --check-all
+case_ok "bcast P=1" 1 --op bcast --max 1024 --iters 2
 
 # 5% of the datagrams lost: every iteration checked; retransmissions seen.
 if ranks 4 --op reduce,allreduce --check-all --udp-loss 5 --min 8 --max 16384 \

@@ -43,7 +43,8 @@ static void usage(FILE *out)
 		"\n"
 		"Runs on every rank of communicator ID at once.  OP: barrier, alltoall,\n"
 		"all (both: the default), reduce (to --root, 0), allreduce, tbarrier\n"
-		"(a reduction of nothing up and down the tree).  Alltoall sizes are\n"
+		"(a reduction of nothing up and down the tree), bcast (from --root,\n"
+		"size in bytes).  Alltoall sizes are\n"
 		"bytes per peer, powers of two from --min (8) to --max (1048576);\n"
 		"reduction sizes are vector bytes from --min (4) to --max (65536),\n"
 		"rounded down to whole elements (at least one).  --iters (1000)\n"
@@ -111,6 +112,7 @@ static int parse_ops(const char *text, unsigned int *ops)
 		{ "barrier", OP_BARRIER }, { "alltoall", OP_ALLTOALL },
 		{ "all", OP_BARRIER | OP_ALLTOALL }, { "reduce", OP_REDUCE },
 		{ "allreduce", OP_ALLREDUCE }, { "tbarrier", OP_TBARRIER },
+		{ "bcast", OP_BCAST },
 	};
 	char *copy = strdup(text), *tok, *save = NULL;
 	size_t i;
@@ -372,7 +374,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		if (!ops_set)
 			o->ops = OP_ALLREDUCE;
 		if (o->ops & ~OP_RED_MASK)
-			return fail("--transport udp runs reduce, allreduce and tbarrier only");
+			return fail("--transport udp runs reduce, allreduce, tbarrier and bcast only");
 		if (!o->peers_file == !o->peers_list)
 			return fail("--transport udp needs --peers FILE or --peers-list LIST");
 		if (o->dist != NC_DIST_TREE)

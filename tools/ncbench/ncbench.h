@@ -27,7 +27,8 @@
 #define OP_REDUCE	0x04
 #define OP_ALLREDUCE	0x08
 #define OP_TBARRIER	0x10	/* reduction of 0 elements: up and down a tree */
-#define OP_RED_MASK	(OP_REDUCE | OP_ALLREDUCE | OP_TBARRIER)
+#define OP_BCAST	0x20	/* broadcast from --root (size bytes) */
+#define OP_RED_MASK	(OP_REDUCE | OP_ALLREDUCE | OP_TBARRIER | OP_BCAST)
 
 enum transport {
 	XP_KERNEL,		/* /dev/netcoll */
@@ -138,6 +139,8 @@ int udp_peers(const char *file, const char *list, uint32_t port,
 int udp_open(struct udp_tree **u, const struct udp_cfg *cfg);
 int udp_set_tree(struct udp_tree *u, const uint32_t *parents);
 int udp_reduce(struct udp_tree *u, const struct nc_red_args *a);
+/* A broadcast from the root of the tree set by udp_set_tree(). */
+int udp_bcast(struct udp_tree *u, void *buf, size_t bytes);
 void udp_close(struct udp_tree *u, int linger);
 void udp_counters(const struct udp_tree *u, uint64_t *sent, uint64_t *retx,
 		  uint64_t *dups, uint64_t *dropped);

@@ -35,6 +35,8 @@ const char *op_name(unsigned int op)
 		return "reduce";
 	case OP_ALLREDUCE:
 		return "allreduce";
+	case OP_BCAST:
+		return "bcast";
 	default:
 		return "tbarrier";
 	}
@@ -340,6 +342,54 @@ int xp_reduce(struct bench *b, const struct nc_red_args *a)
 	return 0;
 }
 
+/* A broadcast of bytes from --root, in place in buf. */
+static int xp_bcast(struct bench *b, void *buf, size_t bytes)
+{
+	struct nc_bcast_args a = {
+		.buf = buf, .len = bytes, .root = b->o.root, .dist = b->o.dist,
+	};
+	int err;
+
+	if (b->o.xp == XP_UDP)
+		return udp_bcast(b->udp, buf, bytes);
+	err = nc_bcast_ex(b->ep, &a);
+	if (err)
+		return fail("bcast: %s", nc_strerror(err));
+	return 0;
+}
+
+/*
+ * The UDP transport's tree for broadcasts from --root: the f-nomial tree
+ * of --degree over ranks taken relative to the root, as the kernel builds
+ * it; NULL puts tree 0 back.  Set between barriers, as xp_tree_set().
+ */
+static int udp_bcast_tree(struct bench *b, int on)
+{
+	uint32_t P = b->nranks, v, *order, *parents;
+	int err = 0;
+
+	if (xp_sync(b))
+		return 1;
+	order = malloc(P * sizeof(*order));
+	parents = malloc(P * sizeof(*parents));
+	if (!order || !parents) {
+		free(order);
+		free(parents);
+		return fail("no memory");
+	}
+	for (v = 0; v < P; v++)
+		order[v] = (b->o.root + v) % P;
+	if (on)
+		err = nc_tree_fnomial(P, b->degree, order, parents);
+	if (err)
+		fail("f-nomial tree rooted at %" PRIu32 ": %s", b->o.root, nc_strerror(err));
+	else
+		err = udp_set_tree(b->udp, on ? parents : b->trees[0]);
+	free(order);
+	free(parents);
+	return err || xp_sync(b);
+}
+
 /* The untimed barrier between iterations and around tree changes. */
 int xp_sync(struct bench *b)
 {
@@ -470,8 +520,10 @@ int red_setup(struct bench *b)
 			    nc_dtype_name(o->dtype));
 	if (o->calibrate && o->calib_size > max)
 		max = o->calib_size;
-	/* whole elements, at least one */
+	/* whole elements, at least one; a broadcast's sizes are bytes */
 	bytes = max / esize ? max / esize * esize : esize;
+	if ((o->ops & OP_BCAST) && bytes < max)
+		bytes = max;
 	if (bytes > NETCOLL_REDUCE_MAX)
 		return fail("reductions are limited to %u bytes", NETCOLL_REDUCE_MAX);
 	if (bytes < (size_t)b->nranks * sizeof(double))
@@ -524,6 +576,43 @@ void red_cleanup(struct bench *b)
 }
 
 /*
+ * Broadcasts of bytes from --root: the root's bytes are a function of
+ * (root, size, index) every rank can compute; the others' buffer is
+ * overwritten with their complement before every checked iteration, and
+ * checked after.
+ */
+static int bcast_measure(struct bench *b, size_t bytes, uint64_t iters,
+			 uint64_t warmup, struct result *r)
+{
+	const struct opts *o = &b->o;
+	uint64_t i;
+	size_t k;
+	double t0;
+
+	for (k = 0; k < bytes; k++)	/* the root's bytes: (root, size, index) */
+		expect_buf[k] = (uint8_t)(mix64(mix64(bytes * 0x100000001ULL + o->root) ^
+					       (k / 8)) >> (8 * (k % 8)));
+	for (i = 0; i < warmup + iters; i++) {
+		if (i == 0 || o->check_all)
+			for (k = 0; k < bytes; k++)
+				b->rrecv[k] = o->rank == o->root ? expect_buf[k] :
+					      (uint8_t)~expect_buf[k];
+		if ((i == 0 || !o->no_sync) && xp_sync(b))
+			return 1;
+		t0 = now_us();
+		if (xp_bcast(b, b->rrecv, bytes))
+			return fail("bcast of %zu bytes failed in iteration %" PRIu64, bytes, i);
+		if (i >= warmup)
+			b->lat[i - warmup] = now_us() - t0;
+		if ((i == 0 || o->check_all) && memcmp(b->rrecv, expect_buf, bytes))
+			return fail("bcast of %zu bytes from %" PRIu32 ": data differs"
+				    " (iteration %" PRIu64 ")", bytes, o->root, i);
+	}
+	summarize(b->lat, iters, r);
+	return 0;
+}
+
+/*
  * warmup + iters operations of one kind and size (count elements; split
  * as nc_red_args.split).  Latencies of the timed ones go to r.  The first
  * operation is checked where this rank gets the result.
@@ -545,6 +634,8 @@ int red_measure(struct bench *b, unsigned int op, uint64_t count,
 	uint64_t i;
 	double t0;
 
+	if (op == OP_BCAST)		/* count is bytes */
+		return bcast_measure(b, count, iters, warmup, r);
 	if (a.count)
 		fill_range(b->rsend, o->rank, 0, a.count, a.count, o->red_op,
 			   o->dtype, esize);
@@ -637,13 +728,13 @@ static void red_header(struct bench *b, unsigned int op)
 	else
 		printf("# ncbench %s: kernel, comm %" PRIu32 ", %" PRIu32 " ranks, rank %"
 		       PRIu32, op_name(op), o->comm, b->nranks, o->rank);
-	if (op != OP_TBARRIER)
+	if (op != OP_TBARRIER && op != OP_BCAST)
 		printf(", %s %s", nc_dtype_name(o->dtype), nc_op_name(o->red_op));
-	if (op == OP_REDUCE)
+	if (op == OP_REDUCE || op == OP_BCAST)
 		printf(", root %" PRIu32, o->root);
 	if (op != OP_REDUCE && o->xp == XP_KERNEL)
 		printf(", dist %s", dist_name(o->dist));
-	if (o->xp == XP_KERNEL && op != OP_TBARRIER) {
+	if (o->xp == XP_KERNEL && op != OP_TBARRIER && op != OP_BCAST) {
 		if (o->split)
 			printf(", split %" PRIu32, o->split);
 		else
@@ -724,6 +815,11 @@ static int run_op(struct bench *b, unsigned int op)
 
 	red_sizes(o, &min, &max);
 	red_header(b, op);
+	if (op == OP_BCAST) {
+		esize = 1;	/* bytes */
+		if (o->xp == XP_UDP && udp_bcast_tree(b, 1))
+			return 1;
+	}
 	for (size = min; ret == 0; size *= 2) {
 		count = op == OP_TBARRIER ? 0 : size / esize ? size / esize : 1;
 		/* sizes that round to the same element count run once */
@@ -757,12 +853,15 @@ next:
 			break;
 	}
 	spread_table(b, spreads, nspread);
+	if (op == OP_BCAST && o->xp == XP_UDP && udp_bcast_tree(b, 0))
+		return 1;
 	return ret;
 }
 
 int red_run(struct bench *b)
 {
-	static const unsigned int order[] = { OP_REDUCE, OP_ALLREDUCE, OP_TBARRIER };
+	static const unsigned int order[] = { OP_REDUCE, OP_ALLREDUCE, OP_TBARRIER,
+					      OP_BCAST };
 	size_t i;
 
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)

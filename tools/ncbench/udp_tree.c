@@ -591,19 +591,11 @@ static void red_apply_any(enum nc_op op, enum nc_dtype dtype, void *acc,
 		nc_red_apply_float(op, dtype, acc, in, (__u32)bytes);
 }
 
-int udp_reduce(struct udp_tree *u, const struct nc_red_args *a)
+/* A new operation: the next sequence number, earlier leftovers dropped. */
+static void op_begin(struct udp_tree *u)
 {
-	size_t esize = a->count ? nc_elem_size(a->op, a->dtype) : 0;
-	size_t bytes = a->count * esize;
-	struct ubuf *acc, *in, *res = NULL;
-	uint32_t k;
 	size_t i;
-	int ret = 1;
 
-	if (a->count && (!esize || nc_red_check(a->op, a->dtype)))
-		return fail("udp: invalid operator and type");
-	if (bytes > NETCOLL_REDUCE_MAX || (!a->all && a->root >= u->size))
-		return fail("udp: invalid reduction arguments");
 	u->seq++;
 	/* Leftovers of earlier operations can only be a peer's confusion. */
 	for (i = 0; i < u->nrx;) {
@@ -612,6 +604,56 @@ int udp_reduce(struct udp_tree *u, const struct nc_red_args *a)
 		else
 			i++;
 	}
+}
+
+/*
+ * The user-space broadcast the kernel's is measured against: on the tree
+ * udp_set_tree() set (rooted at the broadcast's root) every rank but the
+ * root waits for the whole message from its parent, then sends it on to
+ * its children, store and forward by the process.
+ */
+int udp_bcast(struct udp_tree *u, void *buf, size_t bytes)
+{
+	struct ubuf *msg = NULL;
+	uint32_t k;
+	int ret = 1;
+
+	if (bytes > NETCOLL_REDUCE_MAX)
+		return fail("udp: invalid broadcast size");
+	op_begin(u);
+	if (u->rank == u->root) {
+		msg = ubuf_new(bytes);
+		if (!msg)
+			return fail("udp: no memory");
+		memcpy(msg->data, buf, bytes);
+	} else if (udp_recv(u, u->parent, U_DOWN, bytes, &msg)) {
+		return 1;
+	}
+	for (k = 0; k < u->nchildren; k++)
+		if (udp_send(u, u->children[k], U_DOWN, msg))
+			goto out;
+	if (u->rank != u->root)
+		memcpy(buf, msg->data, bytes);
+	u->started = 1;
+	ret = 0;
+out:
+	ubuf_put(msg);
+	return ret;
+}
+
+int udp_reduce(struct udp_tree *u, const struct nc_red_args *a)
+{
+	size_t esize = a->count ? nc_elem_size(a->op, a->dtype) : 0;
+	size_t bytes = a->count * esize;
+	struct ubuf *acc, *in, *res = NULL;
+	uint32_t k;
+	int ret = 1;
+
+	if (a->count && (!esize || nc_red_check(a->op, a->dtype)))
+		return fail("udp: invalid operator and type");
+	if (bytes > NETCOLL_REDUCE_MAX || (!a->all && a->root >= u->size))
+		return fail("udp: invalid reduction arguments");
+	op_begin(u);
 	acc = ubuf_new(bytes);
 	if (!acc)
 		return fail("udp: no memory");

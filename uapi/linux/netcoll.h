@@ -386,7 +386,13 @@ enum netcoll_dtype {
 					 * multicast group (repaired by unicast)
 					 * instead of down the tree
 					 */
-#define NETCOLL_RED_KNOWN	(NETCOLL_RED_ALL | NETCOLL_RED_MCAST)
+#define NETCOLL_RED_BCAST	0x0004	/* broadcast: root's sendbuf into every
+					 * rank's recvbuf; count is bytes, op
+					 * and dtype must be 0
+					 */
+#define NETCOLL_RED_KNOWN	(NETCOLL_RED_ALL | NETCOLL_RED_MCAST | NETCOLL_RED_BCAST)
+/* Wire opcode of a broadcast's frames (no reduction's op << 8 | dtype). */
+#define NETCOLL_OPCODE_BCAST	0xff00
 
 /*
  * Reduce count elements of sendbuf over all members into recvbuf of root
@@ -396,6 +402,13 @@ enum netcoll_dtype {
  * rank order, and sends the result to its parent; the tree's root
  * distributes it.  The result is therefore bit-identical on every rank
  * and on every run.  count == 0 is a barrier.
+ *
+ * With NETCOLL_RED_BCAST it is a broadcast: count bytes of root's sendbuf
+ * (the others' sendbuf is not read) reach every rank's recvbuf.  Nothing
+ * goes up: the root sends, on a tree rooted at it (the communicator's
+ * tree degree, ranks taken relative to the root) or to the multicast
+ * group with NETCOLL_RED_MCAST, inner ranks forward each fragment in
+ * the receive path as it arrives, and holes are repaired as for results.
  *
  * REDUCE_START posts the contribution and returns at once with a handle
  * (it sleeps while NETCOLL_A_COMM_OSO operations of this rank are

@@ -149,6 +149,26 @@ int nc_reduce_ex(nc_endpoint *ep, const struct nc_red_args *a);
 int nc_ireduce_ex(nc_endpoint *ep, const struct nc_red_args *a,
 		  nc_request *req);
 int nc_wait(nc_endpoint *ep, nc_request req);
+
+/*
+ * Broadcast: len bytes of root's buf reach every rank's buf.  The root
+ * sends; inner ranks of a tree rooted at it forward each fragment in the
+ * kernel's receive path (a descheduled process does not hold up its
+ * subtree), or the root multicasts with NC_DIST_MCAST and lost frames are
+ * repaired by unicast.  Every rank's process only collects.
+ */
+struct nc_bcast_args {
+	uint32_t comp_mask;	/* later fields valid (none yet): 0 */
+	void *buf;
+	size_t len;		/* bytes, <= NETCOLL_REDUCE_MAX */
+	uint32_t root;
+	enum nc_dist dist;
+};
+int nc_bcast(nc_endpoint *ep, void *buf, size_t len, uint32_t root);
+int nc_bcast_ex(nc_endpoint *ep, const struct nc_bcast_args *a);
+/* Post a broadcast and return at once; nc_wait() completes it. */
+int nc_ibcast_ex(nc_endpoint *ep, const struct nc_bcast_args *a,
+		 nc_request *req);
 /* Default distribution for nc_reduce/nc_allreduce/nc_barrier. */
 int nc_set_dist(nc_endpoint *ep, enum nc_dist dist);
 

@@ -1,0 +1,100 @@
+#!/bin/bash
+# Broadcast on an emulated multi-switch cluster (run in the VM, like
+# bench_reduce.sh).  Writes $NC_OUT/bcast-bench.md with, in one run, for
+# 8 B .. 1 MiB from rank 0: the kernel's broadcast down the tree, the
+# kernel's by multicast, and the same tree run by the processes over UDP
+# (ncbench --transport udp: each rank receives the whole message, then
+# forwards it), quiet and with CPU hogs on every host (--noise); p50 and
+# p99 at rank 0 and the slowest rank's mean (each iteration starts after a
+# barrier, OSU style).  Every first result is checked by ncbench on every
+# rank.
+#
+#   NC_BENCH_TOPO (two-switch-8x2.topo), NC_BENCH_ITERS (100),
+#   NC_BENCH_NOISE (2), NC_BENCH_MAX (1048576), NC_BENCH_RUN_TIMEOUT (900)
+T_NAME=bench_bcast
+source "$(dirname "$0")/lib.sh"
+set -u
+REPORT=$NC_OUT/bcast-bench.md
+TOPO=${NC_BENCH_TOPO:-two-switch-8x2.topo}
+ITERS=${NC_BENCH_ITERS:-100}
+NOISE=${NC_BENCH_NOISE:-2}
+MAX=${NC_BENCH_MAX:-1048576}
+RUN_TIMEOUT=${NC_BENCH_RUN_TIMEOUT:-900}
+PEERS=$NC_OUT/udp-peers
+
+# shellcheck source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
+
+cluster_up "$NC_TOP/selftests/net/topologies/$TOPO" >/dev/null ||
+	{ echo "cluster up failed" >&2; exit 1; }
+# shellcheck disable=SC2119	# no module parameters
+nc_load || { echo "insmod failed" >&2; cluster_down; exit 1; }
+nc_comm_up 1 >/dev/null || { echo "comm 1 failed" >&2; exit 1; }
+r=0
+for h in $(cluster_hosts); do
+	echo "$r $(cluster_ip "$h")"
+	r=$((r + 1))
+done >"$PEERS"
+P=$r
+
+{
+	echo "# Broadcast: in the kernel (tree, multicast) against the processes over UDP"
+	echo
+	echo "Made by \`make bench-bcast\` (selftests/net/bench_bcast.sh) on $(date -u +%F),"
+	echo "kernel $(uname -r), in a QEMU/TCG guest: $P hosts on $TOPO, root rank 0,"
+	echo "$ITERS iterations per size (fewer for large ones), each after a barrier."
+	echo "Noise: $NOISE processes spinning at nice 0 on every host (ncbench --noise)."
+	echo "Times in microseconds; \"slowest mean\" is the largest of the ranks' mean"
+	echo "latencies (ncbench --per-rank), the time the broadcast takes to reach"
+	echo "everybody; rank 0, the root, returns when every rank has started."
+} >"$REPORT"
+
+runs=""
+for n in 0 "$NOISE"; do
+	for t in tree mcast udp; do
+		name=bcast-$t-noise$n
+		case $t in
+		udp) args=(--transport udp --peers "$PEERS") ;;
+		*) args=(--comm 1 --dist "$t") ;;
+		esac
+		if run "$name" "${args[@]}" --op bcast --root 0 --min 8 --max "$MAX" \
+			--iters "$ITERS" --per-rank --noise "$n" --timeout 20000 >/dev/null; then
+			runs+=" $t:$n:$T_LOG/$name.json"
+		else
+			runs+=" $t:$n:"
+		fi
+	done
+done
+
+python3 - $runs >>"$REPORT" <<'PY'
+import json, sys
+runs = []
+for arg in sys.argv[1:]:
+    t, n, path = arg.split(":", 2)
+    runs.append((t, int(n), json.load(open(path))["results"] if path else None))
+name = {"tree": "kernel tree", "mcast": "kernel mcast", "udp": "UDP tree"}
+for noise in sorted({n for _, n, _ in runs}):
+    print("\n## %s\n" % ("Quiet" if noise == 0 else "Noise %d" % noise))
+    print("| size | transport | p50 | p99 | slowest mean | UDP / this (slowest mean) |")
+    print("|---:|---|---:|---:|---:|---:|")
+    here = [(t, res) for t, n, res in runs if n == noise]
+    udp = dict(here).get("udp") or []
+    sizes = sorted({r["size"] for _, res in here if res for r in res})
+    for s in sizes:
+        u = next((r for r in udp if r["size"] == s), None)
+        for t, res in here:
+            r = next((r for r in (res or []) if r["size"] == s), None)
+            if not r:
+                print("| %d | %s | failed | | | |" % (s, name[t]))
+                continue
+            slow = r.get("rank_mean_us", {}).get("max")
+            ratio = ""
+            if u and slow and u.get("rank_mean_us"):
+                ratio = "%.2f" % (u["rank_mean_us"]["max"] / slow)
+            print("| %d | %s | %.1f | %.1f | %s | %s |" % (
+                s, name[t], r["p50_us"], r["p99_us"],
+                "%.1f" % slow if slow is not None else "?", ratio))
+PY
+cluster_down
+nc_unload
+echo "report: $REPORT"

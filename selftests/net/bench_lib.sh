@@ -1,0 +1,33 @@
+# shellcheck shell=bash
+# What the benchmark scripts share (sourced after lib.sh): ncbench on every
+# host of the cluster at once, and the clean-up of a run that failed.
+
+# kill_hosts : whatever still runs in a host's namespace (a failed run).
+kill_hosts() {
+	local h
+	for h in $(cluster_hosts); do
+		ip netns pids "$(cluster_ns "$h")" | xargs -r kill -9 2>/dev/null
+	done
+}
+
+# run NAME ARGS... : ncbench on every host at once, rank = host order,
+# each run at most $RUN_TIMEOUT seconds; rank 0's JSON kept as
+# $T_LOG/NAME.json (every rank's output as $T_LOG/NAME.rR.out/err).
+run() {
+	local name=$1 h r=0 p pids=() rc=0
+	shift
+	for h in $(cluster_hosts); do
+		on "$h" timeout "${RUN_TIMEOUT:-900}" "$NCBENCH" --rank $r "$@" -j \
+			>"$T_LOG/$name.r$r.out" 2>"$T_LOG/$name.r$r.err" &
+		pids+=($!)
+		r=$((r + 1))
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	if [ $rc -ne 0 ]; then
+		kill_hosts
+		echo "$name failed: $(sort -u "$T_LOG/$name".r*.err | head -n 3 | tr '\n' ' ')" >&2
+		return 1
+	fi
+	cp "$T_LOG/$name.r0.out" "$T_LOG/$name.json"
+	echo "$name done" >&2
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What the in-guest checkers (nc_red_check, nc_bcast_check) share: their
+ * TAP lines without numbers ("ok - ..." / "not ok - ...", numbered by the
+ * script that relays them, selftests/lib/tap.sh), the count of failed
+ * ones, and --expect-error's errno names.  One copy per program: the state
+ * is file-static.
+ */
+#ifndef NC_CHECK_OUT_H
+#define NC_CHECK_OUT_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+
+static void result(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(ok ? "ok - " : "not ok - ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	failures += !ok;
+}
+
+/* "ETIMEDOUT" -> ETIMEDOUT; "ANY" -> -1 (any error); unknown -> 0. */
+static int errno_of(const char *name)
+{
+	int i;
+
+	if (!strcmp(name, "ANY"))
+		return -1;
+	for (i = 1; i < 4096; i++) {
+		const char *n = strerrorname_np(i);
+
+		if (n && !strcmp(n, name))
+			return i;
+	}
+	return 0;
+}
+
+#endif /* NC_CHECK_OUT_H */

@@ -1,0 +1,133 @@
+#!/bin/bash
+# Broadcast in the kernel (NETCOLL_RED_BCAST, nc_bcast), every byte
+# checked on every rank: every root, sizes around the fragment boundary
+# (1440 bytes at MTU 1500), down a tree rooted at the root and by
+# multicast, blocking and several in flight, P = 1, 2, 5 and 8 (degree 4),
+# inner ranks forwarding while their process does nothing, multicast
+# frames lost on some hosts (repaired), loss, duplication and reordering
+# on every link, a member that never takes part and one whose cable is
+# cut mid-run, bad arguments, and the kernel's memory afterwards.
+T_NAME=bcast
+source "$(dirname "$0")/lib.sh"
+
+# bc_on LOGNAME "HOSTS" args of nc_bcast_check (without --rank/--size)
+bc_on() { local name=$1 hosts=$2; shift 2; nc_ranks "$name" "$hosts" "$NC_BCAST_CHECK" "$@"; }
+
+kmem_kb() { awk '/^(Slab|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }
+
+cluster_star 8 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
+nc_load || { t_fail "insmod"; t_done; exit 1; }
+ALL8=$(cluster_hosts | tr '\n' ' ')
+t_check "attach + comm add on 8 hosts" nc_comm_up 1
+mem0=$(kmem_kb)
+
+SIZES=0,1,1439,1440,1441,2880,2881,100000
+t_check "every root, $SIZES bytes, down the tree" \
+	bc_on tree "$ALL8" --comm 1 --bytes-list $SIZES
+t_check "every root, $SIZES bytes, multicast" \
+	bc_on mcast "$ALL8" --comm 1 --dist mcast --bytes-list $SIZES
+t_check "1 MiB from roots 0, 3 and 7, tree and multicast" \
+	eval 'bc_on big "$ALL8" --comm 1 --bytes-list 1048576 --roots 0,3,7 &&
+	      bc_on bigm "$ALL8" --comm 1 --dist mcast --bytes-list 1048576 --roots 0,3,7'
+t_check "4 broadcasts in flight (posted, then waited), 20 rounds, roots 2 and 5" \
+	bc_on conc "$ALL8" --comm 1 --bytes-list 1,5000 --roots 2,5 --concurrent 4 --iters 20
+
+# in the f-nomial tree of degree 4 rooted at 0 over 8 ranks, rank 4's
+# subtree is 5, 6, 7: make 4 the idle one
+forward_idle() {
+	local idle=$1 pids=() rc=0 r gate=$T_LOG/gate
+	rm -f "$gate"
+	for r in 0 1 2 3 4 5 6 7; do
+		on "h$((r + 1))" "$NC_BCAST_CHECK" --comm 1 --rank $r --size 8 --roots 0 \
+			--bytes-list 50000 --timeout 20000 \
+			$([ $r = "$idle" ] && echo --wait-file "$gate") \
+			>"$T_LOG/fwd.$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for r in 0 1 2 3 4 5 6 7; do
+		[ $r = "$idle" ] && continue
+		wait "${pids[$r]}" || { rc=1; echo "rank $r: $(grep -m1 '^not ok' "$T_LOG/fwd.$r.log")"; }
+	done
+	touch "$gate"
+	wait "${pids[$idle]}" || { rc=1; echo "rank $idle: $(grep -m1 '^not ok' "$T_LOG/fwd.$idle.log")"; }
+	return $rc
+}
+t_check "rank 4 posts and then idles: its subtree (5, 6, 7) still gets 50000 bytes from root 0" \
+	forward_idle 4
+
+# Lost multicast: three hosts never see the group's frames.
+group=$(nc_mcast_group 1)
+t_check "h3, h5, h8 drop every frame to the group $group" nc_drop_group "$group" h3 h5 h8
+rep=$(nc_stat h1 agg_repairs)
+t_check "multicast lost on h3, h5, h8: every rank still gets it, from roots 0 and 4" \
+	bc_on mlost "$ALL8" --comm 1 --dist mcast --bytes-list 1,5000,100000 --roots 0,4 --iters 3
+rep2=$(nc_stat h1 agg_repairs)
+t_check "... repaired by unicast (agg_repairs on h1 $rep -> $rep2)" test "$rep2" -gt "$rep"
+nc_undrop_group h3 h5 h8
+
+# Sizes that are no power of the degree, and the trivial ones.
+t_check "P=5: every root, tree and multicast" \
+	eval 'nc_comm_on 5 h1 h2 h3 h4 h5 &&
+	      bc_on p5 "h1 h2 h3 h4 h5" --comm 5 --bytes-list 1,1441,30000 &&
+	      bc_on p5m "h1 h2 h3 h4 h5" --comm 5 --dist mcast --bytes-list 1,1441,30000'
+t_check "P=2: every root" \
+	eval 'nc_comm_on 2 h6 h7 && bc_on p2 "h6 h7" --comm 2 --bytes-list 0,1,3000'
+t_check "P=1: the root's own buffer" \
+	eval 'nc_comm_on 3 h8 && bc_on p1 "h8" --comm 3 --bytes-list 0,1,1000'
+
+# Bad arguments: exact errnos.
+bad_args() {
+	on h1 "$NC_BCAST_CHECK" --comm 1 --rank 0 --size 8 --roots 8 --bytes-list 10 \
+		--expect-error EINVAL >"$T_LOG/bad.log" 2>&1
+}
+t_check "root 8 of 8 ranks: EINVAL" bad_args
+
+# Loss, duplication and reordering on every link.
+for h in $ALL8; do cluster_set_link "$h" loss 3% duplicate 1% delay 1ms reorder 25% >/dev/null; done
+t_check "under 3 % loss, 1 % duplicates, reordering: tree and multicast, roots 0, 3, 6" \
+	eval 'bc_on lt "$ALL8" --comm 1 --bytes-list 1,60000 --roots 0,3,6 --iters 3 --timeout 20000 &&
+	      bc_on lm "$ALL8" --comm 1 --dist mcast --bytes-list 1,60000 --roots 0,3,6 --iters 3 \
+		--timeout 20000'
+for h in $ALL8; do cluster_set_link "$h" clear >/dev/null; done
+
+# A member that never takes part: the others fail with ETIMEDOUT (the
+# root's own broadcast is done at once: it only sends).
+absent() {
+	local r pids=() rc=0 p
+	nc_comm_on 4 $ALL8 || return 1
+	for r in 1 2 3 4 5 6; do
+		on "h$((r + 1))" "$NC_BCAST_CHECK" --comm 4 --rank $r --size 8 --roots 7 \
+			--bytes-list 100 --timeout 1500 --expect-error ETIMEDOUT \
+			>"$T_LOG/absent.$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	return $rc
+}
+t_check "root h8 never broadcasts: the 6 others that wait fail with ETIMEDOUT" absent
+
+# A member dies in the middle of a run of broadcasts: its cable is cut.
+dies() {
+	local r pids=() rc=0 p
+	nc_comm_on 6 $ALL8 || return 1
+	for r in 0 1 2 3 4 5 6 7; do
+		on "h$((r + 1))" "$NC_BCAST_CHECK" --comm 6 --rank $r --size 8 --roots 0 \
+			--bytes-list 20000 --iters 100000 --timeout 2000 \
+			--expect-error "$([ $r = 7 ] && echo ENETDOWN || echo ANY)" \
+			>"$T_LOG/dies.$r.log" 2>&1 &
+		pids+=($!)
+	done
+	sleep 3
+	on h8 ip link set eth0 down
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	return $rc
+}
+t_check "h8's cable cut mid-run: every rank ends with an error, h8 ENETDOWN, all data before it byte-exact" dies
+on h8 ip link set eth0 up
+
+nc_unload
+sleep 1
+mem1=$(kmem_kb)
+t_check "kernel memory after rmmod within 2 MiB of before the broadcasts (Slab+VmallocUsed $mem0 -> $mem1 KiB)" \
+	test $((mem1 - mem0)) -lt 2048
+t_done
