@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "netcoll.h"
+#include "netcoll_plan.h"
 #include "topo.h"
 
 /*
@@ -104,9 +105,6 @@ int nc_sched_sync(const struct nc_topo *t, struct nc_a2a_plan *p);
  */
 int nc_sched_compute(const struct nc_topo *t, enum nc_sched_kind kind,
 		     struct nc_a2a_plan *p);
-/* Why nc_sched_compute() gave err for this kind and topology, in words. */
-const char *nc_sched_why(const struct nc_topo *t, enum nc_sched_kind kind,
-			 int err);
 
 /* Fat-tree exchanges (sched_fattree.c), ranks = hosts of an FT/XGFT. */
 enum nc_ft_pattern {
@@ -124,59 +122,9 @@ int nc_sched_linear(uint32_t nranks, struct nc_a2a_plan *p);
 int nc_sched_ring(uint32_t nranks, struct nc_a2a_plan *p);
 int nc_sched_pairwise(uint32_t nranks, struct nc_a2a_plan *p);
 
-/* Verifier (sched_verify.c). */
-struct nc_sched_report {
-	int ok;				/* every check below passed */
-	char why[256];			/* first failed check */
-	uint32_t nphases;
-	uint32_t pairs_missing, pairs_repeated;
-	uint32_t max_sends_per_phase, max_recvs_per_phase;
-	uint32_t bottleneck_load;	/* AAPC load of the busiest edge (trees) */
-	uint32_t max_edge_load;		/* most messages on one edge in a phase */
-	uint32_t contended_phases;	/* phases with an edge over capacity
-					 * (twice; fat links: rate / host rate) */
-	/* Fat trees: the most messages leaving/entering one level-l subtree
-	 * in one phase, next to B_min(l). */
-	uint32_t ft_levels;
-	uint32_t level_max[8];
-	uint32_t level_bmin[8];
-	uint32_t nsyncs, nsyncs_unpruned;
-};
-
 /*
- * Checks: every (src, dst != src) pair exactly once; each rank sends and
- * receives at most once per phase; on trees, per-phase edge loads (a
- * contention-free plan has max_edge_load 1, or on an ideal fat tree's fat
- * links up to rate / host rate) and nphases == bottleneck load (reported);
- * on fat trees, level_max against B_min.  A tree recognised or generated
- * as a fat tree gets both.  Syncs must go forward in phase order.
- * strict: contention (trees) or level_max > B_min (fat trees) makes ok
- * false.
+ * The verifier (sched_verify.c), nc_sched_why() (sched_install.c) and
+ * slices are public: netcoll_plan.h.
  */
-int nc_sched_verify(const struct nc_topo *t, const struct nc_a2a_plan *p,
-		    int strict, struct nc_sched_report *r);
-
-/* One rank's share, as the kernel takes it. */
-struct nc_slice_phase {
-	uint32_t send_to, recv_from;	/* NC_TOPO_NONE: none */
-	uint32_t sync_in_first, nsync_in;	/* into sync_in[] */
-	uint32_t sync_out_first, nsync_out;	/* into sync_out[] */
-};
-
-struct nc_slice_sync_out {
-	uint32_t rank, phase;		/* the receiver's phase */
-};
-
-struct nc_a2a_slice {
-	uint32_t rank, nphases;
-	struct nc_slice_phase *phase;
-	uint32_t *sync_in;		/* ranks */
-	struct nc_slice_sync_out *sync_out;
-	uint32_t nsync_in, nsync_out;
-};
-
-int nc_a2a_slice(const struct nc_a2a_plan *p, uint32_t rank,
-		 struct nc_a2a_slice *s);
-void nc_a2a_slice_free(struct nc_a2a_slice *s);
 
 #endif /* NC_SCHED_H */

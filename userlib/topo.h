@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define NC_TOPO_NAME_MAX	32
-#define NC_TOPO_NONE		UINT32_MAX
+/* nc_topo (opaque there), nc_topo_err, NC_TOPO_NONE, routes, the bound */
+#include "netcoll_plan.h"
 
 enum nc_node_kind {
 	NC_NODE_SWITCH,
@@ -94,12 +94,6 @@ struct nc_topo {
 /* Hosts a text topology may have (cluster.sh: 16-bit MAC/IPv4 suffix). */
 #define NC_TOPO_HOSTS_MAX	65534
 
-/* Where a text source went wrong. */
-struct nc_topo_err {
-	uint32_t line;			/* 0: not tied to a line */
-	char msg[256];
-};
-
 void nc_topo_init(struct nc_topo *t);
 void nc_topo_free(struct nc_topo *t);		/* leaves t initialized */
 
@@ -133,14 +127,6 @@ int nc_topo_find(const struct nc_topo *t, const char *name);	/* index or -ENOENT
  */
 int nc_topo_path(const struct nc_topo *t, uint32_t a, uint32_t b,
 		 uint32_t *edges, uint32_t max);
-
-/*
- * Trees with known link rates: the least time any alltoall of 1 byte per
- * pair can take, in ns -- the busiest directed edge's load (messages that
- * must cross it) over its rate.  Multiply by the message size for the
- * physical bound.  0 when a rate is unknown or the topology is no tree.
- */
-double nc_topo_a2a_bound_ns(const struct nc_topo *t);
 
 /*
  * Messages each link carries at once at the hosts' rate, into cap[nlinks]:
@@ -187,24 +173,6 @@ int nc_topo_parse_ib(struct nc_topo *t, const char *netdiscover,
 		     int *err_in_lfts);
 int nc_topo_load_ib(struct nc_topo *t, const char *netdiscover_path,
 		    const char *lfts_path, struct nc_topo_err *err);
-
-/*
- * The topology query service (tools/topod/netcoll-topod.c, seed 003): ask
- * the service at addr ("unix:PATH" or "[HOST:]PORT") for the path from
- * host a to host b.  Fills r: the nodes from a to b (hops + 1 names) and
- * the slowest link's rate.  0, or -ENOENT (unknown host), -EHOSTUNREACH
- * (no path), -EPROTO (an answer it cannot read), -E2BIG (a path longer
- * than NC_TOPO_ROUTE_MAX nodes), -EBUSY (the service is full) or the
- * connection's -errno; msg (if not NULL) gets the service's words.
- */
-#define NC_TOPO_ROUTE_MAX	64
-struct nc_topo_route {
-	uint32_t hops;
-	double slowest_mbit;
-	char nodes[NC_TOPO_ROUTE_MAX][NC_TOPO_NAME_MAX];
-};
-int nc_topo_query(const char *addr, const char *a, const char *b,
-		  struct nc_topo_route *r, char *msg, size_t msg_size);
 
 /* Does text start like a generator spec (a known name and ':')? */
 int nc_topo_spec_like(const char *text);

@@ -18,7 +18,11 @@ if mk install >"$d/install.log" 2>&1; then
 else
 	tap_fail "install: make install" "$(tail -n 5 "$d/install.log")"
 fi
-want=(opt/nc/lib64/libnetcoll.so.0.1 opt/nc/lib64/libnetcoll.so.0
+# the library's real name follows its version (netcoll.h), the DKMS
+# source directory the module's (dkms.conf)
+lib_ver=$(awk '$2 == "NC_LIB_VERSION_MAJOR" { M = $3 } $2 == "NC_LIB_VERSION_MINOR" { m = $3 }
+	END { print M "." m }' "$top/userlib/include/netcoll.h")
+want=(opt/nc/lib64/libnetcoll.so.$lib_ver opt/nc/lib64/libnetcoll.so.0
       opt/nc/lib64/libnetcoll.so opt/nc/lib64/libnetcoll.a
       opt/nc/lib64/pkgconfig/netcoll.pc opt/nc/include/netcoll.h
       opt/nc/include/netcoll_plan.h opt/nc/sbin/nctl opt/nc/bin/ncbench
