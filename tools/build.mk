@@ -7,9 +7,6 @@ NCTL_SRCS := tools/nctl/nctl.c tools/nctl/util.c tools/nctl/dev.c \
 	     tools/nctl/print.c tools/nctl/topo.c
 NCTL_OBJS := $(NCTL_SRCS:%.c=$(B)/%.o)
 
-# sched.c computes schedules itself: it uses the library's internal headers.
-$(B)/tools/nctl/sched.o $(B)/tools/nctl/tree.o $(B)/tools/nctl/topo.o: CFLAGS += -Iuserlib
-
 $(B)/nctl: $(NCTL_OBJS) $(LIBNC_A)
 	$(CC) $(LDFLAGS) -o $@ $(NCTL_OBJS) $(LIBNC_A) $(NL_LIBS)
 

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "nctl.h"
-#include "sched.h"
 
 enum { S_TOPO, S_KIND, S_PHASES, S_RANK };
 
@@ -89,12 +88,12 @@ static int parse_kind(const char *text, enum nc_sched_kind *kind)
 	return nctl_usage("unknown schedule kind \"%s\"", text);
 }
 
-static int load_topo(struct nc_topo *t, const char *topology)
+static int load_topo(nc_topo **t, const char *topology)
 {
 	struct nc_topo_err e = { 0 };
 	int err;
 
-	err = nc_topo_open(t, topology, &e);
+	err = nc_topo_create(t, topology, &e);
 	if (!err)
 		return 0;
 	if (e.line)
@@ -102,15 +101,15 @@ static int load_topo(struct nc_topo *t, const char *topology)
 	return nctl_fail("%s: %s", topology, e.msg[0] ? e.msg : "cannot read");
 }
 
-static void print_report(const struct nc_topo *t, const struct nc_sched_report *r,
+static void print_report(const nc_topo *t, const struct nc_sched_report *r,
 			 double ms)
 {
-	enum output_type tree = t->is_tree ? PRINT_ANY : PRINT_JSON;
+	enum output_type tree = nc_topo_is_tree(t) ? PRINT_ANY : PRINT_JSON;
 	double bound = nc_topo_a2a_bound_ns(t);
 	uint32_t l;
 
 	open_json_object(NULL);
-	print_uint(PRINT_ANY, "hosts", "hosts %u", t->nhosts);
+	print_uint(PRINT_ANY, "hosts", "hosts %u", nc_topo_nhosts(t));
 	print_uint(PRINT_ANY, "phases", " phases %u", r->nphases);
 	print_float(PRINT_ANY, "compute_ms", " computed in %.3f ms\n", ms);
 	print_bool(PRINT_JSON, "ok", NULL, r->ok);
@@ -149,24 +148,26 @@ static void print_report(const struct nc_topo *t, const struct nc_sched_report *
 	close_json_object();
 }
 
-static void print_phases(const struct nc_a2a_plan *p)
+static void print_phases(const nc_a2a_plan *p)
 {
-	uint32_t ph, m;
+	const uint32_t *src, *dst;
+	uint32_t ph, m, n;
 
-	for (ph = 0; ph < p->nphases; ph++) {
+	for (ph = 0; ph < nc_a2a_plan_nphases(p); ph++) {
 		print_text("phase %u:", ph);
-		for (m = p->first[ph]; m < p->first[ph + 1]; m++)
-			print_text(" %u->%u", p->src[m], p->dst[m]);
+		n = nc_a2a_plan_phase(p, ph, &src, &dst);
+		for (m = 0; m < n; m++)
+			print_text(" %u->%u", src[m], dst[m]);
 		print_nl();
 	}
 }
 
-static int print_slice(const struct nc_a2a_plan *p, uint32_t rank)
+static int print_slice(const nc_a2a_plan *p, uint32_t rank)
 {
 	struct nc_a2a_slice s = { 0 };
 	uint32_t i, j;
 
-	if (rank >= p->nranks || nc_a2a_slice(p, rank, &s))
+	if (rank >= nc_a2a_plan_nranks(p) || nc_a2a_slice(p, rank, &s))
 		return nctl_fail("rank %u: no such rank in the plan", rank);
 	for (i = 0; i < s.nphases; i++) {
 		const struct nc_slice_phase *ph = &s.phase[i];
@@ -199,12 +200,12 @@ static int sched_show(int argc, char **argv)
 	struct optv v[ARRAY_SIZE(show_opts)];
 	enum nc_sched_kind kind = NC_SCHED_AAPC;
 	const char *topology;
-	struct nc_a2a_plan p = { 0 };
+	nc_a2a_plan *p = NULL;
 	struct nc_sched_report r;
 	int ret = NCTL_OK, err;
 	uint32_t rank = UINT32_MAX;
 	struct timespec a, b;
-	struct nc_topo t;
+	nc_topo *t;
 
 	ret = opt_parse(show_opts, v, argc, argv);
 	if (ret)
@@ -216,27 +217,27 @@ static int sched_show(int argc, char **argv)
 	if (load_topo(&t, topology))
 		return NCTL_ERR;
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	err = nc_sched_compute(&t, kind, &p);
+	err = nc_a2a_plan_compute(&p, t, kind);
 	if (err) {
-		ret = nctl_fail("%s: %s", topology, nc_sched_why(&t, kind, err));
+		ret = nctl_fail("%s: %s", topology, nc_sched_why(t, kind, err));
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	if (nc_sched_verify(&t, &p, kind == NC_SCHED_AAPC || kind == NC_SCHED_FT_OPT, &r)) {
+	if (nc_sched_verify(t, p, kind == NC_SCHED_AAPC || kind == NC_SCHED_FT_OPT, &r)) {
 		ret = nctl_fail("%s: verifier could not run", topology);
 		goto out;
 	}
-	print_report(&t, &r, (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
+	print_report(t, &r, (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
 	/* the phases and a rank's slice are text only */
 	if (v[S_PHASES].val && !is_json_context())
-		print_phases(&p);
+		print_phases(p);
 	if (v[S_RANK].val && !is_json_context())
-		ret = print_slice(&p, rank);
+		ret = print_slice(p, rank);
 	if (!r.ok)
 		ret = NCTL_ERR;
 out:
-	nc_a2a_plan_free(&p);
-	nc_topo_free(&t);
+	nc_a2a_plan_destroy(p);
+	nc_topo_destroy(t);
 	return ret;
 }
 

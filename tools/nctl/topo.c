@@ -4,6 +4,7 @@
  * between two hosts, computed here or asked of the topology query service
  * (netcoll-topod), so the two can be held side by side.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,6 @@
 #include "cmdl.h"
 #include "nctl.h"
 #include "print.h"
-#include "topo.h"
 
 enum { S_TOPOLOGY };
 
@@ -58,10 +58,10 @@ static int usage(int argc, char **argv)
 	return NCTL_OK;
 }
 
-static int load(struct nc_topo *t, const char *topology)
+static int load(nc_topo **t, const char *topology)
 {
 	struct nc_topo_err e = { 0 };
-	int err = nc_topo_open(t, topology, &e);
+	int err = nc_topo_create(t, topology, &e);
 
 	if (!err)
 		return 0;
@@ -73,7 +73,7 @@ static int load(struct nc_topo *t, const char *topology)
 static int topo_show(int argc, char **argv)
 {
 	struct optv v[ARRAY_SIZE(show_opts)];
-	struct nc_topo t;
+	nc_topo *t;
 	uint32_t i;
 	int ret;
 
@@ -83,35 +83,36 @@ static int topo_show(int argc, char **argv)
 	if (load(&t, v[S_TOPOLOGY].val))
 		return NCTL_ERR;
 	open_json_object(NULL);
-	print_uint(PRINT_ANY, "hosts", "hosts %u", t.nhosts);
-	print_uint(PRINT_ANY, "switches", " switches %u", t.nnodes - t.nhosts);
-	print_uint(PRINT_ANY, "links", " links %u", t.nlinks);
-	print_bool(PRINT_ANY, "tree", " tree %s", t.is_tree);
-	print_bool(PRINT_ANY, "routed", " routed %s\n", t.route != NULL);
+	print_uint(PRINT_ANY, "hosts", "hosts %u", nc_topo_nhosts(t));
+	print_uint(PRINT_ANY, "switches", " switches %u", nc_topo_nswitches(t));
+	print_uint(PRINT_ANY, "links", " links %u", nc_topo_nlinks(t));
+	print_bool(PRINT_ANY, "tree", " tree %s", nc_topo_is_tree(t));
+	print_bool(PRINT_ANY, "routed", " routed %s\n", nc_topo_is_routed(t));
 	open_json_array("ranks");
-	for (i = 0; i < t.nhosts; i++) {
+	for (i = 0; i < nc_topo_nhosts(t); i++) {
 		print_text("rank %u ", i);
-		print_string(PRINT_ANY, NULL, "%s\n", t.nodes[t.host_node[i]].name);
+		print_string(PRINT_ANY, NULL, "%s\n", nc_topo_host_name(t, i));
 	}
 	close_json_array();
 	open_json_array("links");
-	for (i = 0; i < t.nlinks; i++) {
-		const struct nc_topo_link *l = &t.links[i];
+	for (i = 0; i < nc_topo_nlinks(t); i++) {
+		struct nc_topo_link_info l;
 
+		nc_topo_link_get(t, i, &l);
 		open_json_object(NULL);
-		print_string(PRINT_ANY, "a", "link %s", t.nodes[l->a].name);
-		print_string(PRINT_ANY, "b", " %s", t.nodes[l->b].name);
-		print_float(PRINT_ANY, "rate_mbit", " rate %.0f mbit", l->rate_mbit);
-		if (l->port_a || l->port_b) {
-			print_uint(PRINT_ANY, "port_a", " ports %u", l->port_a);
-			print_uint(PRINT_ANY, "port_b", " %u", l->port_b);
+		print_string(PRINT_ANY, "a", "link %s", l.a);
+		print_string(PRINT_ANY, "b", " %s", l.b);
+		print_float(PRINT_ANY, "rate_mbit", " rate %.0f mbit", l.rate_mbit);
+		if (l.port_a || l.port_b) {
+			print_uint(PRINT_ANY, "port_a", " ports %u", l.port_a);
+			print_uint(PRINT_ANY, "port_b", " %u", l.port_b);
 		}
 		print_nl();
 		close_json_object();
 	}
 	close_json_array();
 	close_json_object();
-	nc_topo_free(&t);
+	nc_topo_destroy(t);
 	return NCTL_OK;
 }
 
@@ -131,37 +132,21 @@ static void print_route(const struct nc_topo_route *r)
 }
 
 /* The route from a to b in t, as the service would answer it. */
-static int route_here(const struct nc_topo *t, const char *from, const char *to,
+static int route_here(const nc_topo *t, const char *from, const char *to,
 		      struct nc_topo_route *r)
 {
-	int a = nc_topo_find(t, from), b = nc_topo_find(t, to), n;
-	uint32_t *edges, i, x;
+	int a = nc_topo_host_rank(t, from), b = nc_topo_host_rank(t, to), err;
 
-	if (a < 0 || t->nodes[a].kind != NC_NODE_HOST)
+	if (a < 0)
 		return nctl_fail("no host %s", from);
-	if (b < 0 || t->nodes[b].kind != NC_NODE_HOST)
+	if (b < 0)
 		return nctl_fail("no host %s", to);
-	edges = malloc(t->nnodes * sizeof(*edges));
-	if (!edges)
+	err = nc_topo_host_path(t, (uint32_t)a, (uint32_t)b, r);
+	if (err == -ENOMEM)
 		return nctl_fail("out of memory");
-	n = nc_topo_path(t, (uint32_t)a, (uint32_t)b, edges, t->nnodes);
-	if (n < 0 || n >= NC_TOPO_ROUTE_MAX) {
-		free(edges);
+	if (err)
 		return nctl_fail("no path from %s to %s: %s", from, to,
-				 n < 0 ? strerror(-n) : "too long");
-	}
-	memset(r, 0, sizeof(*r));
-	r->hops = (uint32_t)n;
-	snprintf(r->nodes[0], sizeof(r->nodes[0]), "%s", from);
-	for (i = 0, x = (uint32_t)a; i < (uint32_t)n; i++) {
-		const struct nc_topo_link *l = &t->links[NC_EDGE_LINK(edges[i])];
-
-		x = l->a == x ? l->b : l->a;
-		snprintf(r->nodes[i + 1], sizeof(r->nodes[i + 1]), "%s", t->nodes[x].name);
-		if (i == 0 || l->rate_mbit < r->slowest_mbit)
-			r->slowest_mbit = l->rate_mbit;
-	}
-	free(edges);
+				 err == -E2BIG ? "too long" : strerror(-err));
 	return 0;
 }
 
@@ -178,12 +163,12 @@ static int topo_path(int argc, char **argv)
 	if (!v[PA_TOPOLOGY].val == !v[PA_SERVICE].val)
 		return nctl_usage("topo path needs topology TOPOLOGY or service ADDR");
 	if (v[PA_TOPOLOGY].val) {
-		struct nc_topo t;
+		nc_topo *t;
 
 		if (load(&t, v[PA_TOPOLOGY].val))
 			return NCTL_ERR;
-		ret = route_here(&t, v[PA_FROM].val, v[PA_TO].val, &r);
-		nc_topo_free(&t);
+		ret = route_here(t, v[PA_FROM].val, v[PA_TO].val, &r);
+		nc_topo_destroy(t);
 		if (ret)
 			return NCTL_ERR;
 	} else {

@@ -16,8 +16,6 @@
 #include <linux/netcoll.h>
 
 #include "nctl.h"
-#include "topo.h"
-#include "bcast_plan.h"
 
 #define FMAX_DEFAULT	16
 #define PLAN_SIZE_MAX	(1U << 20)
@@ -415,17 +413,16 @@ static int tree_model(int argc, char **argv)
 static int topo_hosts(const char *topology, uint32_t *nhosts)
 {
 	struct nc_topo_err e = { 0 };
-	struct nc_topo t;
+	nc_topo *t;
 	int err;
 
-	nc_topo_init(&t);
-	err = nc_topo_open(&t, topology, &e);
+	err = nc_topo_create(&t, topology, &e);
 	if (err && e.line)
 		return nctl_fail("%s:%u: %s", topology, e.line, e.msg);
 	if (err)
 		return nctl_fail("%s: %s", topology, e.msg[0] ? e.msg : "cannot read");
-	*nhosts = t.nhosts;
-	nc_topo_free(&t);
+	*nhosts = nc_topo_nhosts(t);
+	nc_topo_destroy(t);
 	return 0;
 }
 
@@ -578,7 +575,7 @@ static int tree_bcast(int argc, char **argv)
 	uint64_t bytes = 65536;
 	double hop = 1.0, *delay = NULL, t[3], sum[3];
 	enum nc_bcast_order best;
-	struct nc_topo topo;
+	nc_topo *topo;
 	int err, ret;
 
 	ret = opt_parse(bcast_opts, v, argc, argv);
@@ -592,14 +589,14 @@ static int tree_bcast(int argc, char **argv)
 	{
 		struct nc_topo_err e = { 0 };
 
-		err = nc_topo_open(&topo, v[B_TOPOLOGY].val, &e);
+		err = nc_topo_create(&topo, v[B_TOPOLOGY].val, &e);
 		if (err && e.line)
 			return nctl_fail("%s:%u: %s", v[B_TOPOLOGY].val, e.line, e.msg);
 		if (err)
 			return nctl_fail("%s: %s", v[B_TOPOLOGY].val,
 					 e.msg[0] ? e.msg : "cannot read");
 	}
-	P = topo.nhosts;
+	P = nc_topo_nhosts(topo);
 	ret = NCTL_ERR;
 	if (root >= P) {
 		nctl_usage("root must be below %u, the topology's host count", P);
@@ -616,7 +613,7 @@ static int tree_bcast(int argc, char **argv)
 		nctl_fail("out of memory");
 		goto out;
 	}
-	err = nc_bcast_delays(&topo, hop, bytes, delay);
+	err = nc_bcast_delays(topo, hop, bytes, delay);
 	if (err) {
 		nctl_fail("delays: %s", strerror(-err));
 		goto out;
@@ -668,7 +665,7 @@ static int tree_bcast(int argc, char **argv)
 			print_text("%8u", pos);
 			for (k = 0; k < 3; k++)
 				print_text("  %-12s",
-					   topo.nodes[topo.host_node[order[(size_t)k * P + pos]]].name);
+					   nc_topo_host_name(topo, order[(size_t)k * P + pos]));
 			print_nl();
 		}
 	}
@@ -676,7 +673,7 @@ static int tree_bcast(int argc, char **argv)
 out:
 	free(delay);
 	free(order);
-	nc_topo_free(&topo);
+	nc_topo_destroy(topo);
 	return ret;
 }
 
