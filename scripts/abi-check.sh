@@ -7,7 +7,8 @@
 #     the version script's symbols, each under its version node;
 #   - the public headers are self-contained: a C program that includes
 #     only them (no uapi, no kernel header) builds and links against the
-#     shared library, as an application would.
+#     shared library, as an application would; each header compiles on
+#     its own, as C11 with -Wpedantic and as C++.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 so=build/libnetcoll.so
@@ -79,5 +80,29 @@ elif ! LD_LIBRARY_PATH=build "$tmp/app" >/dev/null; then
 	echo "abi-check: that application does not run against $so"
 	status=1
 fi
-[ $status -eq 0 ] && echo "abi-check: $(wc -l <"$tmp/headers") functions exported, $soname, headers self-contained"
+# Each public header alone, first in its translation unit: as C (C11,
+# pedantic) and as C++ (when a C++ compiler is installed), warnings as
+# errors.  A header that leans on another one being included first, or
+# on a C-only construct, fails here.
+cxx=${CXX:-c++}
+command -v "$cxx" >/dev/null 2>&1 || cxx=
+for h in userlib/include/*.h; do
+	name=$(basename "$h")
+	if ! printf '#include <%s>\n' "$name" |
+		cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Iuserlib/include \
+			-fsyntax-only -x c - 2>"$tmp/h"; then
+		echo "abi-check: $name does not compile on its own as C11:"
+		cat "$tmp/h"
+		status=1
+	fi
+	if [ -n "$cxx" ] && ! printf '#include <%s>\n' "$name" |
+		"$cxx" -Wall -Wextra -Wpedantic -Werror -Iuserlib/include \
+			-fsyntax-only -x c++ - 2>"$tmp/h"; then
+		echo "abi-check: $name does not compile on its own as C++:"
+		cat "$tmp/h"
+		status=1
+	fi
+done
+[ -n "$cxx" ] || echo "abi-check: no C++ compiler (${CXX:-c++}): C++ not checked"
+[ $status -eq 0 ] && echo "abi-check: $(wc -l <"$tmp/headers") functions exported, $soname, headers self-contained (each alone as C11${cxx:+ and as C++})"
 exit $status
