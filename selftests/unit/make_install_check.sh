@@ -29,8 +29,8 @@ want=(opt/nc/lib64/libnetcoll.so.$lib_ver opt/nc/lib64/libnetcoll.so.0
       opt/nc/sbin/netcoll-topod opt/nc/share/man/man8/netcoll-topod.8
       opt/nc/share/man/man8/nctl.8 opt/nc/share/man/man1/ncbench.1
       opt/nc/share/man/man3/libnetcoll.3 etc/udev/rules.d/60-netcoll.rules
-      usr/src/netcoll-0.1/dkms.conf usr/src/netcoll-0.1/Kbuild
-      usr/src/netcoll-0.1/kmod/main.c usr/src/netcoll-0.1/uapi/linux/netcoll.h)
+      usr/src/netcoll-0.2/dkms.conf usr/src/netcoll-0.2/Kbuild
+      usr/src/netcoll-0.2/kmod/main.c usr/src/netcoll-0.2/uapi/linux/netcoll.h)
 missing=()
 for f in "${want[@]}"; do [ -e "$d/root/$f" ] || missing+=("$f"); done
 if [ ${#missing[@]} -eq 0 ]; then
