@@ -17,6 +17,7 @@
 
 #include "netcoll.h"
 #include "args.h"
+#include "bootstrap.h"
 
 _Static_assert((int)NC_A2A_DEFAULT == (int)NETCOLL_A2A_DEFAULT &&
 	       (int)NC_A2A_LINEAR == (int)NETCOLL_A2A_LINEAR &&
@@ -38,6 +39,7 @@ struct nc_endpoint {
 	enum nc_dist dist;		/* default result distribution */
 	uint32_t timeout_ms;		/* 0: the communicator's default */
 	uint32_t size;			/* members of the bound communicator */
+	uint32_t own_comm;		/* deleted at close (nc_open_bootstrap); 0: none */
 	struct nc_info info;
 };
 
@@ -86,10 +88,21 @@ fail:
 
 void nc_close(nc_endpoint *ep)
 {
+	nc_ctl *ctl;
+
 	if (!ep)
 		return;
 	close(ep->fd);
+	if (ep->own_comm && !nc_ctl_open(&ctl)) {
+		nc_comm_delete(ctl, ep->own_comm);
+		nc_ctl_close(ctl);
+	}
 	free(ep);
+}
+
+void nc_endpoint_own_comm(nc_endpoint *ep, uint32_t id)
+{
+	ep->own_comm = id;
 }
 
 int nc_get_info(nc_endpoint *ep, struct nc_info *info)

@@ -46,15 +46,20 @@ struct opts {
 	uint32_t timeout_ms;
 	uint32_t interrupt_ms;		/* 0: no signal */
 	int expect;			/* errno expected, 0: success expected */
+	int bootstrap;			/* nc_open_bootstrap from the environment */
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: nc_check --comm ID --rank R --size P --op alltoall|barrier\n"
+		"Usage: nc_check { --comm ID --rank R --size P | --bootstrap }\n"
+		"                --op alltoall|barrier\n"
 		"                [--bytes N | --bytes-list N,N,...] [--iters K]\n"
 		"                [--algo default|linear|pairwise|ring|sched] [--timeout MS]\n"
-		"                [--interrupt-after MS] [--expect-error ERRNO_NAME|ANY]\n");
+		"                [--interrupt-after MS] [--expect-error ERRNO_NAME|ANY]\n"
+		"--bootstrap: nc_open_bootstrap(), rank and size from NETCOLL_RANK and\n"
+		"NETCOLL_SIZE, the store from NETCOLL_STORE (the communicator is gone\n"
+		"when the program ends)\n");
 }
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -141,6 +146,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "timeout",	  required_argument, NULL, 't' },
 		{ "expect-error", required_argument, NULL, 'e' },
 		{ "interrupt-after", required_argument, NULL, 'I' },
+		{ "bootstrap",	  no_argument,	     NULL, 'B' },
 		{ "help",	  no_argument,	     NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -207,6 +213,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return 1;
 			o->interrupt_ms = (uint32_t)v;
 			break;
+		case 'B':
+			o->bootstrap = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -217,6 +226,18 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc)
 		return fail("unexpected argument \"%s\"", argv[optind]);
+	if (o->bootstrap) {
+		const char *r = getenv("NETCOLL_RANK"), *n = getenv("NETCOLL_SIZE");
+
+		if (have & 7)
+			return fail("--bootstrap takes rank and size from the environment");
+		if (!r || !n || parse_num(r, "NETCOLL_RANK", NETCOLL_COMM_SIZE_MAX - 1, &v) ||
+		    (o->rank = (uint32_t)v, parse_num(n, "NETCOLL_SIZE", NETCOLL_COMM_SIZE_MAX, &v)))
+			return fail("--bootstrap needs NETCOLL_RANK and NETCOLL_SIZE");
+		o->nranks = (uint32_t)v;
+		o->comm = NETCOLL_COMM_ID_MAX;	/* some id: messages only */
+		have |= 7;
+	}
 	if (have != 7 || o->alltoall < 0)
 		return fail("--comm, --rank, --size and --op are required");
 	if (o->comm == 0 || o->nranks == 0 || o->rank >= o->nranks)
@@ -489,7 +510,7 @@ int main(int argc, char **argv)
 	size_t bytes;
 	int err, ret = 1;
 
-	if (parse_opts(argc, argv, &o) || check_comm(&o))
+	if (parse_opts(argc, argv, &o) || (!o.bootstrap && check_comm(&o)))
 		return 1;
 	for (i = 0; i < o.nsizes; i++)
 		if (o.sizes[i] > max)
@@ -501,12 +522,26 @@ int main(int argc, char **argv)
 		fail("cannot allocate 2 x %zu bytes", bytes);
 		goto out;
 	}
+	if (o.bootstrap) {
+		err = nc_open_bootstrap(&ep, NULL);
+		if (err) {
+			fail("bootstrap: %s", nc_strerror(err));
+			goto out;
+		}
+		if (nc_comm_size(ep) != (int)o.nranks) {
+			fail("bootstrap made a communicator of %d ranks", nc_comm_size(ep));
+			goto out;
+		}
+		err = nc_set_timeout(ep, o.timeout_ms);
+		goto bound;
+	}
 	err = nc_open(&ep, NULL);
 	if (err) {
 		fail("cannot open /dev/netcoll: %s", nc_strerror(err));
 		goto out;
 	}
 	err = nc_bind(ep, o.comm, o.rank);
+bound:
 	if (!err)
 		err = nc_set_timeout(ep, o.timeout_ms);
 	if (err) {

@@ -95,6 +95,12 @@ out 0 '^best degree ' tree m s 64 12 0.5 0.1 f 4
 out 0 '^best degree ' tree model 12 0.5 size 64 0.1
 out 0 '^tree 0 root 0 depth 3$' tree plan size 8 degree 2 tr 1
 out 2 'invalid mem "x"' comm add id 1 dev eth0 rank 0 members 02:00:00:00:00:01 mem x
+# bootstrap: what rank 0 hands out cannot be given; rank and size together
+out 2 'members is not for bootstrap' comm add bootstrap h1:5000 members 02:00:00:00:00:01
+out 2 'key is not for bootstrap' comm add bootstrap h1:5000 key /dev/null
+out 2 'rank and size go together' comm add bootstrap h1:5000 rank 1
+out 2 'size, wait and auth go with bootstrap' comm add id 1 dev eth0 rank 0 size 3
+out 2 'invalid wait "soon"' comm add bootstrap h1:5000 wait soon
 
 # --- offline shows, text ----------------------------------------------------
 out 0 '^hosts 4 phases 3 computed in [0-9.]+ ms$' sched show topo star:4

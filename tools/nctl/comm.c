@@ -15,12 +15,14 @@
 enum {
 	A_ID, A_DEV, A_RANK, A_MEMBERS, A_MEMBERS_FILE, A_COOKIE, A_TIMEOUT,
 	A_OSO, A_DEGREE, A_MCAST, A_OWNER, A_GROUP, A_KEY, A_MEM, A_RX_MEM,
+	A_BOOTSTRAP, A_SIZE, A_WAIT, A_AUTH,
 };
 
 static const struct opt add_opts[] = {
-	[A_ID] = { "id", OPT_VAL | OPT_REQ, "ID" },
-	[A_DEV] = { "dev", OPT_VAL | OPT_REQ, "IFNAME" },
-	[A_RANK] = { "rank", OPT_VAL | OPT_REQ, "RANK" },
+	/* required unless bootstrapping (checked in comm_add) */
+	[A_ID] = { "id", OPT_VAL, "ID" },
+	[A_DEV] = { "dev", OPT_VAL, "IFNAME" },
+	[A_RANK] = { "rank", OPT_VAL, "RANK" },
 	[A_MEMBERS] = { "members", OPT_VAL, "ADDR[,ADDR...]" },
 	[A_MEMBERS_FILE] = { "members-file", OPT_VAL, "FILE" },
 	[A_COOKIE] = { "cookie", OPT_VAL, "COOKIE" },
@@ -33,6 +35,10 @@ static const struct opt add_opts[] = {
 	[A_KEY] = { "key", OPT_VAL, "FILE" },
 	[A_MEM] = { "mem", OPT_VAL, "BYTES" },
 	[A_RX_MEM] = { "rx-mem", OPT_VAL, "BYTES" },
+	[A_BOOTSTRAP] = { "bootstrap", OPT_VAL, "HOST:PORT" },
+	[A_SIZE] = { "size", OPT_VAL, "N" },
+	[A_WAIT] = { "wait", OPT_VAL, "MS" },
+	[A_AUTH] = { "auth", 0, NULL },
 	{ NULL }
 };
 
@@ -58,7 +64,10 @@ static const struct cmd cmds[] = {
 	  "                    [ cookie COOKIE ] [ timeout MS ]\n"
 	  "                    [ oso N ] [ degree F ] [ mcast ADDR ]\n"
 	  "                    [ owner USER ] [ group GROUP ] [ key FILE ]\n"
-	  "                    [ mem BYTES ] [ rx-mem BYTES ]" },
+	  "                    [ mem BYTES ] [ rx-mem BYTES ]\n"
+	  "       nctl comm add bootstrap HOST:PORT [ rank RANK size N ] [ dev IFNAME ]\n"
+	  "                    [ id ID ] [ wait MS ] [ auth ]\n"
+	  "                    [ timeout MS ] [ oso N ] [ degree F ]" },
 	{ "del",	comm_del,	del_opts, NULL },
 	{ "delete",	comm_del,	NULL, NULL },
 	{ "show",	comm_show,	show_opts, NULL },
@@ -89,7 +98,16 @@ static int usage(int argc, char **argv)
 	       "frames then carry an HMAC-SHA256 tag (\"-\" reads standard input).\n"
 	       "BYTES limit the memory operations may allocate (mem) and the\n"
 	       "frames held on receive (rx-mem); default: the module parameters\n"
-	       "comm_mem_max and rx_queue_max.\n",
+	       "comm_mem_max and rx_queue_max.\n"
+	       "\n"
+	       "bootstrap: no member list; every rank runs the same command and\n"
+	       "they meet over TCP at HOST:PORT, where rank 0 listens.  Rank 0 hands\n"
+	       "out the members, a fresh cookie, the id (default: a random unused\n"
+	       "one) and with auth a fresh key; its timeout, oso and degree count\n"
+	       "for all.  RANK and N default to NETCOLL_RANK and NETCOLL_SIZE (or\n"
+	       "the launcher's: OMPI_COMM_WORLD_*, PMI_*, SLURM_*); IFNAME to\n"
+	       "NETCOLL_DEV, else the only attached device; MS (default 60000) is\n"
+	       "how long to wait for every rank.  Prints the communicator made.\n",
 	       NETCOLL_OSO_MAX, NETCOLL_OSO_DEFAULT, NETCOLL_TREE_DEGREE_MAX,
 	       NETCOLL_TREE_DEGREE_DEFAULT, NC_KEY_MIN, NC_KEY_MAX);
 	return NCTL_OK;
@@ -221,6 +239,56 @@ static int opt_u32(const struct optv *v, const char *what, uint32_t *x)
 	return v->val ? nctl_u32(v->val, what, x) : 0;
 }
 
+/* comm add bootstrap HOST:PORT ...: rank 0 hands out the rest. */
+static int comm_bootstrap(const struct optv *v)
+{
+	static const int handed_out[] = {
+		A_MEMBERS, A_MEMBERS_FILE, A_COOKIE, A_MCAST, A_KEY,
+		A_OWNER, A_GROUP, A_MEM, A_RX_MEM,
+	};
+	struct nc_bootstrap_args a = { .store = v[A_BOOTSTRAP].val };
+	struct nc_bootstrap_result r;
+	size_t i;
+	nc_ctl *ctl;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(handed_out); i++)
+		if (v[handed_out[i]].val)
+			return nctl_usage("comm add bootstrap: %s is not for bootstrap (rank 0 hands out members, cookie and key; the rest are defaults)",
+					  add_opts[handed_out[i]].name);
+	if (!v[A_RANK].val != !v[A_SIZE].val)
+		return nctl_usage("comm add bootstrap: rank and size go together (or both from the environment)");
+	if ((v[A_RANK].val && (nctl_u32(v[A_RANK].val, "rank", &a.rank) ||
+			       nctl_u32(v[A_SIZE].val, "size", &a.size))) ||
+	    (v[A_ID].val && nctl_u32(v[A_ID].val, "id", &a.id)) ||
+	    opt_u32(&v[A_WAIT], "wait", &a.wait_ms) ||
+	    opt_u32(&v[A_TIMEOUT], "timeout", &a.timeout_ms) ||
+	    opt_u32(&v[A_OSO], "oso", &a.oso) ||
+	    opt_u32(&v[A_DEGREE], "degree", &a.tree_degree))
+		return NCTL_USAGE;
+	if (v[A_SIZE].val && a.size == 0)
+		return nctl_usage("size must be 1..%u", NETCOLL_COMM_SIZE_MAX);
+	a.ifname = v[A_DEV].val;
+	if (v[A_AUTH].val)
+		a.flags |= NC_BOOTSTRAP_AUTH;
+	if (nctl_open(&ctl))
+		return NCTL_ERR;
+	err = nc_comm_bootstrap(ctl, &a, &r);
+	if (err) {
+		nctl_lib_fail(ctl, err, "bootstrap at %s failed", a.store);
+		nc_ctl_close(ctl);
+		return NCTL_ERR;
+	}
+	nc_ctl_close(ctl);
+	open_json_object(NULL);
+	print_uint(PRINT_ANY, "id", "comm %u", r.id);
+	print_uint(PRINT_ANY, "rank", " rank %u", r.rank);
+	print_uint(PRINT_ANY, "size", " size %u", r.size);
+	close_json_object();
+	print_nl();
+	return NCTL_OK;
+}
+
 static int comm_add(int argc, char **argv)
 {
 	uint8_t key[NC_KEY_MAX + 1];
@@ -237,6 +305,12 @@ static int comm_add(int argc, char **argv)
 	ret = opt_parse(add_opts, v, argc, argv);
 	if (ret)
 		return ret;
+	if (v[A_BOOTSTRAP].val)
+		return comm_bootstrap(v);
+	if (v[A_SIZE].val || v[A_WAIT].val || v[A_AUTH].val)
+		return nctl_usage("comm add: size, wait and auth go with bootstrap");
+	if (!v[A_ID].val || !v[A_DEV].val || !v[A_RANK].val)
+		return nctl_usage("comm add needs id ID, dev IFNAME and rank RANK (or bootstrap HOST:PORT)");
 	ret = NCTL_USAGE;
 	list = v[A_MEMBERS].val;
 	file = v[A_MEMBERS_FILE].val;

@@ -393,6 +393,56 @@ int nc_ctl_subscribe(nc_ctl *ctl);
 int nc_event_wait(nc_ctl *ctl, struct nc_event *ev, int timeout_ms);
 
 /* ---------------------------------------------------------------- */
+/* Bootstrap: a communicator without member lists                    */
+/* ---------------------------------------------------------------- */
+
+/*
+ * Every rank calls nc_comm_bootstrap() with the same store, "HOST:PORT":
+ * rank 0 listens there, the others connect (retrying until rank 0 is up),
+ * send their device address, and rank 0 hands every rank the member table,
+ * a fresh id (unless given) and cookie, and with NC_BOOTSTRAP_AUTH a fresh
+ * key.  Each rank then creates its side; a rank that fails makes every
+ * rank undo its own.  The store is plain TCP, unauthenticated: use it on
+ * the job's own network.  Errors: -ETIMEDOUT (a rank never arrived, named
+ * in nc_ctl_last_error(); or no rank 0 at the store), -EADDRINUSE (this
+ * rank or its address was taken by another process), -EINVAL (this rank
+ * disagrees with rank 0 on the size), or the error of the rank that could
+ * not create its side (-EEXIST for a fixed id in use).
+ */
+struct nc_bootstrap_args {
+	const char *store;	/* NULL: $NETCOLL_STORE */
+	/*
+	 * size 0: rank and size from the environment: NETCOLL_RANK and
+	 * NETCOLL_SIZE, else the launcher's (OMPI_COMM_WORLD_RANK/SIZE,
+	 * PMI_RANK/SIZE, SLURM_PROCID/SLURM_NTASKS).
+	 */
+	uint32_t rank, size;
+	const char *ifname;	/* NULL: $NETCOLL_DEV, else the only attached
+				 * device
+				 */
+	uint32_t wait_ms;	/* for every rank; 0: $NETCOLL_WAIT_MS or 60 s */
+	uint32_t id;		/* rank 0's: 0 picks an unused one at random */
+	uint32_t flags;		/* NC_BOOTSTRAP_* */
+	/* rank 0's values count for every rank (0: the module defaults) */
+	uint32_t timeout_ms, oso, tree_degree;
+};
+
+#define NC_BOOTSTRAP_AUTH	0x01	/* frames carry an HMAC-SHA256 tag */
+
+struct nc_bootstrap_result {
+	uint32_t id, rank, size;
+};
+
+int nc_comm_bootstrap(nc_ctl *ctl, const struct nc_bootstrap_args *a,
+		      struct nc_bootstrap_result *r);
+/*
+ * All an application needs: bootstrap a communicator (a NULL a: everything
+ * from the environment), open an endpoint and bind it.  nc_close() deletes
+ * the communicator again.
+ */
+int nc_open_bootstrap(nc_endpoint **ep, const struct nc_bootstrap_args *a);
+
+/* ---------------------------------------------------------------- */
 /* Text helpers (shared by tools and tests)                          */
 /* ---------------------------------------------------------------- */
 

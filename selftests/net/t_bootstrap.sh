@@ -1,0 +1,211 @@
+#!/bin/bash
+# Communicators without member lists (nc_comm_bootstrap, `nctl comm add
+# bootstrap`, nc_open_bootstrap): the ranks meet over TCP at rank 0's
+# address and rank 0 hands out the table, id, cookie and key.  A whole
+# cluster with rank 0 last, ranks placed against the host order, everything
+# from the environment, a program that needs nothing but that call; then a
+# rank that never comes, a rank launched twice, a fixed id already in use,
+# no rank 0, a device not attached.  Every communicator made is used with
+# every byte checked, and none is left behind by a failure.
+T_NAME=bootstrap
+source "$(dirname "$0")/lib.sh"
+
+cluster_star 8 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
+nc_load || { t_fail "insmod"; t_done; exit 1; }
+ALL8=$(cluster_hosts | tr '\n' ' ')
+STORE=$(cluster_ip h1)	# where rank 0 runs, unless said otherwise
+port=7100
+
+attach_all() { local h; for h in $ALL8; do on "$h" "$NCTL" dev attach dev eth0 || return 1; done; }
+t_check "attach eth0 on 8 hosts" attach_all
+
+# boot NAME "HOSTS" [nctl comm add args]: `nctl -j comm add bootstrap` on
+# each host, rank = its place in HOSTS, the store at rank 0's address, rank
+# 0 a second after the others (they retry until it listens).  Outputs in
+# $T_LOG/NAME.RANK.out.
+boot() {
+	local name=$1 r=0 h pids=() rc=0 hosts store
+	read -r -a hosts <<<"$2"
+	shift 2
+	port=$((port + 1))
+	store=$(cluster_ip "${hosts[0]}"):$port
+	for h in "${hosts[@]}"; do
+		( [ $r = 0 ] && sleep 1
+		  on "$h" "$NCTL" -j comm add bootstrap "$store" rank $r \
+			size ${#hosts[@]} "$@" ) >"$T_LOG/$name.$r.out" 2>&1 &
+		pids+=($!)
+		r=$((r + 1))
+	done
+	for r in "${!pids[@]}"; do
+		wait "${pids[$r]}" || { rc=1; echo "rank $r: $(cat "$T_LOG/$name.$r.out")"; }
+	done
+	return $rc
+}
+
+# The one id every rank of job NAME printed (nothing if they differ).
+boot_id() {
+	cat "$T_LOG/$1".*.out | python3 -c '
+import json, sys
+ids = {json.loads(l)["id"] for l in sys.stdin if l.startswith("{")}
+print(ids.pop() if len(ids) == 1 else "")'
+}
+
+# members_are ID HOST "HOSTS": HOST's table of ID lists HOSTS' addresses in order.
+members_are() {
+	local id=$1 h=$2 want="" x
+	for x in $3; do want+="${want:+,}$(cluster_mac "$x")"; done
+	nc_json "$h" "','.join(m['address'] for m in d[0]['members']) == '$want'" comm show id "$id"
+}
+
+del_everywhere() { local h; for h in $ALL8; do on "$h" "$NCTL" comm del id "$1" || return 1; done; }
+
+# no_comms HOSTS: no communicator on any of them.
+no_comms() {
+	local h n
+	for h in $1; do
+		n=$(on "$h" "$NCTL" -j comm list | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+		[ "$n" = 0 ] || { echo "$h has $n communicators"; return 1; }
+	done
+}
+
+# --- whole jobs ---------------------------------------------------------------
+t_check "8 ranks, the store at h1 (rank 0 started last): each made its side" boot b1 "$ALL8"
+id=$(boot_id b1)
+t_check "... all of the same communicator ($id)" test -n "$id"
+t_check "... whose table is the hosts' addresses in rank order (h1, h8 see it)" \
+	eval 'members_are "$id" h1 "$ALL8" && members_are "$id" h8 "$ALL8"'
+t_check "alltoall 1, 1500, 65537 B and a barrier on it: every byte verified" \
+	eval 'nc_check_all b1a --comm "$id" --op alltoall --bytes-list 1,1500,65537 &&
+	      nc_check_all b1b --comm "$id" --op barrier'
+t_check "comm del on every host" del_everywhere "$id"
+
+REV=$(tr ' ' '\n' <<<"$ALL8" | grep . | tac | tr '\n' ' ')
+t_check "ranks against the host order (rank 0 and the store on h8)" boot b2 "$REV"
+id=$(boot_id b2)
+t_check "... the table follows the ranks (rank 0 is h8's address)" members_are "$id" h1 "$REV"
+t_check "... alltoall 4097 B, 3 times: every byte verified" \
+	nc_ranks b2a "$REV" "$NC_CHECK" --comm "$id" --op alltoall --bytes 4097 --iters 3
+t_check "... comm del" del_everywhere "$id"
+
+# everything from the environment (what a launcher sets), and a key
+env_boot() {
+	local r=0 h pids=() rc=0
+	port=$((port + 1))
+	for h in $ALL8; do
+		on "$h" env NETCOLL_STORE="$STORE:$port" NETCOLL_RANK=$r NETCOLL_SIZE=8 \
+			NETCOLL_DEV=eth0 "$NCTL" -j comm add bootstrap "$STORE:$port" auth \
+			>"$T_LOG/b3.$r.out" 2>&1 &
+		pids+=($!)
+		r=$((r + 1))
+	done
+	for r in "${!pids[@]}"; do wait "${pids[$r]}" || rc=1; done
+	return $rc
+}
+t_check "rank and size from NETCOLL_RANK/NETCOLL_SIZE, auth" env_boot
+id=$(boot_id b3)
+t_check "... frames authenticated on every host" \
+	eval 'for h in $ALL8; do nc_json $h "d[0][\"auth\"] is True" comm show id "$id" || exit 1; done'
+t_check "... alltoall 9000 B: every byte verified" \
+	nc_check_all b3a --comm "$id" --op alltoall --bytes 9000
+t_check "... comm del" del_everywhere "$id"
+
+# a program that only calls nc_open_bootstrap(): nothing but the environment
+app_boot() {
+	local r=0 h pids=() rc=0
+	port=$((port + 1))
+	for h in $ALL8; do
+		on "$h" env NETCOLL_STORE="$STORE:$port" NETCOLL_RANK=$r NETCOLL_SIZE=8 \
+			NETCOLL_VERBOSE=1 "$NC_CHECK" --bootstrap --op alltoall \
+			--bytes-list 1,3000,70000 >"$T_LOG/b4.$r.out" 2>&1 &
+		pids+=($!)
+		r=$((r + 1))
+	done
+	for r in "${!pids[@]}"; do
+		wait "${pids[$r]}" || { rc=1; echo "rank $r: $(tail -n 2 "$T_LOG/b4.$r.out")"; }
+	done
+	return $rc
+}
+t_check "nc_open_bootstrap() from the environment: alltoall 1, 3000, 70000 B verified" app_boot
+t_check "... and its communicator gone with the program, on every host" no_comms "$ALL8"
+
+# --- failures -----------------------------------------------------------------
+# launch NAME RANK HOST DELAY_S nctl-comm-add-args...: one rank in the
+# background, its output in $T_LOG/NAME.RANK.out, its pid in PIDS[RANK].
+declare -A PIDS=()
+launch() {
+	local name=$1 r=$2 h=$3 delay=$4
+	shift 4
+	( sleep "$delay"; on "$h" "$NCTL" -j comm add bootstrap "$STORE:$port" "$@" ) \
+		>"$T_LOG/$name.$r.out" 2>&1 &
+	PIDS[$r]=$!
+}
+# finish: wait for every launched rank (in this shell: they are its
+# children); FINISHED gets "rank R: EXIT" lines, in rank order.
+finish() {
+	local r out=""
+	for r in "${!PIDS[@]}"; do
+		wait "${PIDS[$r]}"
+		out+="rank $r: $?"$'\n'
+	done
+	PIDS=()
+	FINISHED=$(sort <<<"${out%$'\n'}")
+	echo "$FINISHED"
+}
+# said NAME RANK PATTERN: that rank's output matches.
+said() { grep -qE -- "$3" "$T_LOG/$1.$2.out" || { echo "rank $2: $(cat "$T_LOG/$1.$2.out")"; return 1; }; }
+
+missing_rank() {
+	local r out
+	port=$((port + 1))
+	for r in 0 1 2 3; do launch b5 $r "h$((r + 1))" 0 rank $r size 5 wait 2000; done
+	finish
+	out=$FINISHED
+	[ "$(grep -c ': 1$' <<<"$out")" = 4 ] || return 1
+	for r in 0 1 2 3; do said b5 $r "rank 4 never arrived" || return 1; done
+}
+t_check "4 ranks of 5: every one fails after the wait, naming rank 4" missing_rank
+t_check "... and none left a communicator" no_comms "h1 h2 h3 h4"
+
+twice() {
+	local out
+	port=$((port + 1))
+	launch b6 0 h1 0 rank 0 size 4
+	launch b6 1 h2 0 rank 1 size 4
+	launch b6 9 h6 1 rank 1 size 4		# rank 1 again, from h6
+	launch b6 2 h3 0 rank 2 size 4
+	launch b6 3 h4 3 rank 3 size 4		# rank 0 is still waiting for it
+	finish
+	out=$FINISHED
+	[ "$out" = $'rank 0: 0\nrank 1: 0\nrank 2: 0\nrank 3: 0\nrank 9: 1' ] &&
+		said b6 9 "rank 1 has arrived already"
+}
+t_check "rank 1 launched twice: the second refused (EADDRINUSE), the job made" twice
+id=$(cat "$T_LOG"/b6.[0-3].out | python3 -c 'import json,sys; print({json.loads(l)["id"] for l in sys.stdin}.pop())')
+t_check "... and works: barrier and alltoall 100 B" \
+	eval 'nc_ranks b6a "h1 h2 h3 h4" "$NC_CHECK" --comm "$id" --op barrier &&
+	      nc_ranks b6b "h1 h2 h3 h4" "$NC_CHECK" --comm "$id" --op alltoall --bytes 100'
+t_check "... comm del" eval 'for h in h1 h2 h3 h4; do on $h "$NCTL" comm del id "$id" || exit 1; done'
+
+id_taken() {
+	local r out
+	on h3 "$NCTL" comm add id 77 dev eth0 rank 0 members "$(cluster_mac h3)" || return 1
+	port=$((port + 1))
+	for r in 0 1 2 3; do launch b7 $r "h$((r + 1))" 0 rank $r size 4 id 77; done
+	finish
+	out=$FINISHED
+	[ "$(grep -c ': 1$' <<<"$out")" = 4 ] || return 1
+	for r in 0 1 2 3; do said b7 $r "rank 2 could not create communicator 77: File exists" || return 1; done
+}
+t_check "id 77 in use on h3: every rank fails, saying so" id_taken
+t_check "... no half-made communicator: h3 has only its own 77, the others none" \
+	eval 'nc_json h3 "len(d) == 1 and d[0][\"size\"] == 1" comm list && no_comms "h1 h2 h4"'
+on h3 "$NCTL" comm del id 77
+
+t_expect_fail "no rank 0 at the store: fails after the wait" "no rank 0 at $STORE:7099 within 1500 ms" \
+	on h2 "$NCTL" comm add bootstrap "$STORE:7099" rank 1 size 2 wait 1500
+t_expect_fail "a device not attached: says so" "device lo is not attached" \
+	on h2 "$NCTL" comm add bootstrap "$STORE:7099" rank 1 size 2 dev lo
+t_check "nothing left anywhere" no_comms "$ALL8"
+
+t_check "rmmod" nc_unload
+t_done

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The bootstrap rendezvous (userlib/bootstrap.c) on loopback, without the
+ * module: every rank a process, "creating" its side means recording the
+ * plan in shared memory.  Whole jobs, a rank that never comes, a rank or an
+ * address launched twice, a size that disagrees, no rank 0, an id taken on
+ * one host, and connections that are not the protocol.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../userlib/bootstrap.h"
+#include "harness.h"
+
+#define PROCS_MAX	20
+#define ADDR_LEN	6
+
+enum fail_mode { FAIL_NONE, FAIL_EEXIST_ONCE, FAIL_EEXIST_ALWAYS };
+
+struct proc {
+	/* in */
+	uint32_t rank, size, wait_ms, id, delay_ms;
+	uint8_t addr[ADDR_LEN];
+	enum fail_mode fail;
+	int auth;
+	/* out */
+	int err;
+	uint32_t got_id;
+	uint64_t cookie;
+	uint32_t key_len;
+	uint8_t key[NC_KEY_MAX];
+	uint8_t members[PROCS_MAX][ADDR_LEN];
+	uint32_t plan_size, timeout_ms, oso, degree;
+	int creates, failed_creates, destroys;
+	char msg[256];
+};
+
+static struct proc *procs;	/* shared with the children */
+static char store[64];
+
+static void addr_of(uint8_t *addr, uint32_t rank)
+{
+	static const uint8_t base[ADDR_LEN] = { 0x02, 0, 0x0a, 0, 0, 0 };
+
+	memcpy(addr, base, ADDR_LEN);
+	addr[5] = (uint8_t)(rank + 1);
+}
+
+/* A port nobody listens on now (bound and released). */
+static void pick_store(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len)) {
+		perror("pick_store");
+		exit(2);
+	}
+	close(fd);
+	snprintf(store, sizeof(store), "127.0.0.1:%u", ntohs(sin.sin_port));
+}
+
+static int fake_create(void *arg, const struct nc_boot_plan *p)
+{
+	struct proc *me = arg;
+	uint32_t r;
+
+	me->creates++;
+	if (me->fail == FAIL_EEXIST_ALWAYS ||
+	    (me->fail == FAIL_EEXIST_ONCE && me->creates == 1)) {
+		me->failed_creates++;
+		return -EEXIST;
+	}
+	me->got_id = p->id;
+	me->cookie = p->cookie;
+	me->key_len = p->key_len;
+	memcpy(me->key, p->key, p->key_len);
+	me->plan_size = p->size;
+	me->timeout_ms = p->timeout_ms;
+	me->oso = p->oso;
+	me->degree = p->tree_degree;
+	for (r = 0; r < p->size && r < PROCS_MAX; r++)
+		memcpy(me->members[r], p->members[r].addr, ADDR_LEN);
+	return 0;
+}
+
+static void fake_destroy(void *arg, const struct nc_boot_plan *p)
+{
+	struct proc *me = arg;
+
+	(void)p;
+	me->destroys++;
+}
+
+/* Run n processes as described in procs[0..n-1]; their results land there. */
+static void run(int n)
+{
+	pid_t pids[PROCS_MAX];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			struct proc *me = &procs[i];
+			struct nc_boot_ops ops = { fake_create, fake_destroy, me };
+			struct nc_boot_self s = {
+				.store = store, .rank = me->rank, .size = me->size,
+				.addr = me->addr, .addr_len = ADDR_LEN,
+				.wait_ms = me->wait_ms, .id = me->id, .auth = me->auth,
+				.timeout_ms = 700, .oso = 3, .tree_degree = 5,
+			};
+			uint32_t id = 0;
+
+			usleep(me->delay_ms * 1000);
+			me->err = nc_boot_run(&s, &ops, &id, me->msg, sizeof(me->msg));
+			if (!me->err && id != me->got_id)
+				me->err = -EBADMSG;	/* the id returned is the one made */
+			_exit(0);
+		}
+	}
+	for (i = 0; i < n; i++)
+		waitpid(pids[i], NULL, 0);
+}
+
+/* procs[i] = rank i of size, all starting at once. */
+static void job(int n, uint32_t size, uint32_t wait_ms)
+{
+	int i;
+
+	memset(procs, 0, PROCS_MAX * sizeof(*procs));
+	pick_store();
+	for (i = 0; i < n; i++) {
+		procs[i].rank = (uint32_t)i;
+		procs[i].size = size;
+		procs[i].wait_ms = wait_ms;
+		addr_of(procs[i].addr, (uint32_t)i);
+	}
+}
+
+TEST(sixteen_ranks_rank0_last)
+{
+	uint32_t r;
+	int i;
+
+	job(16, 16, 10000);
+	procs[0].delay_ms = 400;	/* the others retry until it listens */
+	for (i = 0; i < 16; i++)
+		procs[i].auth = 1;	/* rank 0's choice counts */
+	run(16);
+	for (i = 0; i < 16; i++) {
+		CHECK_EQ(procs[i].err, 0);
+		CHECK(procs[i].got_id >= 1 && procs[i].got_id <= 0x7fffffff);
+		CHECK_EQ(procs[i].got_id, procs[0].got_id);
+		CHECK(procs[i].cookie == procs[0].cookie && (procs[i].cookie & 1));
+		CHECK_EQ(procs[i].key_len, 32);
+		CHECK(!memcmp(procs[i].key, procs[0].key, 32));
+		CHECK_EQ(procs[i].plan_size, 16);
+		CHECK_EQ(procs[i].timeout_ms, 700);
+		CHECK_EQ(procs[i].oso, 3);
+		CHECK_EQ(procs[i].degree, 5);
+		CHECK_EQ(procs[i].creates, 1);
+		CHECK_EQ(procs[i].destroys, 0);
+		for (r = 0; r < 16; r++) {
+			uint8_t want[ADDR_LEN];
+
+			addr_of(want, r);
+			CHECK(!memcmp(procs[i].members[r], want, ADDR_LEN));
+		}
+	}
+}
+
+TEST(two_jobs_differ)
+{
+	uint32_t id1;
+	uint64_t cookie1;
+
+	job(3, 3, 5000);
+	run(3);
+	CHECK_EQ(procs[2].err, 0);
+	id1 = procs[2].got_id;
+	cookie1 = procs[2].cookie;
+	job(3, 3, 5000);
+	run(3);
+	CHECK_EQ(procs[2].err, 0);
+	CHECK(procs[2].got_id != id1 || procs[2].cookie != cookie1);
+	CHECK_EQ(procs[2].key_len, 0);	/* no auth asked */
+}
+
+TEST(single_rank)
+{
+	job(1, 1, 1000);
+	run(1);
+	CHECK_EQ(procs[0].err, 0);
+	CHECK_EQ(procs[0].creates, 1);
+}
+
+TEST(missing_rank_times_out_naming_it)
+{
+	int i;
+
+	job(4, 5, 1000);	/* ranks 0..3 of 5: rank 4 never comes */
+	run(4);
+	for (i = 0; i < 4; i++) {
+		CHECK_EQ(procs[i].err, -ETIMEDOUT);
+		CHECK(strstr(procs[i].msg, "rank 4 never arrived") != NULL);
+		CHECK_EQ(procs[i].creates, 0);
+	}
+}
+
+TEST(duplicate_rank_refused_job_goes_on)
+{
+	int i, refused = 0, ok = 0;
+
+	job(4, 3, 5000);
+	procs[3].rank = 1;	/* launched twice */
+	addr_of(procs[3].addr, 9);
+	procs[0].delay_ms = 300;	/* both copies are waiting when it listens, */
+	procs[2].delay_ms = 1500;	/* and it still waits for rank 2 */
+	run(4);
+	for (i = 0; i < 4; i++) {
+		if (procs[i].err == -EADDRINUSE &&
+		    strstr(procs[i].msg, "rank 1 has arrived already"))
+			refused++;
+		else if (procs[i].err == 0)
+			ok++;
+	}
+	CHECK_EQ(refused, 1);
+	CHECK_EQ(ok, 3);
+	CHECK(procs[1].err == 0 || procs[3].err == 0);
+}
+
+TEST(duplicate_address_refused)
+{
+	job(3, 3, 1200);
+	addr_of(procs[2].addr, 1);	/* rank 2 has rank 1's address */
+	procs[2].delay_ms = 200;	/* after rank 1 */
+	run(3);
+	CHECK_EQ(procs[2].err, -EADDRINUSE);
+	CHECK(strstr(procs[2].msg, "has the address of rank 1") != NULL);
+	CHECK_EQ(procs[0].err, -ETIMEDOUT);
+	CHECK(strstr(procs[0].msg, "rank 2 never arrived") != NULL);
+	CHECK_EQ(procs[1].err, -ETIMEDOUT);
+}
+
+TEST(size_disagreement_refused)
+{
+	job(3, 3, 1200);
+	procs[1].size = 5;
+	run(3);
+	CHECK_EQ(procs[1].err, -EINVAL);
+	CHECK(strstr(procs[1].msg, "counts 5 ranks, rank 0 counts 3") != NULL);
+	CHECK_EQ(procs[0].err, -ETIMEDOUT);
+	CHECK_EQ(procs[2].err, -ETIMEDOUT);
+}
+
+TEST(no_rank0_at_store)
+{
+	job(2, 2, 700);		/* only rank 1 runs */
+	procs[0].rank = 1;
+	addr_of(procs[0].addr, 1);
+	run(1);
+	CHECK_EQ(procs[0].err, -ETIMEDOUT);
+	CHECK(strstr(procs[0].msg, "no rank 0 at 127.0.0.1:") != NULL);
+}
+
+TEST(unresolvable_store)
+{
+	job(2, 2, 700);
+	snprintf(store, sizeof(store), "nosuchhost.invalid:4000");
+	procs[0].rank = 1;
+	run(1);
+	CHECK_EQ(procs[0].err, -EADDRNOTAVAIL);
+	snprintf(store, sizeof(store), "noport");
+	run(1);
+	CHECK_EQ(procs[0].err, -EINVAL);
+}
+
+TEST(random_id_taken_is_retried)
+{
+	int i;
+
+	job(4, 4, 5000);
+	procs[2].fail = FAIL_EEXIST_ONCE;
+	run(4);
+	for (i = 0; i < 4; i++) {
+		CHECK_EQ(procs[i].err, 0);
+		CHECK_EQ(procs[i].got_id, procs[0].got_id);
+		CHECK_EQ(procs[i].creates, 2);
+		/* the first round's side undone, except where it failed */
+		CHECK_EQ(procs[i].destroys, i == 2 ? 0 : 1);
+	}
+}
+
+TEST(fixed_id_taken_fails_everywhere)
+{
+	int i;
+
+	job(4, 4, 5000);
+	for (i = 0; i < 4; i++)
+		procs[i].id = 77;
+	procs[3].fail = FAIL_EEXIST_ALWAYS;
+	run(4);
+	for (i = 0; i < 4; i++) {
+		CHECK_EQ(procs[i].err, -EEXIST);
+		CHECK(strstr(procs[i].msg, "rank 3 could not create communicator 77") != NULL);
+		CHECK_EQ(procs[i].creates, 1);
+		CHECK_EQ(procs[i].destroys, i == 3 ? 0 : 1);
+	}
+}
+
+/* Connections to rank 0 that are not the protocol, while a job runs. */
+TEST(hostile_connections_ignored)
+{
+	static const uint8_t huge[16] = { 0x4e, 0x43, 0x42, 0x53, 0, 1, 0, 1,
+					  0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int fds[3], i, c;
+	pid_t pid;
+
+	job(3, 3, 8000);
+	procs[1].delay_ms = 2500;	/* after the hostile ones */
+	procs[2].delay_ms = 2500;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)atoi(strrchr(store, ':') + 1));
+	pid = fork();
+	if (pid == 0) {
+		usleep(300 * 1000);	/* rank 0 listens */
+		for (i = 0; i < 3; i++) {
+			fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+			c = connect(fds[i], (struct sockaddr *)&sin, sizeof(sin));
+			if (c)
+				_exit(1);
+		}
+		(void)!write(fds[0], "GET / HTTP/1.0\r\n\r\n", 18);	/* not the magic */
+		(void)!write(fds[1], huge, sizeof(huge));		/* a 2 GB payload */
+		/* fds[2] says nothing at all and stays open */
+		sleep(4);
+		_exit(0);
+	}
+	run(3);
+	waitpid(pid, NULL, 0);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(procs[i].err, 0);
+}
+
+TEST(bad_arguments)
+{
+	struct nc_boot_ops ops = { fake_create, fake_destroy, &procs[0] };
+	uint8_t addr[ADDR_LEN] = { 2 };
+	struct nc_boot_self s = { .store = "127.0.0.1:1", .rank = 0, .size = 2,
+				  .addr = addr, .addr_len = ADDR_LEN, .wait_ms = 100 };
+	uint32_t id;
+	char msg[64];
+
+	s.size = 0;
+	CHECK_EQ(nc_boot_run(&s, &ops, &id, msg, sizeof(msg)), -EINVAL);
+	s.size = 2;
+	s.rank = 2;
+	CHECK_EQ(nc_boot_run(&s, &ops, &id, msg, sizeof(msg)), -EINVAL);
+	s.rank = 0;
+	s.addr_len = NC_ADDR_MAX + 1;
+	CHECK_EQ(nc_boot_run(&s, &ops, &id, msg, sizeof(msg)), -EINVAL);
+	s.addr_len = ADDR_LEN;
+	s.wait_ms = 0;
+	CHECK_EQ(nc_boot_run(&s, &ops, &id, msg, sizeof(msg)), -EINVAL);
+	s.wait_ms = 100;
+	s.id = 0x80000000U;
+	CHECK_EQ(nc_boot_run(&s, &ops, &id, msg, sizeof(msg)), -EINVAL);
+	CHECK_EQ(nc_boot_run(NULL, &ops, &id, msg, sizeof(msg)), -EINVAL);
+}
+
+int main(void)
+{
+	procs = mmap(NULL, PROCS_MAX * sizeof(*procs), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (procs == MAP_FAILED) {
+		perror("mmap");
+		return 2;
+	}
+	RUN(sixteen_ranks_rank0_last);
+	RUN(two_jobs_differ);
+	RUN(single_rank);
+	RUN(missing_rank_times_out_naming_it);
+	RUN(duplicate_rank_refused_job_goes_on);
+	RUN(duplicate_address_refused);
+	RUN(size_disagreement_refused);
+	RUN(no_rank0_at_store);
+	RUN(unresolvable_store);
+	RUN(random_id_taken_is_retried);
+	RUN(fixed_id_taken_fails_everywhere);
+	RUN(hostile_connections_ignored);
+	RUN(bad_arguments);
+	return DONE();
+}

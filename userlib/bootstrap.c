@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The rendezvous of nc_comm_bootstrap(): ranks meet over ordinary TCP at a
+ * "store" that rank 0 listens on (the model of Gloo's and PyTorch's
+ * TCPStore, reduced to the one exchange netcoll needs).
+ *
+ *   rank r > 0                         rank 0
+ *   HELLO rank, size, address   --->   waits until every rank arrived
+ *                               <---   WELCOME id, cookie, key, members
+ *   creates its side
+ *   RESULT errno                --->   creates its own, collects the rest
+ *                               <---   FINAL errno (EAGAIN: the id was
+ *                                      taken somewhere, a new WELCOME
+ *                                      follows)
+ *
+ * Every message is a fixed header in network byte order and a payload of a
+ * bounded, exactly checked length; an error carries its reason as text.
+ * Rank 0 answers a bad HELLO (wrong size, a rank or an address taken) with
+ * an error and goes on waiting, so a duplicate launch cannot spoil a job,
+ * and drops a connection that is not the protocol.  A rank that never
+ * arrives ends the wait with ETIMEDOUT for everybody, naming it.
+ *
+ * The store is not authenticated and the key travels in clear: like a
+ * TCPStore, it is meant for the job's own network.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/netcoll.h>
+
+#include "bootstrap.h"
+
+#define BOOT_MAGIC	0x4e434253U	/* "NCBS" */
+#define BOOT_VERSION	1
+
+enum boot_type { BOOT_HELLO = 1, BOOT_WELCOME, BOOT_RESULT, BOOT_FINAL };
+
+struct boot_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint32_t err;		/* a positive errno; 0: none */
+	uint32_t len;		/* payload bytes that follow */
+};
+
+#define HOST_LEN	64
+struct boot_hello {
+	uint32_t rank, size, addr_len;
+	uint8_t addr[NC_ADDR_MAX];
+	char host[HOST_LEN];	/* for messages only */
+};
+
+/* WELCOME: this, then size * addr_len bytes of addresses. */
+struct boot_welcome {
+	uint32_t id, size;
+	uint32_t cookie_hi, cookie_lo;
+	uint32_t timeout_ms, oso, tree_degree;
+	uint32_t key_len;
+	uint8_t key[NC_KEY_MAX];
+	uint32_t addr_len;
+};
+
+#define TEXT_MAX	256	/* an error's reason */
+#define PAYLOAD_MAX	(sizeof(struct boot_welcome) + NETCOLL_COMM_SIZE_MAX * NC_ADDR_MAX)
+/* A connection that does not say HELLO within this is dropped. */
+#define HELLO_WAIT_MS	2000
+/* Rank 0's answers come at most this long after its own deadline. */
+#define SLACK_MS	5000
+/* Taken ids tried before giving up. */
+#define ID_TRIES	4
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* fd ready for events before deadline: 0, or -ETIMEDOUT / -errno. */
+static int wait_fd(int fd, short events, uint64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	uint64_t now;
+	int n;
+
+	for (;;) {
+		now = now_ms();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		n = poll(&p, 1, (int)(deadline - now < 1000000 ? deadline - now : 1000000));
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
+{
+	uint8_t *p = buf;
+	ssize_t n;
+	int err;
+
+	while (len) {
+		err = wait_fd(fd, POLLIN, deadline);
+		if (err)
+			return err;
+		n = read(fd, p, len);
+		if (n == 0)
+			return -ECONNRESET;
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	ssize_t n;
+
+	while (len) {
+		/* MSG_NOSIGNAL: a peer gone is an error, not a SIGPIPE */
+		n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int send_msg(int fd, enum boot_type type, int err, const void *payload,
+		    size_t len)
+{
+	struct boot_hdr h = {
+		.magic = htonl(BOOT_MAGIC), .version = htons(BOOT_VERSION),
+		.type = htons(type), .err = htonl((uint32_t)err),
+		.len = htonl((uint32_t)len),
+	};
+	int ret = write_full(fd, &h, sizeof(h));
+
+	return ret ? ret : write_full(fd, payload, len);
+}
+
+/* An error answer: its reason as the payload. */
+static int send_err(int fd, enum boot_type type, int err, const char *why)
+{
+	return send_msg(fd, type, err, why, strnlen(why, TEXT_MAX - 1));
+}
+
+/* One message of at most max payload bytes into buf (TEXT_MAX at least). */
+static int recv_msg(int fd, struct boot_hdr *h, void *buf, size_t max,
+		    uint64_t deadline)
+{
+	int ret = read_full(fd, h, sizeof(*h), deadline);
+
+	if (ret)
+		return ret;
+	h->magic = ntohl(h->magic);
+	h->version = ntohs(h->version);
+	h->type = ntohs(h->type);
+	h->err = ntohl(h->err);
+	h->len = ntohl(h->len);
+	if (h->magic != BOOT_MAGIC || h->version != BOOT_VERSION ||
+	    h->len > max || h->err > 4095)
+		return -EPROTO;
+	return read_full(fd, buf, h->len, deadline);
+}
+
+/* The reason an error message carries, NUL-terminated in msg. */
+static void take_text(char *msg, size_t msg_size, const void *buf, uint32_t len)
+{
+	if (len >= TEXT_MAX)
+		len = TEXT_MAX - 1;
+	snprintf(msg, msg_size, "%.*s", (int)len, (const char *)buf);
+}
+
+/* "HOST:PORT" (HOST may be [v6]) into its parts. */
+static int split_store(const char *store, char *host, size_t host_size,
+		       const char **port)
+{
+	const char *colon = store ? strrchr(store, ':') : NULL;
+	size_t n;
+
+	if (!colon || !colon[1] || colon == store)
+		return -EINVAL;
+	n = (size_t)(colon - store);
+	if (store[0] == '[' && n >= 2 && store[n - 1] == ']') {
+		store++;
+		n -= 2;
+	}
+	if (n >= host_size)
+		return -ENAMETOOLONG;
+	memcpy(host, store, n);
+	host[n] = '\0';
+	*port = colon + 1;
+	return 0;
+}
+
+/* Rank 0's listening socket on port, IPv6 and IPv4 where it can. */
+static int listen_on(const char *port)
+{
+	static const int families[] = { AF_INET6, AF_INET };
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
+	struct addrinfo *ai;
+	int one = 1, zero = 0, fd, err = EAFNOSUPPORT;
+	size_t i;
+
+	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		hints.ai_family = families[i];
+		if (getaddrinfo(NULL, port, &hints, &ai))
+			continue;
+		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0) {
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			if (ai->ai_family == AF_INET6)
+				setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+			if (!bind(fd, ai->ai_addr, ai->ai_addrlen) &&
+			    !listen(fd, NETCOLL_COMM_SIZE_MAX)) {
+				freeaddrinfo(ai);
+				return fd;
+			}
+			err = errno;
+			close(fd);
+		}
+		freeaddrinfo(ai);
+		/* the port is taken: IPv4 would find it taken too */
+		if (err == EADDRINUSE || err == EACCES)
+			break;
+	}
+	return -err;
+}
+
+/* One attempt to reach the store: a connected socket or -errno. */
+static int connect_once(const char *host, const char *port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *p;
+	int fd = -1, err = ECONNREFUSED;
+
+	if (getaddrinfo(host, port, &hints, &ai))
+		return -EADDRNOTAVAIL;
+	for (p = ai; p; p = p->ai_next) {
+		fd = socket(p->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		if (!connect(fd, p->ai_addr, p->ai_addrlen))
+			break;
+		err = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	return fd >= 0 ? fd : -err;
+}
+
+static void random_bytes(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = getrandom(p, len, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			abort();	/* since Linux 3.17; never on a sane system */
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static int member_of(const struct nc_boot_plan *p, uint32_t upto,
+		     const uint8_t *addr)
+{
+	uint32_t r;
+
+	for (r = 0; r < upto; r++)
+		if (p->members[r].addr_len &&
+		    !memcmp(p->members[r].addr, addr, p->addr_len))
+			return (int)r;
+	return -1;
+}
+
+/* ---------------------------------------------------------------- */
+/* Rank 0                                                            */
+/* ---------------------------------------------------------------- */
+
+struct boot_root {
+	const struct nc_boot_self *s;
+	struct nc_boot_plan *plan;
+	int *fds;			/* per rank; -1: not arrived */
+	char (*hosts)[HOST_LEN];
+	uint32_t arrived;
+	uint32_t dropped;		/* connections that were not HELLO */
+};
+
+/* A HELLO taken in, refused with a reason, or dropped. */
+static void root_hello(struct boot_root *b, int c, uint64_t deadline)
+{
+	const struct nc_boot_self *s = b->s;
+	union {
+		struct boot_hello h;
+		char text[TEXT_MAX];
+	} u;
+	struct boot_hdr h;
+	char why[TEXT_MAX];
+	uint64_t until = now_ms() + HELLO_WAIT_MS;
+	int other;
+
+	if (recv_msg(c, &h, &u, sizeof(u), until < deadline ? until : deadline) ||
+	    h.type != BOOT_HELLO || h.len != sizeof(u.h)) {
+		b->dropped++;
+		close(c);
+		return;
+	}
+	u.h.rank = ntohl(u.h.rank);
+	u.h.size = ntohl(u.h.size);
+	u.h.addr_len = ntohl(u.h.addr_len);
+	u.h.host[HOST_LEN - 1] = '\0';
+	why[0] = '\0';
+	if (u.h.size != s->size)
+		snprintf(why, sizeof(why), "rank %u (%s) counts %u ranks, rank 0 counts %u",
+			 u.h.rank, u.h.host, u.h.size, s->size);
+	else if (u.h.rank == 0 || u.h.rank >= s->size)
+		snprintf(why, sizeof(why), "rank %u (%s) is not 1..%u",
+			 u.h.rank, u.h.host, s->size - 1);
+	else if (u.h.addr_len != s->addr_len)
+		snprintf(why, sizeof(why), "rank %u (%s) has a %u-byte address, rank 0 a %u-byte one",
+			 u.h.rank, u.h.host, u.h.addr_len, s->addr_len);
+	if (why[0]) {
+		send_err(c, BOOT_WELCOME, EINVAL, why);
+		close(c);
+		return;
+	}
+	if (b->fds[u.h.rank] >= 0)
+		snprintf(why, sizeof(why), "rank %u has arrived already (from %s)",
+			 u.h.rank, b->hosts[u.h.rank]);
+	else if ((other = member_of(b->plan, s->size, u.h.addr)) >= 0)
+		snprintf(why, sizeof(why),
+			 "rank %u (%s) has the address of rank %d: one rank per host and device",
+			 u.h.rank, u.h.host, other);
+	if (why[0]) {
+		send_err(c, BOOT_WELCOME, EADDRINUSE, why);
+		close(c);
+		return;
+	}
+	b->fds[u.h.rank] = c;
+	memcpy(b->hosts[u.h.rank], u.h.host, HOST_LEN);
+	memcpy(b->plan->members[u.h.rank].addr, u.h.addr, s->addr_len);
+	b->plan->members[u.h.rank].addr_len = s->addr_len;
+	b->arrived++;
+}
+
+/* Tell every rank that arrived: FINAL err with why. */
+static void root_final(struct boot_root *b, int err, const char *why)
+{
+	uint32_t r;
+
+	for (r = 1; r < b->s->size; r++)
+		if (b->fds[r] >= 0 && send_err(b->fds[r], BOOT_FINAL, err, why ? why : "")) {
+			close(b->fds[r]);
+			b->fds[r] = -1;
+		}
+}
+
+/* "ranks 3, 5 and 2 more" that have not arrived. */
+static void missing_ranks(const struct boot_root *b, char *out, size_t size)
+{
+	uint32_t r, n = 0, missing = b->s->size - b->arrived;
+	size_t len;
+
+	len = (size_t)snprintf(out, size, "rank%s", missing > 1 ? "s" : "");
+	for (r = 1; r < b->s->size && len < size; r++) {
+		if (b->fds[r] >= 0)
+			continue;
+		if (n == 8) {
+			snprintf(out + len, size - len, " and %u more", missing - n);
+			return;
+		}
+		len += (size_t)snprintf(out + len, size - len, "%s %u", n ? "," : "", r);
+		n++;
+	}
+}
+
+/* Hand the plan out, create rank 0's side, collect the others': the
+ * first failure (rank in *who, reason in why), or 0.
+ */
+static int root_round(struct boot_root *b, const struct nc_boot_ops *ops,
+		      int *created0, uint32_t *who, char *why, size_t why_size)
+{
+	const struct nc_boot_self *s = b->s;
+	const struct nc_boot_plan *p = b->plan;
+	size_t len = sizeof(struct boot_welcome) + (size_t)s->size * s->addr_len;
+	struct boot_welcome *w = calloc(1, len);
+	char text[TEXT_MAX], reason[TEXT_MAX];
+	struct boot_hdr h;
+	int err, first = 0;
+	uint64_t deadline;
+	uint32_t r;
+
+	if (!w)
+		return -ENOMEM;
+	w->id = htonl(p->id);
+	w->size = htonl(s->size);
+	w->cookie_hi = htonl((uint32_t)(p->cookie >> 32));
+	w->cookie_lo = htonl((uint32_t)p->cookie);
+	w->timeout_ms = htonl(p->timeout_ms);
+	w->oso = htonl(p->oso);
+	w->tree_degree = htonl(p->tree_degree);
+	w->key_len = htonl(p->key_len);
+	memcpy(w->key, p->key, p->key_len);
+	w->addr_len = htonl(s->addr_len);
+	for (r = 0; r < s->size; r++)
+		memcpy((uint8_t *)(w + 1) + (size_t)r * s->addr_len,
+		       p->members[r].addr, s->addr_len);
+	for (r = 1; r < s->size; r++)
+		if (send_msg(b->fds[r], BOOT_WELCOME, 0, w, len)) {
+			close(b->fds[r]);
+			b->fds[r] = -1;
+		}
+	free(w);
+
+	err = ops->create(ops->arg, p);
+	*created0 = !err;
+	if (err) {
+		first = err;
+		*who = 0;
+		snprintf(why, why_size, "rank 0 could not create communicator %u: %s",
+			 p->id, nc_strerror(err));
+	}
+	/* creating a communicator is one netlink request: seconds at most */
+	deadline = now_ms() + s->wait_ms + SLACK_MS;
+	for (r = 1; r < s->size; r++) {
+		err = b->fds[r] < 0 ? -ECONNRESET :
+		      recv_msg(b->fds[r], &h, reason, sizeof(reason), deadline);
+		if (!err && h.type != BOOT_RESULT)
+			err = -EPROTO;
+		if (!err && h.err) {
+			err = -(int)h.err;
+			take_text(text, sizeof(text), reason, h.len);
+		} else if (err) {
+			snprintf(text, sizeof(text), "rank %u went away: %s", r,
+				 nc_strerror(err));
+		}
+		if (err && !first) {
+			first = err;
+			*who = r;
+			snprintf(why, why_size, "%s", text);
+		}
+	}
+	return first;
+}
+
+static int boot_root(const struct nc_boot_self *s, const struct nc_boot_ops *ops,
+		     struct nc_boot_plan *plan, uint32_t *id, char *msg, size_t msg_size)
+{
+	struct boot_root b = { .s = s, .plan = plan, .arrived = 1 };
+	char host[256], why[TEXT_MAX], again[TEXT_MAX];
+	uint64_t deadline = now_ms() + s->wait_ms;
+	int lfd, err, created0 = 0, tries;
+	const char *port;
+	uint32_t r, who = 0;
+
+	err = split_store(s->store, host, sizeof(host), &port);
+	if (err) {
+		snprintf(msg, msg_size, "store \"%s\" is not HOST:PORT", s->store);
+		return err;
+	}
+	lfd = listen_on(port);
+	if (lfd < 0) {
+		snprintf(msg, msg_size, "rank 0 cannot listen on port %s: %s", port,
+			 nc_strerror(lfd));
+		return lfd;
+	}
+	b.fds = malloc(s->size * sizeof(*b.fds));
+	b.hosts = calloc(s->size, sizeof(*b.hosts));
+	if (!b.fds || !b.hosts) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (r = 0; r < s->size; r++)
+		b.fds[r] = -1;
+	memcpy(plan->members[0].addr, s->addr, s->addr_len);
+	plan->members[0].addr_len = s->addr_len;
+
+	while (b.arrived < s->size) {
+		int c;
+
+		err = wait_fd(lfd, POLLIN, deadline);
+		if (err) {
+			missing_ranks(&b, why, sizeof(why));
+			snprintf(msg, msg_size, "%s never arrived at %s within %u ms",
+				 why, s->store, s->wait_ms);
+			root_final(&b, ETIMEDOUT, msg);
+			goto out;
+		}
+		c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (c >= 0)
+			root_hello(&b, c, deadline);
+	}
+	close(lfd);
+	lfd = -1;
+
+	plan->size = s->size;
+	plan->rank = 0;
+	plan->timeout_ms = s->timeout_ms;
+	plan->oso = s->oso;
+	plan->tree_degree = s->tree_degree;
+	for (tries = 1;; tries++) {
+		plan->id = s->id;
+		while (!plan->id) {
+			random_bytes(&plan->id, sizeof(plan->id));
+			plan->id &= NETCOLL_COMM_ID_MAX;
+		}
+		random_bytes(&plan->cookie, sizeof(plan->cookie));
+		plan->cookie |= 1;	/* 0 would mean "none" */
+		plan->key_len = s->auth ? 32 : 0;
+		random_bytes(plan->key, plan->key_len);
+		err = root_round(&b, ops, &created0, &who, why, sizeof(why));
+		if (!err) {
+			root_final(&b, 0, NULL);
+			*id = plan->id;
+			goto out;
+		}
+		if (created0)
+			ops->destroy(ops->arg, plan);
+		if (err != -EEXIST || s->id || tries == ID_TRIES)
+			break;
+		/* a random id that one host already uses: another id */
+		snprintf(again, sizeof(again), "id %u is taken on rank %u, trying another",
+			 plan->id, who);
+		root_final(&b, EAGAIN, again);
+	}
+	snprintf(msg, msg_size, "%s", why);
+	root_final(&b, -err, why);
+out:
+	if (lfd >= 0)
+		close(lfd);
+	if (b.fds)
+		for (r = 1; r < s->size; r++)
+			if (b.fds[r] >= 0)
+				close(b.fds[r]);
+	free(b.fds);
+	free(b.hosts);
+	return err;
+}
+
+/* ---------------------------------------------------------------- */
+/* Ranks 1 ..                                                        */
+/* ---------------------------------------------------------------- */
+
+/* A WELCOME's payload into plan (members allocated by the caller). */
+static int parse_welcome(const struct nc_boot_self *s, const void *buf,
+			 uint32_t len, struct nc_boot_plan *p)
+{
+	struct boot_welcome w;
+	uint32_t r;
+
+	if (len < sizeof(w))
+		return -EPROTO;
+	memcpy(&w, buf, sizeof(w));
+	p->id = ntohl(w.id);
+	p->size = ntohl(w.size);
+	p->cookie = (uint64_t)ntohl(w.cookie_hi) << 32 | ntohl(w.cookie_lo);
+	p->timeout_ms = ntohl(w.timeout_ms);
+	p->oso = ntohl(w.oso);
+	p->tree_degree = ntohl(w.tree_degree);
+	p->key_len = ntohl(w.key_len);
+	p->addr_len = ntohl(w.addr_len);
+	if (p->size != s->size || p->addr_len != s->addr_len ||
+	    p->key_len > NC_KEY_MAX || nc_check_comm_id(p->id) ||
+	    len != sizeof(w) + (size_t)p->size * p->addr_len)
+		return -EPROTO;
+	memcpy(p->key, w.key, p->key_len);
+	for (r = 0; r < p->size; r++) {
+		memcpy(p->members[r].addr, (const uint8_t *)buf + sizeof(w) +
+		       (size_t)r * p->addr_len, p->addr_len);
+		p->members[r].addr_len = p->addr_len;
+	}
+	/* the table must hold this rank as it said it is */
+	if (memcmp(p->members[s->rank].addr, s->addr, s->addr_len))
+		return -EPROTO;
+	p->rank = s->rank;
+	return 0;
+}
+
+static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *ops,
+		       struct nc_boot_plan *plan, uint32_t *id, char *msg, size_t msg_size)
+{
+	uint64_t deadline = now_ms() + s->wait_ms;
+	struct boot_hello hello = { 0 };
+	struct boot_hdr h;
+	char host[256], text[TEXT_MAX];
+	const char *port;
+	uint8_t *buf;
+	int fd = -1, err, created = 0;
+
+	err = split_store(s->store, host, sizeof(host), &port);
+	if (err) {
+		snprintf(msg, msg_size, "store \"%s\" is not HOST:PORT", s->store);
+		return err;
+	}
+	/* rank 0 may start later than this rank: try until the deadline */
+	for (;;) {
+		fd = connect_once(host, port);
+		if (fd >= 0)
+			break;
+		if (fd == -EADDRNOTAVAIL) {
+			snprintf(msg, msg_size, "cannot resolve the store host \"%s\"", host);
+			return fd;
+		}
+		if (now_ms() + 100 >= deadline) {
+			snprintf(msg, msg_size, "no rank 0 at %s within %u ms (%s)",
+				 s->store, s->wait_ms, nc_strerror(fd));
+			return -ETIMEDOUT;
+		}
+		usleep(100 * 1000);
+	}
+	buf = malloc(PAYLOAD_MAX);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	hello.rank = htonl(s->rank);
+	hello.size = htonl(s->size);
+	hello.addr_len = htonl(s->addr_len);
+	memcpy(hello.addr, s->addr, s->addr_len);
+	gethostname(hello.host, sizeof(hello.host) - 1);
+	err = send_msg(fd, BOOT_HELLO, 0, &hello, sizeof(hello));
+	/* rank 0 answers by its own deadline; it may have started later */
+	deadline = now_ms() + s->wait_ms + SLACK_MS;
+	while (!err) {
+		err = recv_msg(fd, &h, buf, PAYLOAD_MAX, deadline);
+		if (err)
+			break;
+		if (h.type != BOOT_WELCOME && h.type != BOOT_FINAL) {
+			err = -EPROTO;
+			break;
+		}
+		if (h.err) {
+			take_text(msg, msg_size, buf, h.len);
+			err = -(int)h.err;
+			goto out;
+		}
+		err = h.type == BOOT_WELCOME ? parse_welcome(s, buf, h.len, plan) : -EPROTO;
+		if (err)
+			break;
+		err = ops->create(ops->arg, plan);
+		created = !err;
+		if (err)
+			snprintf(text, sizeof(text), "rank %u could not create communicator %u: %s",
+				 s->rank, plan->id, nc_strerror(err));
+		err = err ? send_err(fd, BOOT_RESULT, -err, text) :
+			    send_msg(fd, BOOT_RESULT, 0, NULL, 0);
+		if (!err)
+			err = recv_msg(fd, &h, buf, TEXT_MAX, deadline);
+		if (!err && h.type != BOOT_FINAL)
+			err = -EPROTO;
+		if (!err && !h.err) {
+			*id = plan->id;
+			goto out;
+		}
+		if (created)
+			ops->destroy(ops->arg, plan);
+		if (err)
+			break;
+		if (h.err != EAGAIN) {
+			take_text(msg, msg_size, buf, h.len);
+			err = -(int)h.err;
+			goto out;
+		}
+	}
+	if (err == -ECONNRESET && !plan->id)
+		snprintf(msg, msg_size,
+			 "rank 0 at %s hung up before answering: it stopped, or its job was complete without rank %u",
+			 s->store, s->rank);
+	else
+		snprintf(msg, msg_size, "rendezvous with rank 0 at %s failed: %s",
+			 s->store, err == -EPROTO ? "not the netcoll bootstrap protocol" :
+			 nc_strerror(err));
+out:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+int nc_boot_run(const struct nc_boot_self *s, const struct nc_boot_ops *ops,
+		uint32_t *id, char *msg, size_t msg_size)
+{
+	struct nc_boot_plan plan = { 0 };
+	char dummy[1];
+	int err;
+
+	if (!msg || !msg_size) {
+		msg = dummy;
+		msg_size = sizeof(dummy);
+	}
+	msg[0] = '\0';
+	if (!s || !ops || !id || !s->store || !s->addr || s->size == 0 ||
+	    s->size > NETCOLL_COMM_SIZE_MAX || s->rank >= s->size ||
+	    s->addr_len == 0 || s->addr_len > NC_ADDR_MAX || s->wait_ms == 0 ||
+	    (s->id && nc_check_comm_id(s->id)))
+		return -EINVAL;
+	plan.addr_len = s->addr_len;
+	plan.members = calloc(s->size, sizeof(*plan.members));
+	if (!plan.members)
+		return -ENOMEM;
+	if (s->rank == 0)
+		err = boot_root(s, ops, &plan, id, msg, msg_size);
+	else
+		err = boot_member(s, ops, &plan, id, msg, msg_size);
+	/* the key does not outlive the call in this process's heap */
+	explicit_bzero(plan.key, sizeof(plan.key));
+	free(plan.members);
+	return err;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The rendezvous behind nc_comm_bootstrap(), private to the library and its
+ * unit test.  It knows nothing of the kernel: what to do with the table
+ * rank 0 hands out is a callback, so the protocol (timeouts, duplicate and
+ * missing ranks, a hostile connection) is tested on the build host.
+ */
+#ifndef NC_BOOTSTRAP_H
+#define NC_BOOTSTRAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "netcoll.h"
+#include "args.h"
+
+/* What rank 0 hands out: equal on every rank but rank. */
+struct nc_boot_plan {
+	uint32_t id;
+	uint32_t rank, size;
+	uint64_t cookie;
+	uint32_t timeout_ms, oso, tree_degree;	/* rank 0's, 0: defaults */
+	uint8_t key[NC_KEY_MAX];
+	uint32_t key_len;			/* 0: no authentication */
+	uint32_t addr_len;
+	struct nc_member *members;		/* size entries */
+};
+
+/* This rank's part. */
+struct nc_boot_self {
+	const char *store;		/* "HOST:PORT" rank 0 listens on */
+	uint32_t rank, size;
+	const uint8_t *addr;		/* this rank's bearer address */
+	uint32_t addr_len;
+	uint32_t wait_ms;		/* for every rank to arrive */
+	uint32_t id;			/* rank 0: fixed id, 0: random */
+	int auth;			/* rank 0: hand out a fresh key */
+	uint32_t timeout_ms, oso, tree_degree;	/* rank 0's count */
+};
+
+struct nc_boot_ops {
+	/* Make this rank's side of the plan: 0 or -errno. */
+	int (*create)(void *arg, const struct nc_boot_plan *p);
+	/* Undo a create that succeeded, when another rank's failed. */
+	void (*destroy)(void *arg, const struct nc_boot_plan *p);
+	void *arg;
+};
+
+/*
+ * Run the rendezvous: 0 and the plan's id in *id, or -errno and why in
+ * msg.  -ETIMEDOUT: a rank (named in msg) never arrived, or no rank 0
+ * answered at the store; -EADDRINUSE: this rank or its address was taken;
+ * -EINVAL: this rank disagrees with rank 0 on the size or the address
+ * length; -EEXIST and the like: a rank could not create its side (every
+ * rank then undoes its own).
+ */
+NC_INTERNAL int nc_boot_run(const struct nc_boot_self *s,
+			    const struct nc_boot_ops *ops, uint32_t *id,
+			    char *msg, size_t msg_size);
+
+/* nc_close(ep) deletes communicator id (the one nc_open_bootstrap made). */
+NC_INTERNAL void nc_endpoint_own_comm(nc_endpoint *ep, uint32_t id);
+
+#endif /* NC_BOOTSTRAP_H */
