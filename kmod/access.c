@@ -5,8 +5,11 @@
  *          communicators, and anything on any communicator.  Not the
  *          admin of a user namespace: an unprivileged user could then
  *          make communicators without number in a namespace of its own,
- *          whose received frames no memory cgroup pays for.  Communicators
- *          for users come with quotas (the bootstrap work);
+ *          whose received frames no memory cgroup pays for;
+ *   user   anybody, on a device the admin opened to users (DEV_SET): makes
+ *          communicators it owns, at most the device's user_comms_max of
+ *          them on this host, whose memory limits (each at most the
+ *          module's defaults) sum to at most its user_mem_max;
  *   owner  the uid a communicator belongs to (the creator's, or the one
  *          the admin named): binds to it and reconfigures it (schedule,
  *          trees, delete), and sees its cookie;
@@ -21,10 +24,14 @@
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/rtnetlink.h>
+#include <net/genetlink.h>
 #include <net/netlink.h>
 #include <net/sock.h>
 
+#include "bearer.h"
 #include "comm.h"
+#include "netns.h"
 
 bool nck_may_admin_net(struct net *net)
 {
@@ -58,4 +65,61 @@ bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
 {
 	return uid_eq(NETLINK_CB(skb).creds.uid, c->owner) ||
 	       ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
+}
+
+/*
+ * May the sender of a COMM_NEW make cfg on b?  The admin may make any.
+ * A user only on a device open to users, owned by itself (and one of its
+ * groups), within the module's default memory limits and its quota on
+ * this host; cfg->user_made then counts it.  Under RTNL, which every
+ * insertion into and removal from nn->comms holds: the count is exact.
+ */
+int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
+			   struct sk_buff *skb, struct genl_info *info,
+			   struct nck_comm_cfg *cfg)
+{
+	kuid_t uid = NETLINK_CB(skb).creds.uid;
+	u64 mem = (u64)cfg->mem_max + cfg->rx_mem_max;
+	struct nck_comm *c;
+	unsigned long id;
+	u32 n = 0;
+
+	ASSERT_RTNL();
+	if (netlink_capable(skb, CAP_NET_ADMIN))
+		return 0;
+	if (!b->user_comms) {
+		NL_SET_ERR_MSG(info->extack,
+			       "only the admin may make communicators on this device");
+		return -EPERM;
+	}
+	if (!uid_eq(cfg->owner, uid) ||
+	    !(gid_eq(cfg->group, NETLINK_CB(skb).creds.gid) || in_egroup_p(cfg->group))) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a user's communicator is its own, for one of its groups");
+		return -EPERM;
+	}
+	if (cfg->mem_max > READ_ONCE(nck_comm_mem_max) ||
+	    cfg->rx_mem_max > READ_ONCE(nck_rx_queue_max)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "memory limits above the module's defaults are the admin's");
+		return -EPERM;
+	}
+	xa_for_each(&nn->comms, id, c) {
+		if (!c->user_made || !uid_eq(c->owner, uid))
+			continue;
+		n++;
+		mem += (u64)c->mem_max + c->rx_mem_max;
+	}
+	if (n >= b->user_comms_max) {
+		NL_SET_ERR_MSG(info->extack,
+			       "this user has as many communicators as the device allows users");
+		return -EDQUOT;
+	}
+	if (mem > b->user_mem_max) {
+		NL_SET_ERR_MSG(info->extack,
+			       "this user's communicators would exceed the device's memory limit for users");
+		return -EDQUOT;
+	}
+	cfg->user_made = true;
+	return 0;
 }

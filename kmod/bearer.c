@@ -58,6 +58,9 @@ int nck_bearer_attach(struct net *net, struct net_device *dev,
 		return -ENOMEM;
 	b->ops = ops;
 	b->dev = dev;
+	b->user_comms_max = NETCOLL_USER_COMMS_DEFAULT;
+	b->user_mem_max = min_t(u64, INT_MAX, 4ULL * (READ_ONCE(nck_comm_mem_max) +
+						      READ_ONCE(nck_rx_queue_max)));
 	snprintf(b->name, sizeof(b->name), "%s:%s", ops->name, dev->name);
 	netdev_hold(dev, &b->dev_tracker, GFP_KERNEL);
 
@@ -172,6 +175,31 @@ int nck_nl_dev_detach(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* What the admin allows users on b; only the attributes given change. */
+int nck_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct nck_bearer *b;
+	int err = 0;
+
+	rtnl_lock();
+	b = nck_nl_bearer(info);
+	if (IS_ERR(b)) {
+		err = PTR_ERR(b);
+		goto out;
+	}
+	/* lower limits leave the communicators made before them alone */
+	if (a[NETCOLL_A_DEV_USER_COMMS])
+		WRITE_ONCE(b->user_comms, nla_get_u8(a[NETCOLL_A_DEV_USER_COMMS]));
+	if (a[NETCOLL_A_DEV_USER_COMMS_MAX])
+		WRITE_ONCE(b->user_comms_max, nla_get_u32(a[NETCOLL_A_DEV_USER_COMMS_MAX]));
+	if (a[NETCOLL_A_DEV_USER_MEM_MAX])
+		WRITE_ONCE(b->user_mem_max, nla_get_u32(a[NETCOLL_A_DEV_USER_MEM_MAX]));
+out:
+	rtnl_unlock();
+	return err;
+}
+
 static int nck_nl_fill_dev(struct sk_buff *skb, struct nck_bearer *b, u32 portid,
 			   u32 seq, int flags)
 {
@@ -186,7 +214,10 @@ static int nck_nl_fill_dev(struct sk_buff *skb, struct nck_bearer *b, u32 portid
 	    nla_put_string(skb, NETCOLL_A_IFNAME, dev->name) ||
 	    nla_put_string(skb, NETCOLL_A_BEARER, b->name) ||
 	    nla_put_u32(skb, NETCOLL_A_MTU, READ_ONCE(dev->mtu)) ||
-	    nla_put(skb, NETCOLL_A_HWADDR, dev->addr_len, dev->dev_addr)) {
+	    nla_put(skb, NETCOLL_A_HWADDR, dev->addr_len, dev->dev_addr) ||
+	    nla_put_u8(skb, NETCOLL_A_DEV_USER_COMMS, READ_ONCE(b->user_comms)) ||
+	    nla_put_u32(skb, NETCOLL_A_DEV_USER_COMMS_MAX, READ_ONCE(b->user_comms_max)) ||
+	    nla_put_u32(skb, NETCOLL_A_DEV_USER_MEM_MAX, READ_ONCE(b->user_mem_max))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -39,6 +39,14 @@ struct nck_bearer {
 	netdevice_tracker dev_tracker;
 	struct packet_type pt;
 	char name[32];
+	/*
+	 * Users' communicators (DEV_SET): allowed at all, and each user's
+	 * count and summed memory limits on this host.  Written under RTNL,
+	 * read under RTNL or (dumps) RCU.
+	 */
+	bool user_comms;
+	u32 user_comms_max;
+	u32 user_mem_max;
 	struct rcu_head rcu;
 };
 

@@ -127,6 +127,7 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 	c->group = cfg->group;
 	c->mem_max = cfg->mem_max;
 	c->rx_mem_max = cfg->rx_mem_max;
+	c->user_made = cfg->user_made;
 	c->addr_len = alen;
 	memcpy(c->addrs, cfg->addrs, (size_t)cfg->size * alen);
 	RCU_INIT_POINTER(c->bearer, b);
@@ -491,6 +492,9 @@ int nck_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(b);
 		goto out;
 	}
+	err = nck_nl_may_create_comm(nn, b, skb, info, &cfg);
+	if (err)
+		goto out;
 	err = -EINVAL;
 	if (mcast) {
 		if (nla_len(mcast) != b->ops->addr_len ||
@@ -609,6 +613,7 @@ static int nck_nl_fill_comm(struct sk_buff *skb, struct nck_comm *c,
 	    (gid_valid(c->group) &&
 	     nla_put_u32(skb, NETCOLL_A_COMM_GROUP, from_kgid_munged(ns, c->group))) ||
 	    nla_put_u8(skb, NETCOLL_A_COMM_AUTH, !!c->auth) ||
+	    nla_put_u8(skb, NETCOLL_A_COMM_USER_MADE, c->user_made) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_MEM_MAX, c->mem_max) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_RX_MEM_MAX, c->rx_mem_max) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_STATE, nck_comm_state(c)) ||

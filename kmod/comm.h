@@ -33,6 +33,7 @@ struct nck_auth;
 struct nck_op;
 struct nck_sched;
 struct netlink_ext_ack;
+struct genl_info;
 
 /**
  * struct nck_peer - what rank 0 keeps of another member, for joins
@@ -64,6 +65,8 @@ struct nck_peer {
  * @group: may bind; INVALID_GID: nobody (fixed)
  * @auth: frame tags; NULL: none (fixed; its replay windows have their lock)
  * @peers: [size], rank 0's join state; @lock
+ * @user_made: made by a user on a device open to users, and counted
+ *	against that user's quota there (fixed)
  * @mem_max: bytes posted operations may allocate (fixed)
  * @rx_mem_max: bytes of frames held on receive (fixed)
  * @mem_used: charged by nck_comm_mem_reserve() (atomic)
@@ -108,6 +111,7 @@ struct nck_comm {
 	kgid_t group;
 	struct nck_auth *auth;
 	struct nck_peer *peers;
+	bool user_made;
 	u32 mem_max;
 	u32 rx_mem_max;
 	atomic64_t mem_used;
@@ -156,6 +160,7 @@ struct nck_comm_cfg {
 	const u8 *key;			/* NULL: frames are not authenticated */
 	u32 key_len;
 	u32 mem_max, rx_mem_max;
+	bool user_made;			/* a user's, not the admin's */
 	const u8 *addrs;		/* size * the bearer's addr_len */
 };
 
@@ -200,6 +205,9 @@ bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb,
 			   struct net *net);
 bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
 			    struct net *net);
+int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
+			   struct sk_buff *skb, struct genl_info *info,
+			   struct nck_comm_cfg *cfg);
 
 /* join.c: the communicator's epoch, from rank 0 */
 void nck_join_init(struct nck_comm *c);

@@ -96,6 +96,9 @@ static const struct nla_policy nck_policy[NETCOLL_A_MAX + 1] = {
 						NETCOLL_KEY_MAX),
 	[NETCOLL_A_COMM_MEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_mem_range),
 	[NETCOLL_A_COMM_RX_MEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_mem_range),
+	[NETCOLL_A_DEV_USER_COMMS] = NLA_POLICY_MAX(NLA_U8, 1),
+	[NETCOLL_A_DEV_USER_COMMS_MAX] = NLA_POLICY_RANGE(NLA_U32, 1, NETCOLL_USER_COMMS_MAX),
+	[NETCOLL_A_DEV_USER_MEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_mem_range),
 };
 
 /* ---------------------------------------------------------------- */
@@ -303,9 +306,13 @@ static const struct genl_small_ops nck_genl_ops[] = {
 		.dumpit	= nck_nl_dev_dump,
 	},
 	{
-		.cmd	= NETCOLL_CMD_COMM_NEW,
-		.doit	= nck_nl_comm_new,
+		.cmd	= NETCOLL_CMD_DEV_SET,
+		.doit	= nck_nl_dev_set,
 		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= NETCOLL_CMD_COMM_NEW,
+		.doit	= nck_nl_comm_new,	/* admin, or users where allowed */
 	},
 	{
 		.cmd	= NETCOLL_CMD_COMM_DEL,

@@ -33,6 +33,7 @@ u32 nck_nl_u32(struct genl_info *info, int attr, u32 dflt);
 /* bearer.c */
 int nck_nl_dev_attach(struct sk_buff *skb, struct genl_info *info);
 int nck_nl_dev_detach(struct sk_buff *skb, struct genl_info *info);
+int nck_nl_dev_set(struct sk_buff *skb, struct genl_info *info);
 int nck_nl_dev_get(struct sk_buff *skb, struct genl_info *info);
 int nck_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb);
 

@@ -305,6 +305,17 @@ static int member_of(const struct nc_boot_plan *p, uint32_t upto,
 	return -1;
 }
 
+/* "rank R could not create communicator ID: error (the kernel's why)" */
+static void create_failed(const struct nc_boot_ops *ops, uint32_t rank, uint32_t id,
+			  int err, char *out, size_t size)
+{
+	const char *why = ops->why ? ops->why(ops->arg) : NULL;
+
+	snprintf(out, size, "rank %u could not create communicator %u: %s%s%s%s",
+		 rank, id, nc_strerror(err), why ? " (" : "", why ? why : "",
+		 why ? ")" : "");
+}
+
 /* ---------------------------------------------------------------- */
 /* Rank 0                                                            */
 /* ---------------------------------------------------------------- */
@@ -449,8 +460,7 @@ static int root_round(struct boot_root *b, const struct nc_boot_ops *ops,
 	if (err) {
 		first = err;
 		*who = 0;
-		snprintf(why, why_size, "rank 0 could not create communicator %u: %s",
-			 p->id, nc_strerror(err));
+		create_failed(ops, 0, p->id, err, why, why_size);
 	}
 	/* creating a communicator is one netlink request: seconds at most */
 	deadline = now_ms() + s->wait_ms + SLACK_MS;
@@ -672,8 +682,7 @@ static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *o
 		err = ops->create(ops->arg, plan);
 		created = !err;
 		if (err)
-			snprintf(text, sizeof(text), "rank %u could not create communicator %u: %s",
-				 s->rank, plan->id, nc_strerror(err));
+			create_failed(ops, s->rank, plan->id, err, text, sizeof(text));
 		err = err ? send_err(fd, BOOT_RESULT, -err, text) :
 			    send_msg(fd, BOOT_RESULT, 0, NULL, 0);
 		if (!err)

@@ -43,6 +43,8 @@ struct nc_boot_ops {
 	int (*create)(void *arg, const struct nc_boot_plan *p);
 	/* Undo a create that succeeded, when another rank's failed. */
 	void (*destroy)(void *arg, const struct nc_boot_plan *p);
+	/* Why the last create failed, in words; NULL: nothing to add. */
+	const char *(*why)(void *arg);
 	void *arg;
 };
 

@@ -155,6 +155,13 @@ static void boot_destroy(void *arg, const struct nc_boot_plan *p)
 	nc_comm_delete(c->ctl, p->id);
 }
 
+static const char *boot_why(void *arg)
+{
+	const struct boot_ctx *c = arg;
+
+	return nc_ctl_last_error(c->ctl);
+}
+
 int nc_comm_bootstrap(nc_ctl *ctl, const struct nc_bootstrap_args *in,
 		      struct nc_bootstrap_result *r)
 {
@@ -162,7 +169,7 @@ int nc_comm_bootstrap(nc_ctl *ctl, const struct nc_bootstrap_args *in,
 	struct nc_bootstrap_args a;
 	struct nc_dev_info dev;
 	struct boot_ctx ctx;
-	struct nc_boot_ops ops = { boot_create, boot_destroy, &ctx };
+	struct nc_boot_ops ops = { boot_create, boot_destroy, boot_why, &ctx };
 	struct nc_boot_self self;
 	char msg[256];
 	uint32_t id;

@@ -93,6 +93,10 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_COMM_RX_MEM_MAX]	= { .type = NLA_U32 },
 	[NETCOLL_A_COMM_EPOCH]		= { .type = NLA_U64 },
 	[NETCOLL_A_COMM_STATE]		= { .type = NLA_U32 },
+	[NETCOLL_A_DEV_USER_COMMS]	= { .type = NLA_U8 },
+	[NETCOLL_A_DEV_USER_COMMS_MAX]	= { .type = NLA_U32 },
+	[NETCOLL_A_DEV_USER_MEM_MAX]	= { .type = NLA_U32 },
+	[NETCOLL_A_COMM_USER_MADE]	= { .type = NLA_U8 },
 };
 
 static const struct nla_policy nc_member_policy[NETCOLL_A_MEMBER_MAX + 1] = {
@@ -450,6 +454,65 @@ int nc_dev_list(nc_ctl *ctl, const char *ifname, struct nc_dev_info **devs,
 	*devs = v.items;
 	*ndevs = v.n;
 	return 0;
+}
+
+int nc_dev_set_user(nc_ctl *ctl, const char *ifname,
+		    const struct nc_dev_user *u, uint32_t fields)
+{
+	struct nl_msg *msg;
+
+	if (!ctl || !u || nc_check_ifname(ifname) ||
+	    (fields & ~(uint32_t)(NC_DEV_USER_COMMS | NC_DEV_USER_COMMS_MAX |
+				  NC_DEV_USER_MEM_MAX)) ||
+	    ((fields & NC_DEV_USER_COMMS_MAX) &&
+	     (u->comms_max < 1 || u->comms_max > NETCOLL_USER_COMMS_MAX)) ||
+	    ((fields & NC_DEV_USER_MEM_MAX) && u->mem_max > INT32_MAX))
+		return -EINVAL;
+	msg = nc_msg(ctl, NETCOLL_CMD_DEV_SET, 0, 0);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, NETCOLL_A_IFNAME, ifname) < 0 ||
+	    ((fields & NC_DEV_USER_COMMS) &&
+	     nla_put_u8(msg, NETCOLL_A_DEV_USER_COMMS, !!u->comms) < 0) ||
+	    ((fields & NC_DEV_USER_COMMS_MAX) &&
+	     nla_put_u32(msg, NETCOLL_A_DEV_USER_COMMS_MAX, u->comms_max) < 0) ||
+	    ((fields & NC_DEV_USER_MEM_MAX) &&
+	     nla_put_u32(msg, NETCOLL_A_DEV_USER_MEM_MAX, u->mem_max) < 0)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return nc_nl_request(ctl, msg, NULL, NULL);
+}
+
+static int nc_parse_dev_user(nc_ctl *ctl, struct nlattr **tb, void *arg)
+{
+	struct nc_dev_user *u = arg;
+
+	if (!tb[NETCOLL_A_DEV_USER_COMMS] || !tb[NETCOLL_A_DEV_USER_COMMS_MAX] ||
+	    !tb[NETCOLL_A_DEV_USER_MEM_MAX]) {
+		nc_ctl_seterr(ctl, "the module does not know users' communicators");
+		return -EOPNOTSUPP;
+	}
+	u->comms = nla_get_u8(tb[NETCOLL_A_DEV_USER_COMMS]);
+	u->comms_max = nla_get_u32(tb[NETCOLL_A_DEV_USER_COMMS_MAX]);
+	u->mem_max = nla_get_u32(tb[NETCOLL_A_DEV_USER_MEM_MAX]);
+	return 0;
+}
+
+int nc_dev_get_user(nc_ctl *ctl, const char *ifname, struct nc_dev_user *u)
+{
+	struct nl_msg *msg;
+
+	if (!ctl || !u || nc_check_ifname(ifname))
+		return -EINVAL;
+	msg = nc_msg(ctl, NETCOLL_CMD_DEV_GET, 0, 0);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, NETCOLL_A_IFNAME, ifname) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return nc_nl_request(ctl, msg, nc_parse_dev_user, u);
 }
 
 /* ---------------------------------------------------------------- */

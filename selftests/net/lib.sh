@@ -119,13 +119,15 @@ nc_comm_on() {
 
 # nc_ranks LOGNAME "HOSTS" PROGRAM ARGS... : PROGRAM on each of HOSTS at
 # once with --rank R --size P (R: the host's place in HOSTS); all must
-# succeed, a failing one's first "not ok" lines are printed.
+# succeed, a failing one's first "not ok" lines are printed.  NC_RANKS_AS
+# (an array, e.g. a setpriv command) runs them as another user.
+NC_RANKS_AS=()
 nc_ranks() {
 	local name=$1 hosts prog=$3 h r=0 pids=() rc=0 i
 	read -r -a hosts <<<"$2"
 	shift 3
 	for h in "${hosts[@]}"; do
-		on "$h" "$prog" --rank $r --size ${#hosts[@]} "$@" \
+		on "$h" "${NC_RANKS_AS[@]}" "$prog" --rank $r --size ${#hosts[@]} "$@" \
 			>"$T_LOG/$name.$h.log" 2>&1 &
 		pids+=($!)
 		r=$((r + 1))

@@ -1015,7 +1015,7 @@ static int fuzz_errno_ok(int e)
 	switch (e) {
 	case 0: case EINVAL: case ERANGE: case ENOENT: case EEXIST: case ENODEV:
 	case EPERM: case EOPNOTSUPP: case EMSGSIZE: case ENETDOWN: case E2BIG:
-	case EBUSY: case ENOBUFS:
+	case EBUSY: case ENOBUFS: case EDQUOT:
 		return 1;
 	}
 	return 0;

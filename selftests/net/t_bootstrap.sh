@@ -15,6 +15,9 @@ nc_load || { t_fail "insmod"; t_done; exit 1; }
 ALL8=$(cluster_hosts | tr '\n' ' ')
 STORE=$(cluster_ip h1)	# where rank 0 runs, unless said otherwise
 port=7100
+BOOT_AS=()		# boot's ranks run as root, unless set to a setpriv prefix
+USER1=(setpriv --reuid=1000 --regid=1000 --clear-groups)
+USER2=(setpriv --reuid=1001 --regid=1001 --clear-groups)
 
 attach_all() { local h; for h in $ALL8; do on "$h" "$NCTL" dev attach dev eth0 || return 1; done; }
 t_check "attach eth0 on 8 hosts" attach_all
@@ -31,7 +34,7 @@ boot() {
 	store=$(cluster_ip "${hosts[0]}"):$port
 	for h in "${hosts[@]}"; do
 		( [ $r = 0 ] && sleep 1
-		  on "$h" "$NCTL" -j comm add bootstrap "$store" rank $r \
+		  on "$h" "${BOOT_AS[@]}" "$NCTL" -j comm add bootstrap "$store" rank $r \
 			size ${#hosts[@]} "$@" ) >"$T_LOG/$name.$r.out" 2>&1 &
 		pids+=($!)
 		r=$((r + 1))
@@ -205,6 +208,59 @@ t_expect_fail "no rank 0 at the store: fails after the wait" "no rank 0 at $STOR
 	on h2 "$NCTL" comm add bootstrap "$STORE:7099" rank 1 size 2 wait 1500
 t_expect_fail "a device not attached: says so" "device lo is not attached" \
 	on h2 "$NCTL" comm add bootstrap "$STORE:7099" rank 1 size 2 dev lo
+t_check "nothing left anywhere" no_comms "$ALL8"
+
+# --- users' communicators ------------------------------------------------------
+H4="h1 h2 h3 h4"
+t_check "a user's bootstrap on a device not opened to users: EPERM on every rank" \
+	eval 'BOOT_AS=("${USER1[@]}"); ! boot u0 "$H4" wait 5000 &&
+	      for r in 0 1 2 3; do said u0 $r "only the admin may make communicators on this device" || exit 1; done'
+BOOT_AS=()
+t_check "the admin opens eth0 to users on h1..h4: at most 2 communicators each" \
+	eval 'for h in $H4; do on $h "$NCTL" dev set dev eth0 user-comms on user-comms-max 2 || exit 1; done'
+t_check "... dev show says so" nc_json h3 'd[0]["user_comms"] is True and d[0]["user_comms_max"] == 2' dev show
+t_check "user 1000 bootstraps a communicator on h1..h4" eval 'BOOT_AS=("${USER1[@]}"); boot u1 "$H4"'
+uid1=$(boot_id u1)
+t_check "... it is theirs (owner 1000 on every host)" \
+	eval 'for h in $H4; do nc_json $h "d[0][\"owner\"] == 1000" comm show id "$uid1" || exit 1; done'
+t_check "... and they run an alltoall on it, every byte verified" \
+	eval 'NC_RANKS_AS=("${USER1[@]}")
+	      nc_ranks u1a "$H4" "$NC_CHECK" --comm "$uid1" --op alltoall --bytes 3000'
+NC_RANKS_AS=()
+t_check "user 1000's second communicator" eval 'BOOT_AS=("${USER1[@]}"); boot u2 "$H4"'
+t_check "... the third: EDQUOT, 2 is the device's limit" \
+	eval 'BOOT_AS=("${USER1[@]}"); ! boot u3 "$H4" &&
+	      said u3 0 "Disk quota exceeded: .*as many communicators as the device allows"'
+t_check "... while user 1001 still has its own 2" eval 'BOOT_AS=("${USER2[@]}"); boot u4 "$H4"'
+t_expect_fail "a user's communicator for another owner: EPERM" "is its own" \
+	on h1 "${USER1[@]}" "$NCTL" comm add id 901 dev eth0 rank 0 members "$(cluster_mac h1)" owner 0
+t_expect_fail "... or with more memory than the module's default: EPERM" "above the module's defaults" \
+	on h1 "${USER2[@]}" "$NCTL" comm add id 902 dev eth0 rank 0 members "$(cluster_mac h1)" mem 2000000000
+t_expect_fail "user 1001 may not delete user 1000's communicator" "owner or an admin" \
+	on h1 "${USER2[@]}" "$NCTL" comm del id "$uid1"
+t_check "user 1000 deletes one: its quota has room again" \
+	eval 'for h in $H4; do on $h "${USER1[@]}" "$NCTL" comm del id "$uid1" || exit 1; done &&
+	      BOOT_AS=("${USER1[@]}"); boot u5 "$H4"'
+t_check "user-mem 100 MiB on h1: user 1001's one default communicator (72 MiB) leaves no room" \
+	on h1 "$NCTL" dev set dev eth0 user-mem 104857600
+t_expect_fail "... for its second: EDQUOT, though its count (1 of 2) allows it" "memory limit for users" \
+	on h1 "${USER2[@]}" "$NCTL" comm add id 903 dev eth0 rank 0 members "$(cluster_mac h1)"
+t_check "user-comms off: those made stay (3 on h2), new ones are refused" \
+	eval 'on h2 "$NCTL" dev set dev eth0 user-comms off &&
+	      nc_json h2 "len(d) == 3" comm list &&
+	      ! on h2 "${USER1[@]}" "$NCTL" comm add id 904 dev eth0 rank 0 members "$(cluster_mac h2)"'
+BOOT_AS=()
+# del_all HOSTS: the admin deletes every communicator there.
+del_all() {
+	local h id
+	for h in $1; do
+		for id in $(on "$h" "$NCTL" -j comm list | python3 -c \
+			'import json,sys; print(*[c["id"] for c in json.load(sys.stdin)])'); do
+			on "$h" "$NCTL" comm del id "$id" || return 1
+		done
+	done
+}
+t_check "the admin deletes the users' communicators" del_all "$H4"
 t_check "nothing left anywhere" no_comms "$ALL8"
 
 t_check "rmmod" nc_unload

@@ -151,7 +151,11 @@ t_check "... its allreduces bit-exact" finished
 workload 1 60
 on h5 "$NL_REJECT" --ifname eth0 --fuzz "$NLMSGS" --seed 3 >"$T_LOG/nl-root.log" 2>"$T_LOG/nl-root.err"
 t_tally <"$T_LOG/nl-root.log"
-# somebody else's communicators for the unprivileged messages to meet
+# somebody else's communicators for the unprivileged messages to meet; and
+# eth0 closed to users' communicators again, whatever root's random DEV_SET
+# left (a communicator of nobody's own would be a success, not a rejection)
+on h5 "$NCTL" dev attach dev eth0 2>/dev/null
+on h5 "$NCTL" dev set dev eth0 user-comms off
 for id in 1 2 3 4; do
 	on h5 "$NCTL" comm add id $id dev eth0 rank 0 members "$(cluster_mac h5)"
 done

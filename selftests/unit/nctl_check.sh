@@ -95,6 +95,10 @@ out 0 '^best degree ' tree m s 64 12 0.5 0.1 f 4
 out 0 '^best degree ' tree model 12 0.5 size 64 0.1
 out 0 '^tree 0 root 0 depth 3$' tree plan size 8 degree 2 tr 1
 out 2 'invalid mem "x"' comm add id 1 dev eth0 rank 0 members 02:00:00:00:00:01 mem x
+out 2 'dev set: nothing to set' dev set eth0
+out 2 'user-comms is on or off, not "maybe"' dev set eth0 user-comms maybe
+out 2 'user-comms-max must be 1..256' dev set eth0 user-comms-max 0
+out 2 'dev set needs dev IFNAME' dev set user-comms on
 # bootstrap: what rank 0 hands out cannot be given; rank and size together
 out 2 'members is not for bootstrap' comm add bootstrap h1:5000 members 02:00:00:00:00:01
 out 2 'key is not for bootstrap' comm add bootstrap h1:5000 key /dev/null

@@ -114,7 +114,7 @@ static void run(int n)
 		pids[i] = fork();
 		if (pids[i] == 0) {
 			struct proc *me = &procs[i];
-			struct nc_boot_ops ops = { fake_create, fake_destroy, me };
+			struct nc_boot_ops ops = { fake_create, fake_destroy, NULL, me };
 			struct nc_boot_self s = {
 				.store = store, .rank = me->rank, .size = me->size,
 				.addr = me->addr, .addr_len = ADDR_LEN,
@@ -357,7 +357,7 @@ TEST(hostile_connections_ignored)
 
 TEST(bad_arguments)
 {
-	struct nc_boot_ops ops = { fake_create, fake_destroy, &procs[0] };
+	struct nc_boot_ops ops = { fake_create, fake_destroy, NULL, &procs[0] };
 	uint8_t addr[ADDR_LEN] = { 2 };
 	struct nc_boot_self s = { .store = "127.0.0.1:1", .rank = 0, .size = 2,
 				  .addr = addr, .addr_len = ADDR_LEN, .wait_ms = 100 };

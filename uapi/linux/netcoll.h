@@ -19,13 +19,17 @@
 /* ------------------------------------------------------------------ */
 
 #define NETCOLL_GENL_NAME		"netcoll"
-#define NETCOLL_GENL_VERSION		2
+#define NETCOLL_GENL_VERSION		3	/* 3: DEV_SET, users' communicators */
 #define NETCOLL_GENL_MCGRP_EVENTS	"events"
 
 /*
- * Commands.  DEV_ATTACH/DEV_DETACH/COMM_NEW need CAP_NET_ADMIN (in the
- * initial user namespace: the "admin").  COMM_DEL, SCHED_* and TREE_SET/DEL act
- * on one communicator: its owner or the admin.  The GET commands are open
+ * Commands.  DEV_ATTACH/DEV_DETACH/DEV_SET need CAP_NET_ADMIN (in the
+ * initial user namespace: the "admin"); so does COMM_NEW, except on a
+ * device the admin opened to users' communicators (DEV_USER_COMMS): there
+ * any user may make communicators it owns, within the device's per-user
+ * limits (EDQUOT past them) and the module's default memory limits.
+ * COMM_DEL, SCHED_* and TREE_SET/DEL act on one communicator: its owner or
+ * the admin.  The GET commands are open
  * to everybody (a communicator's cookie only to its owner and the admin;
  * its key to nobody).  EVENT_* are only ever sent by the kernel, on the
  * "events" multicast group.
@@ -60,6 +64,10 @@ enum netcoll_cmd {
 					 */
 	NETCOLL_CMD_TREE_DEL,		/* COMM_ID, [TREE_INDEX]: built-in again */
 	NETCOLL_CMD_TREE_GET,		/* COMM_ID, [TREE_INDEX] (out: TREE_*) */
+	NETCOLL_CMD_DEV_SET,		/* IFINDEX|IFNAME, [DEV_USER_COMMS],
+					 * [DEV_USER_COMMS_MAX],
+					 * [DEV_USER_MEM_MAX] (family version 3)
+					 */
 
 	__NETCOLL_CMD_MAX,
 	NETCOLL_CMD_MAX = __NETCOLL_CMD_MAX - 1
@@ -144,6 +152,21 @@ enum netcoll_attr {
 					 * with rank 0; 0 until joined
 					 */
 	NETCOLL_A_COMM_STATE,		/* u32 (out): enum netcoll_comm_state */
+	NETCOLL_A_DEV_USER_COMMS,	/* u8: users may make communicators on
+					 * this device (default 0: the admin only)
+					 */
+	NETCOLL_A_DEV_USER_COMMS_MAX,	/* u32 1 .. NETCOLL_USER_COMMS_MAX: a
+					 * user's communicators on this host
+					 * (default NETCOLL_USER_COMMS_DEFAULT)
+					 */
+	NETCOLL_A_DEV_USER_MEM_MAX,	/* u32 bytes (< 2 GiB): the memory limits
+					 * (COMM_MEM_MAX + COMM_RX_MEM_MAX) of a
+					 * user's communicators on this host, summed
+					 * (default: four of the module's defaults)
+					 */
+	NETCOLL_A_COMM_USER_MADE,	/* u8 (out): made by a user, counted
+					 * against its quota
+					 */
 
 	__NETCOLL_A_MAX,
 	NETCOLL_A_MAX = __NETCOLL_A_MAX - 1
@@ -166,6 +189,10 @@ enum netcoll_comm_state {
 
 #define NETCOLL_KEY_MIN			16
 #define NETCOLL_KEY_MAX			64
+
+/* A user's communicators on one host (NETCOLL_A_DEV_USER_COMMS_MAX). */
+#define NETCOLL_USER_COMMS_DEFAULT	8
+#define NETCOLL_USER_COMMS_MAX		256
 
 /* Inside NETCOLL_A_COMM_MEMBERS: one NETCOLL_A_MEMBER nest per rank. */
 enum netcoll_members_attr {

@@ -216,6 +216,28 @@ int nc_dev_detach(nc_ctl *ctl, const char *ifname);
 int nc_dev_list(nc_ctl *ctl, const char *ifname, struct nc_dev_info **devs,
 		size_t *ndevs);
 
+/*
+ * Users' communicators on a device: off by default (the admin makes them
+ * all).  Opened, any user may create communicators it owns there, each
+ * within the module's default memory limits, at most comms_max of them on
+ * this host, their memory limits summing to at most mem_max bytes
+ * (-EDQUOT beyond).  Only the admin may set it; lower limits leave the
+ * communicators made before alone.  A module before these: -EOPNOTSUPP.
+ */
+struct nc_dev_user {
+	int comms;			/* users may make communicators */
+	uint32_t comms_max;		/* 1 .. 256, per user */
+	uint32_t mem_max;		/* bytes, per user */
+};
+
+#define NC_DEV_USER_COMMS	0x01	/* the fields nc_dev_set_user() sets */
+#define NC_DEV_USER_COMMS_MAX	0x02
+#define NC_DEV_USER_MEM_MAX	0x04
+
+int nc_dev_set_user(nc_ctl *ctl, const char *ifname,
+		    const struct nc_dev_user *u, uint32_t fields);
+int nc_dev_get_user(nc_ctl *ctl, const char *ifname, struct nc_dev_user *u);
+
 struct nc_member {
 	uint8_t addr[NC_ADDR_MAX];
 	uint32_t addr_len;
