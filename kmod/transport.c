@@ -56,6 +56,7 @@ struct nck_msg {
 	struct nck_frags fr;
 	u32 sent;
 	u32 copied;
+	bool ack_held;		/* receiver: an ack waits for the process */
 };
 
 struct nck_key {
@@ -78,6 +79,7 @@ struct nck_op {
 	u32 nord;		/* tx[0 .. nord) ordered, the rest unordered */
 	u32 unord_left;		/* unordered messages not sent completely */
 	u32 tx_open, rx_open;	/* messages not finished */
+	u32 acks_held;		/* rx messages with ack_held, under c->lock */
 	u32 inflight;		/* fragments sent, not acknowledged */
 	u32 frag_size;
 	bool tx_blocked;	/* the device pushed back; retry shortly */
@@ -365,6 +367,10 @@ static void nck_ack_queue(struct nck_op *op, struct nck_msg *m,
 	struct sk_buff *skb;
 	u32 cum, sack;
 
+	if (m->ack_held) {
+		m->ack_held = false;
+		op->acks_held--;
+	}
 	nck_frags_summary(&m->fr, &cum, &sack);
 	skb = nck_ctl_frame(op->c, NETCOLL_T_ACK, op->seq, m->d.peer, m->d.tag,
 			    cum, sack, cum == m->fr.n ? NETCOLL_F_ACK_ALL : 0, 0);
@@ -402,19 +408,70 @@ static bool nck_rx_frag_size(struct nck_op *op, struct nck_msg *m,
 	return true;
 }
 
+/* Half the receive memory holds frames no process has taken yet. */
+static bool nck_rx_behind(const struct nck_comm *c)
+{
+	return atomic_long_read(&c->rx_mem) > c->rx_mem_max / 2;
+}
+
+/*
+ * The ack of m now, or once the process has copied (nck_rx_take).  True:
+ * held, and the process must be woken to send it eventually.
+ */
+static bool nck_ack_or_hold(struct nck_op *op, struct nck_msg *m,
+			    struct sk_buff_head *acks)
+{
+	if (!nck_rx_behind(op->c)) {
+		nck_ack_queue(op, m, acks);
+		return false;
+	}
+	if (!m->ack_held) {
+		m->ack_held = true;
+		op->acks_held++;
+		nck_stat_inc(op->c->nn, NETCOLL_STAT_ACKS_HELD);
+	}
+	return true;
+}
+
+/* The process copied what was queued: send the acks that waited for it. */
+static void nck_acks_release(struct nck_op *op)
+{
+	struct nck_comm *c = op->c;
+	struct sk_buff_head acks;
+	u32 i;
+
+	__skb_queue_head_init(&acks);
+	spin_lock_bh(&c->lock);
+	for (i = 0; op->acks_held && i < op->nrx; i++)
+		if (op->rx[i].ack_held)
+			nck_ack_queue(op, &op->rx[i], &acks);
+	spin_unlock_bh(&c->lock);
+	nck_frames_flush(c, &acks);
+}
+
 /*
  * A frame of the running operation.  Data frames are accounted and acked
  * here, at arrival, and only their copy to the user waits for the
  * process: a receiver that is slow to be scheduled (or shares its CPU
  * with its peers) neither delays the sender's next phase nor makes its
  * retransmission timer fire.  An acked fragment is on op->rxq, which
- * only the operation's end (success or error) empties.  True: queued.
+ * only the operation's end (success or error) empties.  True: the
+ * process has work (a frame queued, or an ack to send).
+ *
+ * Unless the process is far behind: with half the receive memory in use,
+ * acks wait for the process's copy (nck_acks_release), so the senders'
+ * windows close and they wait, instead of sending frames this host would
+ * have to drop (drop_memory) and they to resend after a timeout.  The
+ * acks of probes and duplicates wait too: each would reopen a sender's
+ * whole window.  A process stalled past the senders' retry budget makes
+ * them fail with -ETIMEDOUT, as a full receive memory always did.
  */
 static bool nck_rx_take(struct nck_op *op, struct sk_buff *skb,
 			const struct nc_frame *f, struct sk_buff_head *acks)
 {
 	struct nck_net *nn = op->c->nn;
 	struct nck_msg *m;
+	bool held;
 
 	if (f->type == NETCOLL_T_ACK)
 		return nck_rxq_add(op, skb);
@@ -429,16 +486,16 @@ static bool nck_rx_take(struct nck_op *op, struct sk_buff *skb,
 	}
 	if (nck_frags_test(&m->fr, f->seq)) {
 		nck_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
-		nck_ack_queue(op, m, acks);
+		held = nck_ack_or_hold(op, m, acks);
 		consume_skb(skb);
-		return false;
+		return held;
 	}
 	/* charged first: a fragment we cannot keep must not be acked */
 	if (!nck_rxq_add(op, skb))
 		return false;
 	if (nck_frags_receive(&m->fr, f->seq, f->flags & NETCOLL_F_ACK_NOW) ==
 	    NCK_RX_NEW_ACK)
-		nck_ack_queue(op, m, acks);
+		nck_ack_or_hold(op, m, acks);
 	return true;
 drop:
 	kfree_skb(skb);
@@ -605,7 +662,8 @@ static int nck_op_retransmit(struct nck_op *op, u32 *stalled)
 
 static bool nck_op_wake(struct nck_op *op)
 {
-	return !skb_queue_empty_lockless(&op->rxq) || READ_ONCE(op->c->dead);
+	return !skb_queue_empty_lockless(&op->rxq) || READ_ONCE(op->acks_held) ||
+	       READ_ONCE(op->c->dead);
 }
 
 /* Publish op as the running operation and take its early frames. */
@@ -690,6 +748,8 @@ static int nck_op_loop(struct nck_op *op, u32 *stalled)
 		}
 		if (err)
 			break;
+		if (READ_ONCE(op->acks_held))
+			nck_acks_release(op);
 		if (!op->tx_open && !op->rx_open)
 			break;
 

@@ -298,6 +298,9 @@ enum netcoll_stat {
 					 */
 	NETCOLL_STAT_OPS_CANCELLED,	/* posted operations cancelled by close */
 	NETCOLL_STAT_JOINS,		/* epoch requests answered (rank 0) */
+	NETCOLL_STAT_ACKS_HELD,		/* acks held until the process copied:
+					 * receive memory was half used
+					 */
 
 	__NETCOLL_STAT_MAX,
 	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
