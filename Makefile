@@ -47,6 +47,7 @@ module:
 include userlib/build.mk
 include tools/build.mk
 include selftests/build.mk
+include mpi/build.mk
 include install.mk
 
 user: $(USER_TARGETS)

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.." || exit 2
 NCTL_MAN=tools/nctl/nctl.8
 NCBENCH_MAN=tools/ncbench/ncbench.1
 LIB_MAN=userlib/libnetcoll.3
-PAGES=$(find tools userlib -name '*.[1-8]' -type f | sort)
+PAGES=$(find tools userlib mpi -name '*.[1-8]' -type f | sort)
 
 # shellcheck source=../selftests/lib/tap.sh
 source selftests/lib/tap.sh

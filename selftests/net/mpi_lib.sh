@@ -1,0 +1,38 @@
+# shellcheck shell=bash
+# Open MPI on the emulated cluster (sourced after lib.sh, the cluster up):
+# one rank per host, mpirun on the first host, the others reached through
+# selftests/mpi/nc-rsh (each host its own network and UTS namespace, so
+# Open MPI sees one node per host), MPI's own traffic over TCP on eth0.
+
+NCMPI=$NC_BUILD/libnetcoll-mpi.so
+MPI_CHECK=$NC_BUILD/selftests/mpi/mpi_check
+FFT_CHECK=$NC_BUILD/selftests/mpi/fft_check
+NC_RSH=$NC_TOP/selftests/mpi/nc-rsh
+
+# mpi_usable : Open MPI and the interposer were built.
+mpi_usable() { command -v mpirun >/dev/null && [ -x "$MPI_CHECK" ] && [ -e "$NCMPI" ]; }
+
+# nc_mpirun LOGNAME MPIRUN_ARGS... PROGRAM ARGS : on every host of the
+# cluster, output in $T_LOG/LOGNAME.log; NETCOLL_MPI_VERBOSE=1 always.
+nc_mpirun() {
+	local name=$1 first ns hosts n
+	shift
+	first=$(cluster_hosts | head -n 1)
+	ns=$(cluster_ns "$first")
+	hosts=$(cluster_hosts | paste -sd,)
+	n=$(cluster_count)
+	NC_RSH_PREFIX=${ns%"$first"} HOME=${HOME:-/tmp} \
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+	timeout "${NC_MPIRUN_TIMEOUT:-600}" ip netns exec "$ns" unshare --uts \
+		sh -c 'hostname "$0" && exec "$@"' "$first" \
+		mpirun --host "$hosts" -np "$n" --mca plm_rsh_agent "$NC_RSH" \
+		--mca plm_rsh_no_tree_spawn 1 --mca btl self,tcp --mca pml ob1 \
+		--mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
+		-x NC_RSH_PREFIX -x NETCOLL_MPI_VERBOSE=1 "$@" >"$T_LOG/$name.log" 2>&1
+}
+
+# mpi_calls LOGNAME : where the calls went, one line ("MPI_Allreduce: 3
+# netcoll, 0 MPI; ...").
+mpi_calls() {
+	grep "^netcoll-mpi: MPI_" "$T_LOG/$1.log" | cut -d' ' -f2- | paste -sd';' | sed 's/;/; /g'
+}

@@ -1,0 +1,93 @@
+#!/bin/bash
+# MPI programs, unmodified: Debian's Open MPI runs one rank per host of the
+# emulated cluster (its own TCP transport between them), once as it is and
+# once with libnetcoll-mpi.so preloaded, which sends the collectives to the
+# kernel.  mpi_check compares every intercepted call with the MPI
+# library's own result; NETCOLL_MPI_VERBOSE says where the calls went.
+T_NAME=mpi
+source "$(dirname "$0")/lib.sh"
+
+# shellcheck source=mpi_lib.sh
+source "$(dirname "$0")/mpi_lib.sh"
+if ! mpi_usable; then
+	t_skip "MPI programs" "no Open MPI (libopenmpi-dev, openmpi-bin) at build time"
+	t_done
+	exit 0
+fi
+
+cluster_star 4 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
+nc_load || { t_fail "insmod"; t_done; exit 1; }
+t_check "attach eth0 on 4 hosts" \
+	eval 'for h in h1 h2 h3 h4; do on $h "$NCTL" dev attach dev eth0 || exit 1; done'
+
+# where KIND N_NETCOLL N_MPI LOG: the verbose line of KIND says so.
+where() {
+	grep -q "^netcoll-mpi: $1: $2 netcoll, $3 MPI$" "$T_LOG/$4.log" ||
+		{ grep "^netcoll-mpi: $1:" "$T_LOG/$4.log"; return 1; }
+}
+
+t_check "mpi_check under Open MPI alone: every check passes" \
+	eval 'nc_mpirun plain "$MPI_CHECK" && grep -q " 0 failed" "$T_LOG/plain.log"'
+t_check "mpi_check with libnetcoll-mpi.so: every check passes" \
+	eval 'nc_mpirun netcoll -x LD_PRELOAD="$NCMPI" "$MPI_CHECK" &&
+	      grep -q " 0 failed" "$T_LOG/netcoll.log" &&
+	      grep -q "^netcoll-mpi: on, communicator" "$T_LOG/netcoll.log"'
+checks=$(grep -o "[0-9]* checks" "$T_LOG/netcoll.log")
+t_check "... the same $checks both ways" \
+	test "$(grep -o "[0-9]* checks" "$T_LOG/plain.log")" = "$checks"
+t_check "... barriers, reductions, broadcasts, alltoalls, allgathers, reduce_scatters went to netcoll" \
+	eval 'for k in Barrier Bcast Reduce Allreduce Alltoall Allgather Reduce_scatter_block; do
+		grep -Eq "^netcoll-mpi: MPI_$k: [1-9][0-9]* netcoll" "$T_LOG/netcoll.log" || exit 1
+	      done'
+t_check "... a vector type, a split communicator and a user op went to MPI" \
+	eval 'grep -Eq "^netcoll-mpi: MPI_Bcast: [0-9]+ netcoll, [1-9][0-9]* MPI" "$T_LOG/netcoll.log" &&
+	      grep -Eq "^netcoll-mpi: MPI_Allreduce: [0-9]+ netcoll, [1-9][0-9]* MPI" "$T_LOG/netcoll.log"'
+t_check "... and nothing is left: no communicator on any host" \
+	eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
+t_check "NETCOLL_MPI=off: every call to MPI" \
+	eval 'NETCOLL_MPI=off nc_mpirun off -x NETCOLL_MPI -x LD_PRELOAD="$NCMPI" "$MPI_CHECK" quick &&
+	      grep -q " 0 failed" "$T_LOG/off.log" && where MPI_Alltoall 0 24 off'
+
+# A real client: FFTW's MPI 3-D FFT (its transposes are MPI collectives).
+if [ -x "$FFT_CHECK" ]; then
+	t_check "FFTW's MPI 3-D FFT, 48^3, 20 transforms, Open MPI alone: right" \
+		eval 'nc_mpirun fft_plain "$FFT_CHECK" 48 20 && grep -q ": ok$" "$T_LOG/fft_plain.log"'
+	t_check "... with libnetcoll-mpi.so: right" \
+		eval 'nc_mpirun fft_nc -x LD_PRELOAD="$NCMPI" "$FFT_CHECK" 48 20 &&
+		      grep -q ": ok$" "$T_LOG/fft_nc.log"'
+	sum() { grep -o "checksum [0-9a-f]*" "$T_LOG/$1.log"; }
+	t_check "... and bit-identical ($(sum fft_nc)); calls: $(mpi_calls fft_nc)" \
+		eval '[ -n "$(sum fft_nc)" ] && [ "$(sum fft_nc)" = "$(sum fft_plain)" ]'
+else
+	t_skip "FFTW's MPI 3-D FFT" "no libfftw3-mpi-dev at build time"
+fi
+
+# Another: Debian's hpcc (HPL, PTRANS, MPIFFT, RandomAccess, ... each checks
+# its own results), small: N=300 on a 2x2 grid.
+hpcc_run() { # NAME [mpirun args]
+	local d=$T_LOG/$1
+	mkdir -p "$d"
+	sed -e '6s/^1000 /300  /' -e '8s/^80 /40 /' \
+		/usr/share/doc/hpcc/examples/_hpccinf.txt >"$d/hpccinf.txt" || return 1
+	nc_mpirun "$1" --wdir "$d" "${@:2}" hpcc &&
+		grep -q "^Success=1$" "$d/hpccoutf.txt" &&
+		grep -q "^PTRANS_residual=0$" "$d/hpccoutf.txt" &&
+		grep -q "^MPIRandomAccess_Errors=0$" "$d/hpccoutf.txt" &&
+		grep -q "1 tests completed and passed residual checks" "$d/hpccoutf.txt"
+}
+hpcc_key() { sed -n "s/^$2=//p" "$T_LOG/$1/hpccoutf.txt"; }
+if command -v hpcc >/dev/null && [ -e /usr/share/doc/hpcc/examples/_hpccinf.txt ]; then
+	t_check "hpcc (N=300, 2x2), Open MPI alone: Success=1, HPL passed, no PTRANS or RandomAccess errors" \
+		hpcc_run hpcc_plain
+	t_check "... with libnetcoll-mpi.so: the same" hpcc_run hpcc_nc -x LD_PRELOAD="$NCMPI"
+	t_check "... MPIFFT's error as small ($(hpcc_key hpcc_nc MPIFFT_maxErr) vs $(hpcc_key hpcc_plain MPIFFT_maxErr)); calls: $(mpi_calls hpcc_nc)" \
+		eval 'python3 -c "import sys; a, b = map(float, sys.argv[1:]); sys.exit(not a <= max(b * 10, 1e-14))" \
+			"$(hpcc_key hpcc_nc MPIFFT_maxErr)" "$(hpcc_key hpcc_plain MPIFFT_maxErr)" &&
+		      grep -Eq "^netcoll-mpi: MPI_Allreduce: [1-9][0-9]* netcoll" "$T_LOG/hpcc_nc.log"'
+else
+	t_skip "hpcc" "not installed"
+fi
+
+t_check "rmmod" nc_unload
+cluster_down
+t_done
