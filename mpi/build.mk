@@ -1,35 +1,48 @@
-# libnetcoll-mpi.so, the PMPI interposer, and its test program; built when
-# an MPI compiler (Debian's Open MPI or MPICH) is installed.  It carries
-# libnetcoll inside (its objects are position-independent) and exports
-# only the MPI_ calls it intercepts, so LD_PRELOAD needs nothing else.
+# libnetcoll-mpi.so, the PMPI interposer, and its test program, built
+# with each MPI installed: $(B)/ with the default mpicc (Debian's Open
+# MPI, unless the "mpi" alternative says otherwise) and $(B)/mpich/ with
+# MPICH's mpicc.mpich when that is installed too (the two libraries'
+# ABIs differ, so one interposer serves one MPI).  It carries libnetcoll
+# inside (its objects are position-independent) and exports only the
+# MPI_ calls it intercepts, so LD_PRELOAD needs nothing else.
 
 MPICC ?= mpicc
-HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1)
-
-ifeq ($(HAVE_MPI),1)
+MPICC_MPICH ?= mpicc.mpich
 NCMPI_SRCS := mpi/setup.c mpi/types.c mpi/collectives.c
-NCMPI_OBJS := $(NCMPI_SRCS:%.c=$(B)/%.o)
 
-$(NCMPI_OBJS): $(B)/%.o: %.c mpi/netcoll_mpi.h
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS) -fvisibility=hidden -c -o $@ $<
+# ncmpi_build DIR MPICC: DIR/libnetcoll-mpi.so and DIR/selftests/mpi/*
+define ncmpi_build
+$(NCMPI_SRCS:%.c=$(1)/%.o): $(1)/%.o: %.c mpi/netcoll_mpi.h
+	@mkdir -p $$(dir $$@)
+	$(2) $$(CPPFLAGS) $$(CFLAGS) -fvisibility=hidden -c -o $$@ $$<
 
-$(B)/libnetcoll-mpi.so: $(NCMPI_OBJS) $(LIBNC_OBJS) mpi/netcoll-mpi.map
-	$(MPICC) $(LDFLAGS) -shared -Wl,--version-script=mpi/netcoll-mpi.map \
-		-o $@ $(NCMPI_OBJS) $(LIBNC_OBJS) $(NL_LIBS) -pthread
+$(1)/libnetcoll-mpi.so: $(NCMPI_SRCS:%.c=$(1)/%.o) $$(LIBNC_OBJS) mpi/netcoll-mpi.map
+	$(2) $$(LDFLAGS) -shared -Wl,--version-script=mpi/netcoll-mpi.map \
+		-o $$@ $(NCMPI_SRCS:%.c=$(1)/%.o) $$(LIBNC_OBJS) $$(NL_LIBS) -pthread
 
-$(B)/selftests/mpi/mpi_check: selftests/mpi/mpi_check.c
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -o $@ $<
+$(1)/selftests/mpi/mpi_check: selftests/mpi/mpi_check.c
+	@mkdir -p $$(dir $$@)
+	$(2) $$(CFLAGS) -o $$@ $$<
 
-USER_TARGETS += $(B)/libnetcoll-mpi.so $(B)/selftests/mpi/mpi_check
+USER_TARGETS += $(1)/libnetcoll-mpi.so $(1)/selftests/mpi/mpi_check
+endef
 
-# A real client: a 3-D FFT through FFTW's MPI interface (libfftw3-mpi-dev).
+ifneq ($(shell command -v $(MPICC)),)
+$(eval $(call ncmpi_build,$(B),$(MPICC)))
+
+# A real client: a 3-D FFT through FFTW's MPI interface (libfftw3-mpi-dev,
+# built on Open MPI's libfftw3-mpi, hence the default mpicc only).
 ifneq ($(wildcard /usr/include/fftw3-mpi.h),)
 $(B)/selftests/mpi/fft_check: selftests/mpi/fft_check.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $< -lfftw3_mpi -lfftw3 -lm
 
 USER_TARGETS += $(B)/selftests/mpi/fft_check
+endif
+endif
+
+ifneq ($(shell command -v $(MPICC_MPICH)),)
+ifneq ($(realpath $(shell command -v $(MPICC))),$(realpath $(shell command -v $(MPICC_MPICH))))
+$(eval $(call ncmpi_build,$(B)/mpich,$(MPICC_MPICH)))
 endif
 endif

@@ -20,39 +20,41 @@
 
 int MPI_Barrier(MPI_Comm comm)
 {
+	struct ncmpi_comm *c = ncmpi_takes(comm);
 	int err;
 
-	if (!ncmpi_takes(comm)) {
+	if (!c) {
 		ncmpi_count(NCMPI_BARRIER, 0);
 		return PMPI_Barrier(comm);
 	}
 	ncmpi_count(NCMPI_BARRIER, 1);
-	err = nc_barrier(ncmpi.ep);
+	err = nc_barrier(c->ep);
 	return err ? ncmpi_failed(comm, "MPI_Barrier", err) : MPI_SUCCESS;
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
+	struct ncmpi_comm *c = ncmpi_takes(comm);
 	size_t bytes;
 	int err;
 
-	if (!ncmpi_takes(comm) || count <= 0 || root < 0 || root >= ncmpi.size ||
+	if (!c || count <= 0 || root < 0 || root >= c->size ||
 	    !ncmpi_contig_bytes(type, count, &bytes) || bytes > NETCOLL_REDUCE_MAX) {
 		ncmpi_count(NCMPI_BCAST, 0);
 		return PMPI_Bcast(buf, count, type, root, comm);
 	}
 	ncmpi_count(NCMPI_BCAST, 1);
-	err = nc_bcast(ncmpi.ep, buf, bytes, root);
+	err = nc_bcast(c->ep, buf, bytes, root);
 	return err ? ncmpi_failed(comm, "MPI_Bcast", err) : MPI_SUCCESS;
 }
 
 /* A reduction netcoll can run: its element types and size. */
-static int ncmpi_red_ok(MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+static int ncmpi_red_ok(int count, MPI_Datatype type, MPI_Op op,
 			enum nc_dtype *dt, enum nc_op *nop)
 {
 	size_t elem;
 
-	return ncmpi_takes(comm) && count > 0 &&
+	return count > 0 &&
 	       ncmpi_red_map(type, op, dt, nop, &elem) &&
 	       (size_t)count <= NETCOLL_REDUCE_MAX / elem;
 }
@@ -60,61 +62,65 @@ static int ncmpi_red_ok(MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 		  MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
+	struct ncmpi_comm *c = ncmpi_takes(comm);
 	enum nc_dtype dt;
 	enum nc_op nop;
 	int err;
 
-	if (!ncmpi_red_ok(comm, count, type, op, &dt, &nop)) {
+	if (!c || !ncmpi_red_ok(count, type, op, &dt, &nop)) {
 		ncmpi_count(NCMPI_ALLREDUCE, 0);
 		return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
 	}
 	ncmpi_count(NCMPI_ALLREDUCE, 1);
 	if (sendbuf == MPI_IN_PLACE)
 		sendbuf = recvbuf;
-	err = nc_allreduce(ncmpi.ep, sendbuf, recvbuf, count, dt, nop);
+	err = nc_allreduce(c->ep, sendbuf, recvbuf, count, dt, nop);
 	return err ? ncmpi_failed(comm, "MPI_Allreduce", err) : MPI_SUCCESS;
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 	       MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
+	struct ncmpi_comm *c = ncmpi_takes(comm);
 	enum nc_dtype dt;
 	enum nc_op nop;
 	size_t elem;
 	int err;
 
-	if (root < 0 || root >= ncmpi.size ||
-	    !ncmpi_red_ok(comm, count, type, op, &dt, &nop)) {
+	if (!c || root < 0 || root >= c->size ||
+	    !ncmpi_red_ok(count, type, op, &dt, &nop)) {
 		ncmpi_count(NCMPI_REDUCE, 0);
 		return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
 	}
 	ncmpi_count(NCMPI_REDUCE, 1);
 	elem = nc_elem_size(nop, dt);
-	if (ncmpi.rank == root && sendbuf == MPI_IN_PLACE) {
+	if (c->rank == root && sendbuf == MPI_IN_PLACE) {
 		sendbuf = recvbuf;
-	} else if (ncmpi.rank != root) {
+	} else if (c->rank != root) {
 		/* recvbuf means nothing off the root: never write the caller's */
 		recvbuf = ncmpi_scratch((size_t)count * elem);
 		if (!recvbuf)
 			return ncmpi_failed(comm, "MPI_Reduce", -ENOMEM);
 	}
-	err = nc_reduce(ncmpi.ep, sendbuf, recvbuf, count, dt, nop, root);
+	err = nc_reduce(c->ep, sendbuf, recvbuf, count, dt, nop, root);
 	return err ? ncmpi_failed(comm, "MPI_Reduce", err) : MPI_SUCCESS;
 }
 
 /* Alltoall-shaped calls: both sides the same plain type and block size. */
-static int ncmpi_blocks(MPI_Comm comm, int scount, MPI_Datatype stype,
-			int rcount, MPI_Datatype rtype, size_t *bytes)
+static int ncmpi_blocks(const struct ncmpi_comm *c, int scount,
+			MPI_Datatype stype, int rcount, MPI_Datatype rtype,
+			size_t *bytes)
 {
-	return ncmpi_takes(comm) && scount == rcount && stype == rtype &&
+	return c && scount == rcount && stype == rtype &&
 	       rcount > 0 && ncmpi_contig_bytes(rtype, rcount, bytes) &&
 	       *bytes <= NCMPI_A2A_MAX &&
-	       *bytes * (size_t)ncmpi.size <= NCMPI_A2A_TOTAL;
+	       *bytes * (size_t)c->size <= NCMPI_A2A_TOTAL;
 }
 
 int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype stype,
 		 void *recvbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
+	struct ncmpi_comm *c = ncmpi_takes(comm);
 	size_t bytes;
 	void *tmp;
 	int err;
@@ -124,20 +130,20 @@ int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype stype,
 		scount = rcount;
 		stype = rtype;
 	}
-	if (!ncmpi_blocks(comm, scount, stype, rcount, rtype, &bytes)) {
+	if (!ncmpi_blocks(c, scount, stype, rcount, rtype, &bytes)) {
 		ncmpi_count(NCMPI_ALLTOALL, 0);
 		return PMPI_Alltoall(sendbuf, scount, stype, recvbuf, rcount,
 				     rtype, comm);
 	}
 	ncmpi_count(NCMPI_ALLTOALL, 1);
 	if (sendbuf == MPI_IN_PLACE) {
-		tmp = ncmpi_scratch(bytes * ncmpi.size);
+		tmp = ncmpi_scratch(bytes * c->size);
 		if (!tmp)
 			return ncmpi_failed(comm, "MPI_Alltoall", -ENOMEM);
-		memcpy(tmp, recvbuf, bytes * ncmpi.size);
+		memcpy(tmp, recvbuf, bytes * c->size);
 		sendbuf = tmp;
 	}
-	err = nc_alltoall(ncmpi.ep, sendbuf, recvbuf, bytes);
+	err = nc_alltoall(c->ep, sendbuf, recvbuf, bytes);
 	return err ? ncmpi_failed(comm, "MPI_Alltoall", err) : MPI_SUCCESS;
 }
 
@@ -149,6 +155,7 @@ int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype stype,
 int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype stype,
 		  void *recvbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
+	struct ncmpi_comm *c = ncmpi_takes(comm);
 	const void *mine;
 	size_t bytes;
 	char *rep;
@@ -158,20 +165,20 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype stype,
 		scount = rcount;
 		stype = rtype;
 	}
-	if (!ncmpi_blocks(comm, scount, stype, rcount, rtype, &bytes)) {
+	if (!ncmpi_blocks(c, scount, stype, rcount, rtype, &bytes)) {
 		ncmpi_count(NCMPI_ALLGATHER, 0);
 		return PMPI_Allgather(sendbuf, scount, stype, recvbuf, rcount,
 				      rtype, comm);
 	}
 	ncmpi_count(NCMPI_ALLGATHER, 1);
-	rep = ncmpi_scratch(bytes * ncmpi.size);
+	rep = ncmpi_scratch(bytes * c->size);
 	if (!rep)
 		return ncmpi_failed(comm, "MPI_Allgather", -ENOMEM);
 	mine = sendbuf == MPI_IN_PLACE ?
-	       (const char *)recvbuf + bytes * ncmpi.rank : sendbuf;
-	for (r = 0; r < ncmpi.size; r++)
+	       (const char *)recvbuf + bytes * c->rank : sendbuf;
+	for (r = 0; r < c->size; r++)
 		memcpy(rep + bytes * r, mine, bytes);
-	err = nc_alltoall(ncmpi.ep, rep, recvbuf, bytes);
+	err = nc_alltoall(c->ep, rep, recvbuf, bytes);
 	return err ? ncmpi_failed(comm, "MPI_Allgather", err) : MPI_SUCCESS;
 }
 
@@ -183,30 +190,31 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype stype,
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
 			     MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
+	struct ncmpi_comm *c = ncmpi_takes(comm);
 	enum nc_dtype dt;
 	enum nc_op nop;
 	size_t elem, n;
 	char *all;
 	int err;
 
-	if (!ncmpi_takes(comm) || rcount <= 0 || rcount > INT32_MAX / ncmpi.size ||
-	    !ncmpi_red_ok(comm, rcount * ncmpi.size, type, op, &dt, &nop)) {
+	if (!c || rcount <= 0 || rcount > INT32_MAX / c->size ||
+	    !ncmpi_red_ok(rcount * c->size, type, op, &dt, &nop)) {
 		ncmpi_count(NCMPI_REDUCE_SCATTER_BLOCK, 0);
 		return PMPI_Reduce_scatter_block(sendbuf, recvbuf, rcount, type,
 						 op, comm);
 	}
 	ncmpi_count(NCMPI_REDUCE_SCATTER_BLOCK, 1);
 	elem = nc_elem_size(nop, dt);
-	n = (size_t)rcount * ncmpi.size;
+	n = (size_t)rcount * c->size;
 	all = ncmpi_scratch(n * elem);
 	if (!all)
 		return ncmpi_failed(comm, "MPI_Reduce_scatter_block", -ENOMEM);
 	/* MPI_IN_PLACE: the whole vector is in recvbuf */
-	err = nc_allreduce(ncmpi.ep, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
+	err = nc_allreduce(c->ep, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
 			   all, n, dt, nop);
 	if (err)
 		return ncmpi_failed(comm, "MPI_Reduce_scatter_block", err);
-	memcpy(recvbuf, all + (size_t)rcount * elem * ncmpi.rank,
+	memcpy(recvbuf, all + (size_t)rcount * elem * c->rank,
 	       (size_t)rcount * elem);
 	return MPI_SUCCESS;
 }

@@ -10,14 +10,25 @@
  * rank passes alike (communicator, count, datatype, op, root), never on
  * local state, so all ranks of a call take the same path.
  *
+ * Other communicators (MPI_Comm_split, MPI_Comm_create, ...) get their own
+ * netcoll communicator at their first collective call, made through the
+ * communicator itself, up to NCMPI_SUBS_MAX at once; past that, or if any
+ * rank fails to make its side, all of their calls go to MPI.
+ *
  * Threads: the interposer takes calls only at MPI_THREAD_SERIALIZED or
- * below (one endpoint, one operation at a time); at MPI_THREAD_MULTIPLE it
- * stays off.
+ * below (one operation at a time); at MPI_THREAD_MULTIPLE it stays off.
  */
 #ifndef NETCOLL_MPI_H
 #define NETCOLL_MPI_H
 
+/*
+ * The MPI_ calls defined here are the library's exports, and the objects
+ * are built with -fvisibility=hidden: Open MPI's mpi.h marks its
+ * declarations visible, MPICH's does not, so say it for both.
+ */
+#pragma GCC visibility push(default)
 #include <mpi.h>
+#pragma GCC visibility pop
 #include <netcoll.h>
 #include <stddef.h>
 
@@ -33,23 +44,50 @@ enum ncmpi_kind {
 	NCMPI_KINDS
 };
 
+/*
+ * A netcoll communicator serving one MPI communicator and its duplicates.
+ *
+ * Ownership: MPI_COMM_WORLD's is ncmpi.world and lives from MPI_Init to
+ * MPI_Finalize.  Any other is held by the MPI communicators whose
+ * attribute (ncmpi.keyval) points at it, counted in refs: MPI_Comm_dup
+ * takes a reference (the attribute's copy callback), MPI_Comm_free drops
+ * one (its delete callback), and the last drop deletes it, after
+ * MPI_Comm_free's PMPI_Barrier has made sure no rank still waits for a
+ * repair from this side.  MPI_Finalize deletes those the program never
+ * freed.  One thread at a time (see above): no lock.
+ */
+struct ncmpi_comm {
+	nc_endpoint *ep;
+	uint32_t id;
+	int rank, size;		/* in the MPI communicator */
+	int refs;		/* MPI communicators using it (not world's) */
+	struct ncmpi_comm *next;	/* ncmpi.subs */
+};
+
 struct ncmpi_state {
-	int on;			/* netcoll takes the calls it can */
 	int verbose;		/* NETCOLL_MPI_VERBOSE */
 	int rank, size;		/* in MPI_COMM_WORLD */
-	uint32_t id;		/* the netcoll communicator */
+	struct ncmpi_comm world;	/* world.ep set: netcoll is on */
+	struct ncmpi_comm *subs;	/* the others, at most NCMPI_SUBS_MAX */
+	int nsubs;
+	int finalized;		/* delete callbacks after MPI_Finalize: no-ops */
 	nc_ctl *ctl;
-	nc_endpoint *ep;
-	int keyval;		/* caches "congruent to MPI_COMM_WORLD" */
+	struct nc_dev_info dev;	/* the device every communicator uses */
+	struct nc_member *addrs;	/* every world rank's address */
+	int keyval;		/* a communicator's struct ncmpi_comm, or none */
 	void *scratch;		/* reused: in-place alltoall, non-root reduce */
 	size_t scratch_len;
 	unsigned long calls[NCMPI_KINDS][2];	/* [kind][0: netcoll, 1: MPI] */
+	unsigned long subs_made[2];	/* sub-communicators: [0: netcoll, 1: MPI] */
 };
+
+/* Sub-communicators with a netcoll communicator at once, per process. */
+#define NCMPI_SUBS_MAX	15
 
 extern struct ncmpi_state ncmpi;
 
 /* setup.c */
-int ncmpi_takes(MPI_Comm comm);
+struct ncmpi_comm *ncmpi_takes(MPI_Comm comm);
 void ncmpi_count(enum ncmpi_kind kind, int netcoll);
 void *ncmpi_scratch(size_t len);
 int ncmpi_failed(MPI_Comm comm, const char *call, int err);

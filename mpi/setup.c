@@ -42,13 +42,12 @@ static void ncmpi_say(const char *fmt, const char *what, int err)
 		fprintf(stderr, fmt, ncmpi.rank, what, nc_strerror(err));
 }
 
-/* Every rank's err; 0 only if every rank's is 0 (else the lowest). */
-static int ncmpi_agree(int err)
+/* Every rank's err on comm; 0 only if every rank's is 0 (else the lowest). */
+static int ncmpi_agree(MPI_Comm comm, int err)
 {
 	int all = 0;
 
-	if (PMPI_Allreduce(&err, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) !=
-	    MPI_SUCCESS)
+	if (PMPI_Allreduce(&err, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
 		return -EIO;
 	return all;
 }
@@ -86,51 +85,77 @@ static int ncmpi_one_per_host(void)
 	return n == 1 ? 0 : -EADDRINUSE;
 }
 
-static int ncmpi_create(const struct nc_dev_info *dev, struct nc_member *m)
+/*
+ * Each rank of comm creates its side of c with members m (in comm's rank
+ * order): rank 0 draws id and cookie, and an id some host already has is
+ * drawn again.  Then each opens and binds its endpoint.  0 on every rank
+ * or an error on every rank (and nothing left).
+ */
+static int ncmpi_create(MPI_Comm comm, struct ncmpi_comm *c,
+			struct nc_member *m)
 {
 	struct { uint32_t id; uint64_t cookie; } pick = { 0, 0 };
 	struct nc_comm_spec spec;
 	int err, all, tries;
 
 	for (tries = 0; tries < NCMPI_ID_TRIES; tries++) {
-		if (ncmpi.rank == 0 &&
+		if (c->rank == 0 &&
 		    getrandom(&pick, sizeof(pick), 0) != sizeof(pick))
 			pick.id = 0;
 		pick.id = NCMPI_ID_MIN + pick.id % (0x7fffffffu - NCMPI_ID_MIN);
-		if (PMPI_Bcast(&pick, sizeof(pick), MPI_BYTE, 0, MPI_COMM_WORLD) !=
-		    MPI_SUCCESS)
+		if (PMPI_Bcast(&pick, sizeof(pick), MPI_BYTE, 0, comm) != MPI_SUCCESS)
 			return -EIO;
 		memset(&spec, 0, sizeof(spec));
 		spec.id = pick.id;
-		spec.ifname = dev->ifname;
-		spec.rank = ncmpi.rank;
-		spec.size = ncmpi.size;
+		spec.ifname = ncmpi.dev.ifname;
+		spec.rank = c->rank;
+		spec.size = c->size;
 		spec.members = m;
 		spec.cookie = pick.cookie;
 		err = nc_comm_create(ncmpi.ctl, &spec);
-		all = ncmpi_agree(err);
-		if (!all) {
-			ncmpi.id = pick.id;
-			return 0;
-		}
+		all = ncmpi_agree(comm, err);
+		if (!all)
+			break;
 		if (!err)
 			nc_comm_delete(ncmpi.ctl, pick.id);
 		if (all != -EEXIST)
 			return all;
 	}
-	return -EEXIST;
+	if (tries == NCMPI_ID_TRIES)
+		return -EEXIST;
+	c->id = pick.id;
+	err = nc_open(&c->ep, NULL);
+	if (!err)
+		err = nc_bind(c->ep, c->id, c->rank);
+	all = ncmpi_agree(comm, err);
+	if (all) {
+		if (c->ep)
+			nc_close(c->ep);
+		c->ep = NULL;
+		nc_comm_delete(ncmpi.ctl, c->id);
+	}
+	return all;
+}
+
+/* The other side of ncmpi_create: every rank is done with c. */
+static void ncmpi_destroy(struct ncmpi_comm *c)
+{
+	nc_close(c->ep);
+	c->ep = NULL;
+	nc_comm_delete(ncmpi.ctl, c->id);
 }
 
 static void ncmpi_setup(int provided)
 {
-	struct nc_dev_info dev;
-	struct nc_member *m = NULL;
+	struct ncmpi_comm *w = &ncmpi.world;
 	const char *env = getenv("NETCOLL_MPI_VERBOSE");
 	int err;
 
 	ncmpi.verbose = env && *env && strcmp(env, "0");
 	PMPI_Comm_rank(MPI_COMM_WORLD, &ncmpi.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &ncmpi.size);
+	w->rank = ncmpi.rank;
+	w->size = ncmpi.size;
 	env = getenv("NETCOLL_MPI");
 	if (env && (!strcmp(env, "off") || !strcmp(env, "0")))
 		return;		/* the same environment on every rank */
@@ -140,49 +165,38 @@ static void ncmpi_setup(int provided)
 				"one rank" : "MPI_THREAD_MULTIPLE");
 		return;
 	}
-	err = ncmpi_agree(ncmpi_one_per_host());
+	err = ncmpi_agree(MPI_COMM_WORLD, ncmpi_one_per_host());
 	if (err) {
 		ncmpi_say("netcoll-mpi: rank %d: off (%s: %s)\n",
 			  "several ranks on one host", err);
 		return;
 	}
-	memset(&dev, 0, sizeof(dev));
-	err = ncmpi_device(&dev);
-	m = calloc(ncmpi.size, sizeof(*m));
-	if (!m)
+	err = ncmpi_device(&ncmpi.dev);
+	ncmpi.addrs = calloc(ncmpi.size, sizeof(*ncmpi.addrs));
+	if (!ncmpi.addrs)
 		err = err ?: -ENOMEM;
-	if (ncmpi_agree(err))
+	if (ncmpi_agree(MPI_COMM_WORLD, err))
 		goto fail;
-	memcpy(m[ncmpi.rank].addr, dev.addr, sizeof(dev.addr));
-	m[ncmpi.rank].addr_len = dev.addr_len;
-	if (PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, m, sizeof(*m),
-			   MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS) {
+	memcpy(ncmpi.addrs[ncmpi.rank].addr, ncmpi.dev.addr,
+	       sizeof(ncmpi.dev.addr));
+	ncmpi.addrs[ncmpi.rank].addr_len = ncmpi.dev.addr_len;
+	if (PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ncmpi.addrs,
+			   sizeof(*ncmpi.addrs), MPI_BYTE, MPI_COMM_WORLD) !=
+	    MPI_SUCCESS) {
 		err = -EIO;
 		goto fail;
 	}
-	err = ncmpi_create(&dev, m);
+	err = ncmpi_create(MPI_COMM_WORLD, w, ncmpi.addrs);
 	if (err)
 		goto fail;
-	err = nc_open(&ncmpi.ep, NULL);
-	if (!err)
-		err = nc_bind(ncmpi.ep, ncmpi.id, ncmpi.rank);
-	if (ncmpi_agree(err)) {
-		err = err ?: ncmpi_agree(err);
-		nc_comm_delete(ncmpi.ctl, ncmpi.id);
-		goto fail;
-	}
-	free(m);
-	ncmpi.on = 1;
 	if (ncmpi.rank == 0 && ncmpi.verbose)
 		fprintf(stderr, "netcoll-mpi: on, communicator %u of %d ranks on %s\n",
-			ncmpi.id, ncmpi.size, dev.ifname);
+			w->id, ncmpi.size, ncmpi.dev.ifname);
 	return;
 fail:
-	free(m);
 	ncmpi_say("netcoll-mpi: rank %d: off (%s: %s)\n", "setup", err);
-	if (ncmpi.ep)
-		nc_close(ncmpi.ep);
-	ncmpi.ep = NULL;
+	free(ncmpi.addrs);
+	ncmpi.addrs = NULL;
 	nc_ctl_close(ncmpi.ctl);
 	ncmpi.ctl = NULL;
 }
@@ -207,66 +221,236 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 static void ncmpi_report(void)
 {
-	unsigned long sum[NCMPI_KINDS][2];
+	unsigned long sum[NCMPI_KINDS][2], subs[2];
 	int k;
 
 	if (PMPI_Reduce(ncmpi.calls, sum, NCMPI_KINDS * 2, MPI_UNSIGNED_LONG,
+			MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+	    PMPI_Reduce(ncmpi.subs_made, subs, 2, MPI_UNSIGNED_LONG,
 			MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS || ncmpi.rank)
 		return;
 	for (k = 0; k < NCMPI_KINDS; k++)
 		if (sum[k][0] || sum[k][1])
 			fprintf(stderr, "netcoll-mpi: %s: %lu netcoll, %lu MPI\n",
 				ncmpi_kind_names[k], sum[k][0], sum[k][1]);
+	if (subs[0] || subs[1])
+		fprintf(stderr, "netcoll-mpi: sub-communicators (a side per rank): %lu netcoll, %lu MPI\n",
+			subs[0], subs[1]);
 }
 
 int MPI_Finalize(void)
 {
+	struct ncmpi_comm *c;
+
 	if (ncmpi.verbose)
 		ncmpi_report();
-	if (ncmpi.on) {
+	if (ncmpi.world.ep) {
 		/* every rank is done with netcoll: nobody needs a repair */
 		PMPI_Barrier(MPI_COMM_WORLD);
-		nc_close(ncmpi.ep);
-		nc_comm_delete(ncmpi.ctl, ncmpi.id);
+		while ((c = ncmpi.subs)) {	/* those never freed */
+			ncmpi.subs = c->next;
+			ncmpi_destroy(c);
+			free(c);
+		}
+		ncmpi.nsubs = 0;
+		ncmpi_destroy(&ncmpi.world);
 		nc_ctl_close(ncmpi.ctl);
-		ncmpi.on = 0;
+		ncmpi.ctl = NULL;
 	}
+	ncmpi.finalized = 1;
 	if (ncmpi.keyval != MPI_KEYVAL_INVALID)
 		PMPI_Comm_free_keyval(&ncmpi.keyval);
+	free(ncmpi.addrs);
+	ncmpi.addrs = NULL;
 	free(ncmpi.scratch);
 	ncmpi.scratch = NULL;
 	return PMPI_Finalize();
 }
 
-/*
- * Does netcoll take collectives on comm?  MPI_COMM_WORLD and communicators
- * congruent to it (MPI_Comm_dup of it): blocking collectives on them run
- * in one order on every rank, as the MPI standard requires of a correct
- * program, so one netcoll communicator serves them all.  The answer is
- * cached on the communicator.
- */
-int ncmpi_takes(MPI_Comm comm)
-{
-	int flag = 0, res;
-	void *val;
+/* The attribute's value for a communicator netcoll does not take. */
+static struct ncmpi_comm ncmpi_mpi;
 
-	if (!ncmpi.on)
-		return 0;
+/* MPI_Comm_dup: the duplicate shares the netcoll communicator. */
+static int ncmpi_attr_copy(MPI_Comm old, int keyval, void *extra, void *in,
+			   void *out, int *flag)
+{
+	struct ncmpi_comm *c = in;
+
+	if (c != &ncmpi_mpi && c != &ncmpi.world)
+		c->refs++;
+	*(void **)out = c;
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+/* MPI_Comm_free (after its barrier) or MPI_Finalize: drop a reference. */
+static int ncmpi_attr_delete(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+	struct ncmpi_comm *c = val, **p;
+
+	if (ncmpi.finalized || c == &ncmpi_mpi || c == &ncmpi.world ||
+	    --c->refs > 0)
+		return MPI_SUCCESS;
+	for (p = &ncmpi.subs; *p; p = &(*p)->next)
+		if (*p == c) {
+			*p = c->next;
+			break;
+		}
+	ncmpi.nsubs--;
+	ncmpi_destroy(c);
+	free(c);
+	return MPI_SUCCESS;
+}
+
+static struct ncmpi_comm *ncmpi_cached(MPI_Comm comm)
+{
+	void *val;
+	int flag = 0;
+
+	if (ncmpi.keyval == MPI_KEYVAL_INVALID ||
+	    PMPI_Comm_get_attr(comm, ncmpi.keyval, &val, &flag) != MPI_SUCCESS ||
+	    !flag)
+		return NULL;
+	return val;
+}
+
+/*
+ * The last MPI communicator using a netcoll one is freed: once every rank
+ * is here, none waits for a repair of a netcoll operation on it, and the
+ * delete callback may delete this side.
+ */
+int MPI_Comm_free(MPI_Comm *comm)
+{
+	struct ncmpi_comm *c = ncmpi_cached(*comm);
+
+	if (c && c != &ncmpi_mpi && c != &ncmpi.world && c->refs == 1)
+		PMPI_Barrier(*comm);
+	return PMPI_Comm_free(comm);
+}
+
+/* comm's members, as addresses in comm's rank order (world's table). */
+static int ncmpi_members(MPI_Comm comm, int size, struct nc_member **m)
+{
+	MPI_Group group, world;
+	int *in, *out, i, err = 0;
+
+	in = calloc(size, sizeof(*in));
+	out = calloc(size, sizeof(*out));
+	*m = calloc(size, sizeof(**m));
+	if (!in || !out || !*m) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < size; i++)
+		in[i] = i;
+	if (PMPI_Comm_group(comm, &group) != MPI_SUCCESS) {
+		err = -EIO;
+		goto out;
+	}
+	if (PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
+		if (PMPI_Group_translate_ranks(group, size, in, world, out) !=
+		    MPI_SUCCESS)
+			err = -EIO;
+		PMPI_Group_free(&world);
+	} else {
+		err = -EIO;
+	}
+	PMPI_Group_free(&group);
+	for (i = 0; !err && i < size; i++) {
+		if (out[i] == MPI_UNDEFINED)	/* not of this world */
+			err = -EXDEV;
+		else
+			(*m)[i] = ncmpi.addrs[out[i]];
+	}
+out:
+	free(in);
+	free(out);
+	if (err) {
+		free(*m);
+		*m = NULL;
+	}
+	return err;
+}
+
+/*
+ * A netcoll communicator for comm, at its first collective call (every
+ * rank of comm is in this call).  NULL on every rank if any rank cannot
+ * make its side.
+ */
+static struct ncmpi_comm *ncmpi_make(MPI_Comm comm, int size)
+{
+	struct ncmpi_comm *c = calloc(1, sizeof(*c));
+	struct nc_member *m = NULL;
+	int err = 0;
+
+	if (!c)
+		err = -ENOMEM;
+	else if (ncmpi.nsubs >= NCMPI_SUBS_MAX)
+		err = -EMFILE;
+	else
+		err = ncmpi_members(comm, size, &m);
+	err = ncmpi_agree(comm, err);
+	if (!err) {
+		PMPI_Comm_rank(comm, &c->rank);
+		c->size = size;
+		err = ncmpi_create(comm, c, m);
+	}
+	free(m);
+	ncmpi.subs_made[!!err]++;
+	if (err) {
+		ncmpi_say("netcoll-mpi: rank %d: a %s goes to MPI (%s)\n",
+			  "sub-communicator", err);
+		free(c);
+		return NULL;
+	}
+	c->refs = 1;
+	c->next = ncmpi.subs;
+	ncmpi.subs = c;
+	ncmpi.nsubs++;
+	return c;
+}
+
+/*
+ * The netcoll communicator that takes collectives on comm, or NULL.
+ * MPI_COMM_WORLD and communicators congruent to it share the world's:
+ * blocking collectives on them run in one order on every rank, as the MPI
+ * standard requires of a correct program.  Any other intra-communicator of
+ * two or more ranks gets its own (ncmpi_make).  The answer is cached on
+ * the communicator and decided alike on every rank.
+ */
+struct ncmpi_comm *ncmpi_takes(MPI_Comm comm)
+{
+	struct ncmpi_comm *c;
+	int res, inter = 1, size = 0;
+
+	if (!ncmpi.world.ep)
+		return NULL;
 	if (comm == MPI_COMM_WORLD)
-		return 1;
+		return &ncmpi.world;
 	if (comm == MPI_COMM_NULL)
-		return 0;
+		return NULL;
 	if (ncmpi.keyval == MPI_KEYVAL_INVALID &&
-	    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN,
+	    PMPI_Comm_create_keyval(ncmpi_attr_copy, ncmpi_attr_delete,
 				    &ncmpi.keyval, NULL) != MPI_SUCCESS)
-		return 0;
-	if (PMPI_Comm_get_attr(comm, ncmpi.keyval, &val, &flag) == MPI_SUCCESS && flag)
-		return (int)(intptr_t)val - 1;
+		return NULL;
+	c = ncmpi_cached(comm);
+	if (c)
+		return c == &ncmpi_mpi ? NULL : c;
 	if (PMPI_Comm_compare(comm, MPI_COMM_WORLD, &res) != MPI_SUCCESS)
-		return 0;
-	res = res == MPI_CONGRUENT || res == MPI_IDENT;
-	PMPI_Comm_set_attr(comm, ncmpi.keyval, (void *)(intptr_t)(res + 1));
-	return res;
+		return NULL;
+	PMPI_Comm_test_inter(comm, &inter);
+	PMPI_Comm_size(comm, &size);
+	if (res == MPI_CONGRUENT || res == MPI_IDENT)
+		c = &ncmpi.world;
+	else if (!inter && size >= 2)
+		c = ncmpi_make(comm, size);
+	if (!c)
+		c = &ncmpi_mpi;
+	if (PMPI_Comm_set_attr(comm, ncmpi.keyval, c) != MPI_SUCCESS) {
+		ncmpi_attr_delete(comm, ncmpi.keyval, c, NULL);
+		return NULL;
+	}
+	return c == &ncmpi_mpi ? NULL : c;
 }
 
 void ncmpi_count(enum ncmpi_kind kind, int netcoll)

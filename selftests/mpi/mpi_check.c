@@ -3,8 +3,8 @@
  * mpi_check: every collective libnetcoll-mpi intercepts, checked against
  * the MPI library's own (PMPI_) result on the same input: every supported
  * type and op, MPI_IN_PLACE, every root, a communicator congruent to
- * MPI_COMM_WORLD (netcoll), a split one and non-contiguous or user-op
- * calls (MPI).  Values are small integers, so floating-point sums are
+ * MPI_COMM_WORLD, split ones and their duplicates (netcoll), and
+ * non-contiguous or user-op calls (MPI).  Values are small integers, so floating-point sums are
  * exact in any order and results must be bit-identical.
  *
  * Run with and without LD_PRELOAD=libnetcoll-mpi.so: the same checks
@@ -215,11 +215,14 @@ static void bcasts(MPI_Comm comm, const char *cname)
 	}
 }
 
-static void alltoalls(void)
+static void alltoalls(MPI_Comm comm, const char *cname)
 {
 	static const int counts2[] = { 1, 100, 3000 };
 	size_t ci, bytes;
-	int *s, *a, *b, i;
+	int *s, *a, *b, i, rank, size;
+
+	MPI_Comm_rank(comm, &rank);
+	MPI_Comm_size(comm, &size);
 
 	for (ci = 0; ci < sizeof(counts2) / sizeof(counts2[0]); ci++) {
 		int c = counts2[ci];
@@ -228,28 +231,28 @@ static void alltoalls(void)
 		s = malloc(bytes), a = malloc(bytes), b = malloc(bytes);
 		for (i = 0; i < c * size; i++)
 			s[i] = rank * 100000 + i;
-		MPI_Alltoall(s, c, MPI_INT, a, c, MPI_INT, MPI_COMM_WORLD);
-		PMPI_Alltoall(s, c, MPI_INT, b, c, MPI_INT, MPI_COMM_WORLD);
-		check(!memcmp(a, b, bytes), "MPI_Alltoall MPI_INT x%d", c);
+		MPI_Alltoall(s, c, MPI_INT, a, c, MPI_INT, comm);
+		PMPI_Alltoall(s, c, MPI_INT, b, c, MPI_INT, comm);
+		check(!memcmp(a, b, bytes), "%s: MPI_Alltoall MPI_INT x%d", cname, c);
 		memcpy(a, s, bytes);
-		MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a, c, MPI_INT, MPI_COMM_WORLD);
-		check(!memcmp(a, b, bytes), "MPI_Alltoall in place MPI_INT x%d", c);
+		MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a, c, MPI_INT, comm);
+		check(!memcmp(a, b, bytes), "%s: MPI_Alltoall in place MPI_INT x%d", cname, c);
 
-		MPI_Allgather(s, c, MPI_INT, a, c, MPI_INT, MPI_COMM_WORLD);
-		PMPI_Allgather(s, c, MPI_INT, b, c, MPI_INT, MPI_COMM_WORLD);
-		check(!memcmp(a, b, bytes), "MPI_Allgather MPI_INT x%d", c);
+		MPI_Allgather(s, c, MPI_INT, a, c, MPI_INT, comm);
+		PMPI_Allgather(s, c, MPI_INT, b, c, MPI_INT, comm);
+		check(!memcmp(a, b, bytes), "%s: MPI_Allgather MPI_INT x%d", cname, c);
 		memset(a, 0, bytes);
 		memcpy(a + (size_t)c * rank, s, c * sizeof(int));
-		MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a, c, MPI_INT, MPI_COMM_WORLD);
-		check(!memcmp(a, b, bytes), "MPI_Allgather in place MPI_INT x%d", c);
+		MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a, c, MPI_INT, comm);
+		check(!memcmp(a, b, bytes), "%s: MPI_Allgather in place MPI_INT x%d", cname, c);
 
-		MPI_Reduce_scatter_block(s, a, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-		PMPI_Reduce_scatter_block(s, b, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-		check(!memcmp(a, b, c * sizeof(int)), "MPI_Reduce_scatter_block MPI_INT SUM x%d", c);
+		MPI_Reduce_scatter_block(s, a, c, MPI_INT, MPI_SUM, comm);
+		PMPI_Reduce_scatter_block(s, b, c, MPI_INT, MPI_SUM, comm);
+		check(!memcmp(a, b, c * sizeof(int)), "%s: MPI_Reduce_scatter_block MPI_INT SUM x%d", cname, c);
 		memcpy(a, s, bytes);
-		MPI_Reduce_scatter_block(MPI_IN_PLACE, a, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+		MPI_Reduce_scatter_block(MPI_IN_PLACE, a, c, MPI_INT, MPI_SUM, comm);
 		check(!memcmp(a, b, c * sizeof(int)),
-		      "MPI_Reduce_scatter_block in place MPI_INT SUM x%d", c);
+		      "%s: MPI_Reduce_scatter_block in place MPI_INT SUM x%d", cname, c);
 		free(s), free(a), free(b);
 	}
 }
@@ -263,13 +266,63 @@ static void sum_plus_one(void *in, void *inout, int *len, MPI_Datatype *t)
 		y[i] += x[i] + 1;
 }
 
+/*
+ * Communicators other than MPI_COMM_WORLD's congruent ones: a split in two
+ * halves, its duplicate, the world in reverse order (the same group,
+ * another rank order), more split-and-free cycles than the interposer
+ * keeps netcoll communicators for at once (each must be let go), and more
+ * at once than it keeps.
+ */
+static void subcomms(void)
+{
+	MPI_Comm half, hdup, rev, tmp, live[17];
+	int i, want, got, good = 1;
+
+	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+	reductions(half, "split", 0);
+	bcasts(half, "split");
+	alltoalls(half, "split");
+	MPI_Comm_dup(half, &hdup);
+	reductions(hdup, "split's dup", 0);
+	MPI_Comm_free(&hdup);
+	bcasts(half, "split after its dup's free");
+	MPI_Comm_free(&half);
+
+	MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
+	reductions(rev, "reversed", 0);
+	bcasts(rev, "reversed");
+	alltoalls(rev, "reversed");
+	MPI_Comm_free(&rev);
+
+	for (i = 0; i < 40; i++) {
+		MPI_Comm_split(MPI_COMM_WORLD, (rank + i) % 2, rank, &tmp);
+		got = want = rank + i;
+		MPI_Allreduce(MPI_IN_PLACE, &got, 1, MPI_INT, MPI_SUM, tmp);
+		PMPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_INT, MPI_SUM, tmp);
+		good &= got == want;
+		MPI_Comm_free(&tmp);
+	}
+	check(good, "40 split, allreduce, free cycles");
+
+	/* 17 at once: the interposer keeps 15, the last two go to MPI */
+	for (i = 0, good = 1; i < 17; i++) {
+		MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &live[i]);
+		got = want = rank * i;
+		MPI_Allreduce(MPI_IN_PLACE, &got, 1, MPI_INT, MPI_SUM, live[i]);
+		PMPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_INT, MPI_SUM, live[i]);
+		good &= got == want;
+	}
+	for (i = 0; i < 17; i++)
+		MPI_Comm_free(&live[i]);
+	check(good, "17 split communicators at once");
+}
+
 /* What netcoll does not take: MPI must, and right. */
 static void fallbacks(void)
 {
 	MPI_Datatype vec;
-	MPI_Comm half;
 	MPI_Op uop;
-	int buf[20], a[4], b[4], i, good;
+	int buf[20], a[4], i, good;
 
 	MPI_Type_vector(10, 1, 2, MPI_INT, &vec);
 	MPI_Type_commit(&vec);
@@ -280,17 +333,6 @@ static void fallbacks(void)
 		good &= buf[i] == (i % 2 ? (rank == 1 ? i : -1) : i);
 	check(good, "MPI_Bcast of a vector type (MPI's)");
 	MPI_Type_free(&vec);
-
-	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
-	for (i = 0; i < 4; i++)
-		a[i] = rank + i;
-	MPI_Allreduce(MPI_IN_PLACE, a, 4, MPI_INT, MPI_SUM, half);
-	for (i = 0; i < 4; i++)
-		b[i] = rank + i;
-	PMPI_Allreduce(MPI_IN_PLACE, b, 4, MPI_INT, MPI_SUM, half);
-	check(!memcmp(a, b, sizeof(a)), "MPI_Allreduce on a split communicator (MPI's)");
-	bcasts(half, "split");
-	MPI_Comm_free(&half);
 
 	MPI_Op_create(sum_plus_one, 1, &uop);
 	for (i = 0; i < 4; i++)
@@ -318,18 +360,19 @@ int main(int argc, char **argv)
 	MPI_Barrier(MPI_COMM_WORLD);
 	check(1, "MPI_Barrier");
 	if (argc > 1 && !strcmp(argv[1], "quick")) {
-		alltoalls();	/* the alltoall-shaped calls only */
+		alltoalls(MPI_COMM_WORLD, "world");	/* the alltoall-shaped calls only */
 		goto out;
 	}
 	reductions(MPI_COMM_WORLD, "world", 1);
 	locs();
 	bcasts(MPI_COMM_WORLD, "world");
-	alltoalls();
+	alltoalls(MPI_COMM_WORLD, "world");
 	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 	reductions(dup, "dup", 0);
 	bcasts(dup, "dup");
 	MPI_Barrier(dup);
 	MPI_Comm_free(&dup);
+	subcomms();
 	fallbacks();
 out:
 	if (rank == 0)

@@ -1,13 +1,17 @@
 # shellcheck shell=bash
-# Open MPI on the emulated cluster (sourced after lib.sh, the cluster up):
-# one rank per host, mpirun on the first host, the others reached through
-# selftests/mpi/nc-rsh (each host its own network and UTS namespace, so
-# Open MPI sees one node per host), MPI's own traffic over TCP on eth0.
+# Open MPI and MPICH on the emulated cluster (sourced after lib.sh, the
+# cluster up): one rank per host, mpirun on the first host, the others
+# reached through selftests/mpi/nc-rsh (each host its own network and UTS
+# namespace, so MPI sees one node per host), MPI's own traffic over TCP
+# on eth0.
 
 NCMPI=$NC_BUILD/libnetcoll-mpi.so
 MPI_CHECK=$NC_BUILD/selftests/mpi/mpi_check
 FFT_CHECK=$NC_BUILD/selftests/mpi/fft_check
 NC_RSH=$NC_TOP/selftests/mpi/nc-rsh
+# The interposer and mpi_check built with MPICH (mpi/build.mk)
+NCMPI_MPICH=$NC_BUILD/mpich/libnetcoll-mpi.so
+MPI_CHECK_MPICH=$NC_BUILD/mpich/selftests/mpi/mpi_check
 
 # mpi_usable : Open MPI and the interposer were built.
 mpi_usable() { command -v mpirun >/dev/null && [ -x "$MPI_CHECK" ] && [ -e "$NCMPI" ]; }
@@ -29,6 +33,27 @@ nc_mpirun() {
 		--mca plm_rsh_no_tree_spawn 1 --mca btl self,tcp --mca pml ob1 \
 		--mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
 		-x NC_RSH_PREFIX -x NETCOLL_MPI_VERBOSE=1 "$@" >"$T_LOG/$name.log" 2>&1
+}
+
+# mpich_usable : MPICH and the interposer built with it.
+mpich_usable() {
+	command -v mpirun.mpich >/dev/null && [ -x "$MPI_CHECK_MPICH" ] && [ -e "$NCMPI_MPICH" ]
+}
+
+# nc_mpirun_mpich LOGNAME MPIEXEC_ARGS... PROGRAM ARGS : nc_mpirun with
+# MPICH's launcher (hydra, its rsh launcher being nc-rsh).
+nc_mpirun_mpich() {
+	local name=$1 first ns hosts n
+	shift
+	first=$(cluster_hosts | head -n 1)
+	ns=$(cluster_ns "$first")
+	hosts=$(cluster_hosts | paste -sd,)
+	n=$(cluster_count)
+	NC_RSH_PREFIX=${ns%"$first"} HOME=${HOME:-/tmp} \
+	timeout "${NC_MPIRUN_TIMEOUT:-600}" ip netns exec "$ns" unshare --uts \
+		sh -c 'hostname "$0" && exec "$@"' "$first" \
+		mpirun.mpich -launcher rsh -launcher-exec "$NC_RSH" -hosts "$hosts" \
+		-n "$n" -iface eth0 -genv NETCOLL_MPI_VERBOSE 1 "$@" >"$T_LOG/$name.log" 2>&1
 }
 
 # mpi_calls LOGNAME : where the calls went, one line ("MPI_Allreduce: 3

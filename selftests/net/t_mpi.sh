@@ -4,6 +4,8 @@
 # once with libnetcoll-mpi.so preloaded, which sends the collectives to the
 # kernel.  mpi_check compares every intercepted call with the MPI
 # library's own result; NETCOLL_MPI_VERBOSE says where the calls went.
+# MPICH too (the interposer built with it, run by its launcher), when
+# installed.  Then real clients: FFTW's MPI FFT and hpcc.
 T_NAME=mpi
 source "$(dirname "$0")/lib.sh"
 
@@ -39,7 +41,10 @@ t_check "... barriers, reductions, broadcasts, alltoalls, allgathers, reduce_sca
 	eval 'for k in Barrier Bcast Reduce Allreduce Alltoall Allgather Reduce_scatter_block; do
 		grep -Eq "^netcoll-mpi: MPI_$k: [1-9][0-9]* netcoll" "$T_LOG/netcoll.log" || exit 1
 	      done'
-t_check "... a vector type, a split communicator and a user op went to MPI" \
+subs=$(grep -o "sub-communicators.*" "$T_LOG/netcoll.log")
+t_check "... split communicators and their dups too, each let go when freed (40 cycles), MPI's past 15 at once: $subs" \
+	grep -Eq "^netcoll-mpi: sub-communicators \(a side per rank\): [1-9][0-9]* netcoll, 8 MPI" "$T_LOG/netcoll.log"
+t_check "... a vector type and a user op went to MPI" \
 	eval 'grep -Eq "^netcoll-mpi: MPI_Bcast: [0-9]+ netcoll, [1-9][0-9]* MPI" "$T_LOG/netcoll.log" &&
 	      grep -Eq "^netcoll-mpi: MPI_Allreduce: [0-9]+ netcoll, [1-9][0-9]* MPI" "$T_LOG/netcoll.log"'
 t_check "... and nothing is left: no communicator on any host" \
@@ -47,6 +52,28 @@ t_check "... and nothing is left: no communicator on any host" \
 t_check "NETCOLL_MPI=off: every call to MPI" \
 	eval 'NETCOLL_MPI=off nc_mpirun off -x NETCOLL_MPI -x LD_PRELOAD="$NCMPI" "$MPI_CHECK" quick &&
 	      grep -q " 0 failed" "$T_LOG/off.log" && where MPI_Alltoall 0 24 off'
+
+# The same program and interposer built with MPICH, run by its launcher.
+if mpich_usable; then
+	t_check "MPICH: mpi_check alone: every check passes" \
+		eval 'nc_mpirun_mpich mpich_plain "$MPI_CHECK_MPICH" &&
+		      grep -q " 0 failed" "$T_LOG/mpich_plain.log"'
+	t_check "... with its libnetcoll-mpi.so: every check passes" \
+		eval 'nc_mpirun_mpich mpich_nc -genv LD_PRELOAD "$NCMPI_MPICH" "$MPI_CHECK_MPICH" &&
+		      grep -q " 0 failed" "$T_LOG/mpich_nc.log" &&
+		      grep -q "^netcoll-mpi: on, communicator" "$T_LOG/mpich_nc.log"'
+	t_check "... the same $checks, every kind and the split communicators to netcoll; calls: $(mpi_calls mpich_nc)" \
+		eval 'test "$(grep -o "[0-9]* checks" "$T_LOG/mpich_plain.log")" = "$checks" &&
+		      test "$(grep -o "[0-9]* checks" "$T_LOG/mpich_nc.log")" = "$checks" &&
+		      for k in Barrier Bcast Reduce Allreduce Alltoall Allgather Reduce_scatter_block; do
+			grep -Eq "^netcoll-mpi: MPI_$k: [1-9][0-9]* netcoll" "$T_LOG/mpich_nc.log" || exit 1
+		      done &&
+		      grep -Eq "^netcoll-mpi: sub-communicators \(a side per rank\): [1-9][0-9]* netcoll, 8 MPI" "$T_LOG/mpich_nc.log"'
+	t_check "... and nothing is left: no communicator on any host" \
+		eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
+else
+	t_skip "MPICH" "mpich or libmpich-dev not installed"
+fi
 
 # A real client: FFTW's MPI 3-D FFT (its transposes are MPI collectives).
 if [ -x "$FFT_CHECK" ]; then
