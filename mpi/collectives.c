@@ -147,19 +147,13 @@ int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype stype,
 	return err ? ncmpi_failed(comm, "MPI_Alltoall", err) : MPI_SUCCESS;
 }
 
-/*
- * Allgather as an alltoall whose blocks are all this rank's block: every
- * rank sends its block to every other once, on the alltoall's
- * contention-free order.
- */
+/* Allgather: nc_allgather, an alltoall of P copies of the rank's block. */
 int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype stype,
 		  void *recvbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
 	struct ncmpi_comm *c = ncmpi_takes(comm);
-	const void *mine;
 	size_t bytes;
-	char *rep;
-	int err, r;
+	int err;
 
 	if (sendbuf == MPI_IN_PLACE) {
 		scount = rcount;
@@ -171,21 +165,17 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype stype,
 				      rtype, comm);
 	}
 	ncmpi_count(NCMPI_ALLGATHER, 1);
-	rep = ncmpi_scratch(bytes * c->size);
-	if (!rep)
-		return ncmpi_failed(comm, "MPI_Allgather", -ENOMEM);
-	mine = sendbuf == MPI_IN_PLACE ?
-	       (const char *)recvbuf + bytes * c->rank : sendbuf;
-	for (r = 0; r < c->size; r++)
-		memcpy(rep + bytes * r, mine, bytes);
-	err = nc_alltoall(c->ep, rep, recvbuf, bytes);
+	if (sendbuf == MPI_IN_PLACE) {
+		/* nc_allgather reads its block before it writes recvbuf */
+		sendbuf = (const char *)recvbuf + bytes * c->rank;
+	}
+	err = nc_allgather(c->ep, sendbuf, recvbuf, bytes);
 	return err ? ncmpi_failed(comm, "MPI_Allgather", err) : MPI_SUCCESS;
 }
 
 /*
- * Reduce_scatter_block as an allreduce of the whole vector, each rank
- * keeping its block: the same fixed reduction order as MPI_Allreduce,
- * though not the bandwidth of a reduce-scatter for large vectors.
+ * Reduce_scatter_block: nc_reduce_scatter, an alltoall of the blocks and
+ * a reduction in rank order of the P blocks each rank receives.
  */
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
 			     MPI_Datatype type, MPI_Op op, MPI_Comm comm)
@@ -193,8 +183,6 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
 	struct ncmpi_comm *c = ncmpi_takes(comm);
 	enum nc_dtype dt;
 	enum nc_op nop;
-	size_t elem, n;
-	char *all;
 	int err;
 
 	if (!c || rcount <= 0 || rcount > INT32_MAX / c->size ||
@@ -204,17 +192,9 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
 						 op, comm);
 	}
 	ncmpi_count(NCMPI_REDUCE_SCATTER_BLOCK, 1);
-	elem = nc_elem_size(nop, dt);
-	n = (size_t)rcount * c->size;
-	all = ncmpi_scratch(n * elem);
-	if (!all)
-		return ncmpi_failed(comm, "MPI_Reduce_scatter_block", -ENOMEM);
 	/* MPI_IN_PLACE: the whole vector is in recvbuf */
-	err = nc_allreduce(c->ep, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
-			   all, n, dt, nop);
-	if (err)
-		return ncmpi_failed(comm, "MPI_Reduce_scatter_block", err);
-	memcpy(recvbuf, all + (size_t)rcount * elem * c->rank,
-	       (size_t)rcount * elem);
-	return MPI_SUCCESS;
+	err = nc_reduce_scatter(c->ep, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
+				recvbuf, rcount, dt, nop);
+	return err ? ncmpi_failed(comm, "MPI_Reduce_scatter_block", err) :
+		     MPI_SUCCESS;
 }

@@ -27,7 +27,7 @@ UNIT_TESTS += selftests/unit/nctl_check.sh
 selftests/unit/nctl_check.sh: $(B)/nctl
 
 NET_TEST_NAMES := nc_check nl_reject ep_errors nc_inject nc_red_check nc_bcast_check nc_hostile \
-		  nc_replay nc_churn
+		  nc_replay nc_churn nc_rsag_check
 NET_TEST_BINS := $(NET_TEST_NAMES:%=$(B)/selftests/net/%)
 
 $(NET_TEST_BINS): $(B)/selftests/net/%: $(B)/selftests/net/%.o $(LIBNC_A)

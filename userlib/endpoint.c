@@ -18,6 +18,7 @@
 #include "netcoll.h"
 #include "args.h"
 #include "bootstrap.h"
+#include "reduce_scatter.h"
 
 _Static_assert((int)NC_A2A_DEFAULT == (int)NETCOLL_A2A_DEFAULT &&
 	       (int)NC_A2A_LINEAR == (int)NETCOLL_A2A_LINEAR &&
@@ -40,8 +41,27 @@ struct nc_endpoint {
 	uint32_t timeout_ms;		/* 0: the communicator's default */
 	uint32_t size;			/* members of the bound communicator */
 	uint32_t own_comm;		/* deleted at close (nc_open_bootstrap); 0: none */
+	size_t rsag_min;		/* nc_allreduce: reduce-scatter + allgather
+					 * from this many bytes; 0: never
+					 */
 	struct nc_info info;
 };
+
+/* NETCOLL_RSAG_MIN from the environment, else NC_RSAG_MIN_DEFAULT. */
+static size_t nc_rsag_min_default(void)
+{
+	const char *env = getenv("NETCOLL_RSAG_MIN");
+	unsigned long long v;
+	char *end;
+
+	if (!env || !*env)
+		return NC_RSAG_MIN_DEFAULT;
+	errno = 0;
+	v = strtoull(env, &end, 0);
+	if (errno || *end || v > SIZE_MAX)
+		return NC_RSAG_MIN_DEFAULT;
+	return (size_t)v;
+}
 
 int nc_open(nc_endpoint **pep, const char *path)
 {
@@ -75,6 +95,7 @@ int nc_open(nc_endpoint **pep, const char *path)
 		goto fail;
 	}
 	ep->fd = fd;
+	ep->rsag_min = nc_rsag_min_default();
 	ep->info.abi_version = ki.abi_version;
 	ep->info.wire_version = ki.wire_version;
 	ep->info.features = ki.features;
@@ -222,15 +243,29 @@ int nc_reduce(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
 	return nc_reduce_ex(ep, &a);
 }
 
+int nc_set_rsag_min(nc_endpoint *ep, size_t bytes)
+{
+	if (!ep)
+		return -EINVAL;
+	ep->rsag_min = bytes;
+	return 0;
+}
+
 int nc_allreduce(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
 		 size_t count, enum nc_dtype dtype, enum nc_op op)
 {
+	size_t elem = nc_elem_size(op, dtype);
 	struct nc_red_args a = {
 		.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
 		.dtype = dtype, .op = op, .all = 1,
 		.dist = ep ? ep->dist : NC_DIST_TREE,
 	};
 
+	/* the same choice on every rank: it depends on arguments and settings */
+	if (ep && elem && ep->rsag_min && ep->size > 1 && count &&
+	    count <= NETCOLL_REDUCE_MAX / elem && count * elem >= ep->rsag_min &&
+	    sendbuf && recvbuf)
+		return nc_allreduce_rsag(ep, sendbuf, recvbuf, count, dtype, op);
 	return nc_reduce_ex(ep, &a);
 }
 

@@ -15,6 +15,7 @@ NL_REJECT=$NC_BUILD/selftests/net/nl_reject
 NC_INJECT=$NC_BUILD/selftests/net/nc_inject
 EP_ERRORS=$NC_BUILD/selftests/net/ep_errors
 NC_RED_CHECK=$NC_BUILD/selftests/net/nc_red_check
+NC_RSAG_CHECK=$NC_BUILD/selftests/net/nc_rsag_check
 NC_BCAST_CHECK=$NC_BUILD/selftests/net/nc_bcast_check
 NC_OUT=${NC_OUT:-/tmp/ncout}
 T_LOG=$NC_OUT/$(basename "$0" .sh)

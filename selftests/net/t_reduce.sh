@@ -2,6 +2,7 @@
 # Reductions on the kernel's aggregation trees, every result bit-exact
 # against a reference computed in the same fixed order: every op x dtype,
 # reduce to several roots, allreduce down the tree and by multicast,
+# the library's reduce-scatter and allgather (on the alltoall),
 # vector split, fragment boundaries, P = 1, 2, 5, many operations in
 # flight (beyond the OSO limit), lost multicast frames, frame loss, a
 # member that never contributes.
@@ -65,6 +66,14 @@ drops=$(on h1 "$NCTL" -j stats | python3 -c \
 	'import json,sys; print(" ".join("%s=%d" % kv for kv in json.load(sys.stdin).items() if kv[0].startswith("drop_") and kv[0] not in ("drop_ratelimit", "drop_tx") and kv[1]) or "none")')
 t_check "no frame dropped on a clean network (h1: $drops)" test "$drops" = none
 
+# The library's reduce-scatter, allgather and large-vector allreduce, on
+# the kernel's alltoall: results in rank order, bit-exact.
+rsag() {
+	nc_ranks rsag "$ALL8" "$NC_RSAG_CHECK" --comm 1 --count-list 1,7,1000 &&
+	nc_ranks rsag_big "$ALL8" "$NC_RSAG_CHECK" --comm 1 --ops sum --count-list 30001
+}
+t_check "reduce-scatter, allgather, allreduce as both: every op x dtype, 1, 7, 1000 per rank; sum 30001" rsag
+
 # Floats reduced by the worker, as when softirq interrupted a kernel FPU user.
 defer_float() {
 	local before after
@@ -126,9 +135,11 @@ lossy() {
 	red_on lm "$ALL8" --comm 1 --all --dist mcast --ops sum --dtypes double \
 		--count-list 1,60000 --iters 5 --timeout 20000 &&
 	red_on lr "$ALL8" --comm 1 --root 6 --ops min --dtypes int32 --count-list 10000 \
-		--iters 5 --timeout 20000
+		--iters 5 --timeout 20000 &&
+	nc_ranks lrs "$ALL8" "$NC_RSAG_CHECK" --comm 1 --ops sum --count-list 5000 \
+		--iters 2 --timeout 20000
 }
-t_check "under 3 % loss, 1 % duplicates, reordering: tree, multicast, reduce" lossy
+t_check "under 3 % loss, 1 % duplicates, reordering: tree, multicast, reduce, reduce-scatter" lossy
 for h in $ALL8; do cluster_set_link "$h" clear >/dev/null; done
 
 # A member that never contributes: everybody else gets ETIMEDOUT.

@@ -57,6 +57,9 @@ TEST(endpoint_null_handle)
 	CHECK_EQ(nc_barrier(NULL), -EINVAL);
 	CHECK_EQ(nc_alltoall(NULL, buf, buf, 8), -EINVAL);
 	CHECK_EQ(nc_alltoall_algo(NULL, buf, buf, 8, NC_A2A_LINEAR), -EINVAL);
+	CHECK_EQ(nc_reduce_scatter(NULL, buf, buf, 1, NC_DT_INT32, NC_OP_SUM), -EINVAL);
+	CHECK_EQ(nc_allgather(NULL, buf, buf, 8), -EINVAL);
+	CHECK_EQ(nc_set_rsag_min(NULL, 1), -EINVAL);
 	nc_close(NULL);
 }
 

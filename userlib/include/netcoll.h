@@ -172,6 +172,31 @@ int nc_ibcast_ex(nc_endpoint *ep, const struct nc_bcast_args *a,
 /* Default distribution for nc_reduce/nc_allreduce/nc_barrier. */
 int nc_set_dist(nc_endpoint *ep, enum nc_dist dist);
 
+/*
+ * Bandwidth-optimal collectives for large vectors, on the kernel's
+ * alltoall (and its installed contention-free order): each rank sends
+ * (P - 1)/P of the vector per step, where a tree's inner ranks take in
+ * whole vectors from each child.
+ *
+ * nc_reduce_scatter: sendbuf holds P blocks of count elements (block i for
+ * rank i); recvbuf gets this rank's block reduced over the ranks, in rank
+ * order 0 .. P-1 (one fixed order: the same bits on every run).
+ * nc_allgather: every rank's `bytes` from sendbuf land in recvbuf, P
+ * blocks in rank order.
+ * nc_allreduce() runs vectors of at least nc_set_rsag_min() bytes as a
+ * reduce-scatter and an allgather (padded to P equal blocks), smaller ones
+ * on the trees: the result is identical on every rank either way, but the
+ * reduction order, and so the bits of a float sum, differ between the
+ * two.  The default is NC_RSAG_MIN_DEFAULT, or NETCOLL_RSAG_MIN from the
+ * environment; 0 turns it off.  Every rank must use the same threshold.
+ */
+#define NC_RSAG_MIN_DEFAULT	(256u << 10)
+int nc_reduce_scatter(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
+		      size_t count, enum nc_dtype dtype, enum nc_op op);
+int nc_allgather(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
+		 size_t bytes);
+int nc_set_rsag_min(nc_endpoint *ep, size_t bytes);
+
 /* Bytes of one element of (op, dtype); 0 for an invalid pair. */
 size_t nc_elem_size(enum nc_op op, enum nc_dtype dtype);
 /* "sum", "minloc", ... / "int32", "double", ... ; -NC_EPARSE if unknown */
