@@ -35,7 +35,7 @@ USER_TARGETS :=
 UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
-	bench-alltoall bench-reduce bench-bcast bench-auth bench-loss clean checkpatch sparse abi-check check-next \
+	bench-alltoall bench-apps bench-reduce bench-bcast bench-auth bench-loss clean checkpatch sparse abi-check check-next \
 	deb install-check
 
 all: module user
@@ -97,6 +97,11 @@ bench-alltoall: all
 bench-bcast: all
 	$(VM_RUN) --timeout 5400 --out $(B)/vm/bench-bcast -- selftests/net/bench_bcast.sh
 	cp $(B)/vm/bench-bcast/bcast-bench.md docs/bcast-bench.md
+
+bench-apps: all
+	$(VM_RUN) --timeout 5400 --out $(B)/vm/bench-apps -- selftests/net/bench_apps.sh
+	@mkdir -p docs
+	cp $(B)/vm/bench-apps/apps-bench.md docs/apps-bench.md
 
 bench-reduce: all
 	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-reduce -- selftests/net/bench_reduce.sh

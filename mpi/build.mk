@@ -30,6 +30,13 @@ endef
 ifneq ($(shell command -v $(MPICC)),)
 $(eval $(call ncmpi_build,$(B),$(MPICC)))
 
+# MPI_Allreduce by size, for the side-by-side benchmark (bench_apps.sh).
+$(B)/selftests/mpi/allreduce_bench: selftests/mpi/allreduce_bench.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $<
+
+USER_TARGETS += $(B)/selftests/mpi/allreduce_bench
+
 # A real client: a 3-D FFT through FFTW's MPI interface (libfftw3-mpi-dev,
 # built on Open MPI's libfftw3-mpi, hence the default mpicc only).
 ifneq ($(wildcard /usr/include/fftw3-mpi.h),)

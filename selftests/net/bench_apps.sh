@@ -1,0 +1,191 @@
+#!/bin/bash
+# Unmodified MPI programs with and without libnetcoll-mpi.so, side by
+# side in one run (in the VM, like the other benchmarks): MPI_Allreduce by
+# size (allreduce_bench: Open MPI alone, netcoll's trees, netcoll's
+# reduce-scatter + allgather), FFTW's MPI 3-D FFT (fft_check) and Debian's
+# hpcc, each mode in turn, NC_BENCH_REPEAT times.  Writes
+# $NC_OUT/apps-bench.md: latencies, wall time per kernel (the
+# applications' own timers), their own verdicts, and where the
+# collectives went.
+#
+#   NC_BENCH_TOPO (two-switch-8x2.topo), NC_BENCH_REPEAT (2),
+#   NC_BENCH_PARTS ("allreduce fft hpcc"),
+#   NC_BENCH_FFT_N (64), NC_BENCH_FFT_ITERS (20), NC_BENCH_HPL_N (1000)
+T_NAME=bench_apps
+source "$(dirname "$0")/lib.sh"
+# shellcheck source=mpi_lib.sh
+source "$(dirname "$0")/mpi_lib.sh"
+set -u
+REPORT=$NC_OUT/apps-bench.md
+TOPO=${NC_BENCH_TOPO:-two-switch-8x2.topo}
+REPEAT=${NC_BENCH_REPEAT:-2}
+FFT_N=${NC_BENCH_FFT_N:-64}
+FFT_ITERS=${NC_BENCH_FFT_ITERS:-20}
+HPL_N=${NC_BENCH_HPL_N:-1000}
+PARTS=" ${NC_BENCH_PARTS:-allreduce fft hpcc} "
+ALLREDUCE_BENCH=$NC_BUILD/selftests/mpi/allreduce_bench
+export NC_MPIRUN_TIMEOUT=${NC_BENCH_RUN_TIMEOUT:-1800}
+
+mpi_usable || { echo "no Open MPI or interposer built" >&2; exit 1; }
+cluster_up "$NC_TOP/selftests/net/topologies/$TOPO" >/dev/null ||
+	{ echo "cluster up failed" >&2; exit 1; }
+# shellcheck disable=SC2119	# no module parameters
+nc_load || { echo "insmod failed" >&2; cluster_down; exit 1; }
+for h in $(cluster_hosts); do
+	on "$h" "$NCTL" dev attach dev eth0 || exit 1
+done
+P=$(cluster_count)
+# The largest near-square process grid for hpcc.
+PQ=$(python3 -c "import math; p=$P; q=max(d for d in range(1, int(math.isqrt(p)) + 1) if p % d == 0); print(q, p // q)")
+
+hpcc_input() { # DIR
+	mkdir -p "$1"
+	sed -e "6s/^1000 /$(printf '%-5s' "$HPL_N")/" \
+		-e "11s/^2 /${PQ% *} /" -e "12s/^2 /${PQ#* } /" \
+		/usr/share/doc/hpcc/examples/_hpccinf.txt >"$1/hpccinf.txt"
+}
+
+# MPI_Allreduce: the same binary in three modes, in turn.
+ar_runs=()
+if [[ $PARTS == *" allreduce "* ]]; then
+	for i in $(seq "$REPEAT"); do
+		for mode in mpi trees rsag; do
+			pre=()
+			case $mode in
+			trees) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=0) ;;
+			rsag) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=1) ;;
+			esac
+			nc_mpirun "ar-$mode-$i" "${pre[@]}" "$ALLREDUCE_BENCH" ||
+				echo "ar-$mode-$i failed" >&2
+			ar_runs+=("$mode:$i")
+			echo "allreduce round $i $mode done" >&2
+		done
+	done
+fi
+
+runs=()
+for i in $(seq "$REPEAT"); do
+	[[ $PARTS == *" fft "* || $PARTS == *" hpcc "* ]] || break
+	for mode in mpi netcoll; do
+		pre=()
+		[ $mode = netcoll ] && pre=(-x LD_PRELOAD="$NCMPI")
+		name=fft-$mode-$i
+		[[ $PARTS != *" fft "* ]] ||
+			nc_mpirun "$name" "${pre[@]}" "$FFT_CHECK" "$FFT_N" "$FFT_ITERS" ||
+			echo "$name failed" >&2
+		name=hpcc-$mode-$i
+		[[ $PARTS != *" hpcc "* ]] || {
+			hpcc_input "$T_LOG/$name"
+			nc_mpirun "$name" --wdir "$T_LOG/$name" "${pre[@]}" hpcc ||
+				echo "$name failed" >&2
+		}
+		runs+=("$mode:$i")
+		echo "round $i $mode done" >&2
+	done
+done
+
+{
+	echo "# Unmodified MPI applications: Open MPI alone and with libnetcoll-mpi.so"
+	echo
+	echo "Made by \`make bench-apps\` (selftests/net/bench_apps.sh) on $(date -u +%F),"
+	echo "kernel $(uname -r), in a QEMU/TCG guest: $P hosts on $TOPO, one rank per"
+	echo "host, Debian's Open MPI $(mpirun --version | sed -n '1s/.* //p') over TCP (btl tcp) for"
+	echo "everything the interposer does not take. Each application ran $REPEAT times"
+	echo "in each mode, alternating (MPI, netcoll, MPI, netcoll, ...); times are the"
+	echo "applications' own timers, in seconds."
+	echo
+	echo "- fft_check: FFTW's MPI 3-D complex FFT, ${FFT_N}^3, $FFT_ITERS transforms,"
+	echo "  checked against a serial FFTW transform (max relative error), with a"
+	echo "  checksum of the result's bits."
+	echo "- hpcc 1.5: HPL N=$HPL_N on a ${PQ% *}x${PQ#* } grid and the kernels it sizes from"
+	echo "  that (PTRANS, MPIFFT, MPIRandomAccess, ...); hpcc checks its own results."
+} >"$REPORT"
+
+python3 - "$T_LOG" "${ar_runs[*]}" "${runs[*]}" "$PARTS" >>"$REPORT" <<'PY'
+import re, sys, os, statistics
+log = sys.argv[1]
+ar_runs = [r.split(":") for r in sys.argv[2].split()]
+runs = [r.split(":") for r in sys.argv[3].split()]
+parts = sys.argv[4].split()
+
+def read(path):
+    try:
+        return open(path).read()
+    except OSError:
+        return ""
+
+def summary(name):
+    d = {}
+    for line in read(os.path.join(log, name, "hpccoutf.txt")).splitlines():
+        m = re.match(r"^(\w+)=(\S+)$", line)
+        if m:
+            d[m.group(1)] = m.group(2)
+    return d
+
+def calls(name):
+    return "; ".join(l.split(" ", 1)[1] for l in read(os.path.join(log, name + ".log")).splitlines()
+                     if l.startswith("netcoll-mpi: MPI_"))
+
+def ar_table():
+    # size -> mode -> [p50 of each run]
+    d, verdict = {}, {}
+    for mode, i in ar_runs:
+        out = read(os.path.join(log, "ar-%s-%s.log" % (mode, i)))
+        for m in re.finditer(r"^allreduce (\d+) ([\d.]+) ([\d.]+) (\d+)$", out, re.M):
+            d.setdefault(int(m.group(1)), {}).setdefault(mode, []).append(float(m.group(2)))
+        verdict[mode] = verdict.get(mode, True) and "results right" in out
+    if not d:
+        return
+    print("\n## MPI_Allreduce (doubles, MPI_SUM), p50 in ms\n")
+    print("The same binary (`allreduce_bench`), three modes in turn: Open MPI alone;")
+    print("with libnetcoll-mpi.so and `NETCOLL_RSAG_MIN=0` (every size on the kernel's")
+    print("aggregation trees); with `NETCOLL_RSAG_MIN=1` (every size as the library's")
+    print("reduce-scatter + allgather on the kernel's alltoall). Each cell is the")
+    print("median over the runs of each run's p50 (an iteration lasts until its")
+    print("slowest rank is done). Results checked: " +
+          ", ".join("%s %s" % (k, "right" if v else "WRONG") for k, v in sorted(verdict.items())) + ".\n")
+    print("| bytes | Open MPI | netcoll trees | netcoll RS+AG | best netcoll / Open MPI (speed-up) |")
+    print("|---:|---:|---:|---:|---:|")
+    for size in sorted(d):
+        row = d[size]
+        med = {k: statistics.median(v) / 1000 for k, v in row.items()}
+        best = min([med[k] for k in ("trees", "rsag") if k in med] or [0])
+        ratio = "%.2f" % (med["mpi"] / best) if best and "mpi" in med else "?"
+        print("| %d | %s | %s | %s | %s |" % (size, *("%.2f" % med[k] if k in med else "?"
+                                                     for k in ("mpi", "trees", "rsag")), ratio))
+
+if "allreduce" in parts:
+    ar_table()
+if "fft" not in parts and "hpcc" not in parts:
+    sys.exit(0)
+
+print("\n## FFTW MPI 3-D FFT\n")
+print("| run | mode | transforms (s) | max rel. error | checksum | verdict |")
+print("|---:|---|---:|---:|---|---|")
+for mode, i in runs:
+    out = read(os.path.join(log, "fft-%s-%s.log" % (mode, i)))
+    m = re.search(r"transforms in ([\d.]+) s, max relative error (\S+), checksum (\w+): (\w+)", out)
+    if m:
+        print("| %s | %s | %s | %s | %s | %s |" % (i, mode, m.group(1), m.group(2), m.group(3), m.group(4)))
+    else:
+        print("| %s | %s | failed | | | |" % (i, mode))
+
+keys = [("HPL_time", "HPL"), ("PTRANS_time", "PTRANS"), ("MPIFFT_time3", "MPIFFT (transform)"),
+        ("MPIRandomAccess_time", "MPIRandomAccess"), ("MPIFFT_maxErr", "MPIFFT max error"),
+        ("HPL_RnormI", "HPL residual")]
+print("\n## hpcc\n")
+print("| run | mode | Success | " + " | ".join(k[1] for k in keys) + " |")
+print("|---:|---|---|" + "---:|" * len(keys))
+for mode, i in runs:
+    s = summary("hpcc-%s-%s" % (mode, i))
+    print("| %s | %s | %s | %s |" % (i, mode, s.get("Success", "failed"),
+                                     " | ".join(s.get(k[0], "?") for k in keys)))
+
+print("\n## Where the calls went (netcoll runs, summed over the ranks)\n")
+for app in ("fft", "hpcc"):
+    name = "%s-netcoll-1" % app
+    print("- %s: %s" % (app, calls(name) or "?"))
+PY
+cluster_down
+nc_unload
+echo "report: $REPORT"
