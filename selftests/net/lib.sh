@@ -52,7 +52,8 @@ trap 'exit 130' INT TERM
 t_check() {
 	local what=$1 log
 	shift
-	log="$T_LOG/$(echo "$what" | tr -c 'A-Za-z0-9_.-' _).log"
+	# a file name from the first 120 characters (NAME_MAX is 255)
+	log="$T_LOG/$(echo "$what" | tr -c 'A-Za-z0-9_.-' _ | cut -c 1-120).log"
 	if "$@" >"$log" 2>&1; then
 		t_ok "$what"
 	else
