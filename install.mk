@@ -27,11 +27,14 @@ INSTALL ?= install
 # The shared library's file name carries major.minor; the soname only major.
 LIBNC_REAL := libnetcoll.so.$(NC_LIB_MAJOR).$(NC_LIB_MINOR)
 
-.PHONY: install install-user install-dkms-src install-dkms uninstall
+.PHONY: install install-user install-dkms-src install-dkms install-mpi uninstall
 
 install: install-user install-dkms-src
 ifeq ($(DKMS),1)
 install: install-dkms
+endif
+ifneq ($(NCMPI_LIB),)
+install: install-mpi
 endif
 
 install-user: $(LIBNC_A) $(B)/$(LIBNC_SONAME) $(B)/nctl $(B)/ncbench $(B)/netcoll-topod
@@ -62,6 +65,14 @@ install-user: $(LIBNC_A) $(B)/$(LIBNC_SONAME) $(B)/nctl $(B)/ncbench $(B)/netcol
 	$(INSTALL) -m 0644 contrib/modprobe.d/netcoll.conf \
 		$(DESTDIR)$(DOCDIR)/examples/modprobe.d-netcoll.conf
 
+# The MPI interposer (built when an MPI compiler is installed: mpi/build.mk)
+# is preloaded, never linked against: a private directory, no soname.
+NCMPI_DIR ?= $(LIBDIR)/netcoll
+install-mpi: $(NCMPI_LIB)
+	$(INSTALL) -d $(DESTDIR)$(NCMPI_DIR) $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -m 0644 $(NCMPI_LIB) $(DESTDIR)$(NCMPI_DIR)/libnetcoll-mpi.so
+	$(INSTALL) -m 0644 mpi/libnetcoll-mpi.7 $(DESTDIR)$(MANDIR)/man7/
+
 # What DKMS builds from (the same files `make module` uses), and the
 # device node's udev rule: both belong to the module.
 install-dkms-src:
@@ -91,5 +102,7 @@ uninstall:
 		$(DESTDIR)$(SBINDIR)/nctl $(DESTDIR)$(SBINDIR)/netcoll-topod \
 		$(DESTDIR)$(BINDIR)/ncbench \
 		$(DESTDIR)$(MANDIR)/man1/ncbench.1 $(DESTDIR)$(MANDIR)/man3/libnetcoll.3 \
-		$(DESTDIR)$(MANDIR)/man8/nctl.8 $(DESTDIR)$(MANDIR)/man8/netcoll-topod.8
+		$(DESTDIR)$(MANDIR)/man8/nctl.8 $(DESTDIR)$(MANDIR)/man8/netcoll-topod.8 \
+		$(DESTDIR)$(NCMPI_DIR)/libnetcoll-mpi.so $(DESTDIR)$(MANDIR)/man7/libnetcoll-mpi.7
+	-rmdir $(DESTDIR)$(NCMPI_DIR) 2>/dev/null
 	rm -rf $(DESTDIR)$(DOCDIR)

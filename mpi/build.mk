@@ -29,6 +29,8 @@ endef
 
 ifneq ($(shell command -v $(MPICC)),)
 $(eval $(call ncmpi_build,$(B),$(MPICC)))
+# what make install installs (install.mk)
+NCMPI_LIB := $(B)/libnetcoll-mpi.so
 
 # MPI_Allreduce by size, for the side-by-side benchmark (bench_apps.sh).
 $(B)/selftests/mpi/allreduce_bench: selftests/mpi/allreduce_bench.c

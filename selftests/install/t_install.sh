@@ -2,13 +2,14 @@
 # The Debian packages on a machine, as a user installs them.  Runs in a
 # guest whose root is a tmpfs overlay over the host's (selftests/vm/run-vm.sh
 # --overlay), so dpkg, DKMS and depmod change nothing on the host:
-#   dpkg -i netcoll-dkms libnetcoll0 libnetcoll-dev netcoll-tools;
+#   dpkg -i netcoll-dkms libnetcoll0 libnetcoll-dev netcoll-tools netcoll-mpi;
 #   DKMS built and installed the module for the running kernel;
 #   modprobe / modprobe -r; the first `nctl` call autoloads the module
 #   (generic netlink alias), and so does the first open of /dev/netcoll
 #   (char-major alias, node from modules.devname as systemd creates it);
 #   pkg-config; a program built against the installed header and library
-#   runs an allreduce and an alltoall on a 3-host emulated cluster;
+#   runs an allreduce and an alltoall on a 3-host emulated cluster, and an
+#   Open MPI job preloads the installed interposer there;
 #   modprobe -r is clean; dpkg -r removes every file and DKMS forgets the
 #   module (modprobe no longer finds it).
 #
@@ -22,7 +23,7 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-li
 
 loaded() { grep -q '^netcoll ' /proc/modules; }
 ver=$(dpkg-deb -f "$(ls "$debs"/netcoll-dkms_*_all.deb)" Version)
-mapfile -t pkgs < <(ls "$debs"/{netcoll-dkms,libnetcoll0,libnetcoll-dev,netcoll-tools}_*.deb)
+mapfile -t pkgs < <(ls "$debs"/{netcoll-dkms,libnetcoll0,libnetcoll-dev,netcoll-tools,netcoll-mpi}_*.deb)
 
 if [ -w / ] && ! grep -q ' / 9p ' /proc/mounts; then :; else
 	t_fail "the root is not a writable overlay (run under run-vm.sh --overlay)"
@@ -33,7 +34,7 @@ loaded && rmmod netcoll
 
 # --- install -----------------------------------------------------------------
 start=$(date +%s)
-t_check "dpkg -i the four packages (DKMS builds the module for $kver)" \
+t_check "dpkg -i the five packages (DKMS builds the module for $kver)" \
 	dpkg -i "${pkgs[@]}"
 echo "# dpkg -i took $(( $(date +%s) - start )) s"
 status=$(dkms status -m netcoll -v "$ver" -k "$kver" 2>&1)
@@ -112,14 +113,26 @@ if [ $rc -eq 0 ] && [ "$(cat "$T_LOG"/app.*.log | grep -c verified)" -eq 3 ]; th
 else
 	t_fail "the program: $(cat "$T_LOG"/app.*.log | tr '\n' ' ')"
 fi
+# The installed MPI interposer: an Open MPI job over the same 3 hosts.
+# shellcheck source=../net/mpi_lib.sh
+source "$(dirname "$0")/../net/mpi_lib.sh"
+NCMPI=/usr/lib/$multiarch/netcoll/libnetcoll-mpi.so
+if mpi_usable; then
+	t_check "Open MPI on 3 hosts with the installed libnetcoll-mpi.so: mpi_check's alltoalls right, on netcoll" \
+		eval 'nc_mpirun mpi_installed -x LD_PRELOAD="$NCMPI" "$MPI_CHECK" quick &&
+		      grep -q " 0 failed" "$T_LOG/mpi_installed.log" &&
+		      grep -Eq "^netcoll-mpi: MPI_Alltoall: [1-9][0-9]* netcoll, 0 MPI" "$T_LOG/mpi_installed.log"'
+else
+	t_skip "the installed MPI interposer" "no Open MPI, mpi_check or interposer"
+fi
 cluster_down >/dev/null 2>&1
 
 # --- remove ------------------------------------------------------------------
 t_check "modprobe -r netcoll (nothing holds it)" modprobe -r netcoll
 t_expect_fail "unloaded" "^" loaded
-mapfile -t files < <(dpkg -L netcoll-dkms libnetcoll0 libnetcoll-dev netcoll-tools |
+mapfile -t files < <(dpkg -L netcoll-dkms libnetcoll0 libnetcoll-dev netcoll-tools netcoll-mpi |
 	while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "$f"; done)
-t_check "dpkg -r the four packages" dpkg -r netcoll-tools libnetcoll-dev libnetcoll0 netcoll-dkms
+t_check "dpkg -r the five packages" dpkg -r netcoll-mpi netcoll-tools libnetcoll-dev libnetcoll0 netcoll-dkms
 left=()
 for f in "${files[@]}" /lib/modules/"$kver"/updates/dkms/netcoll.ko*; do
 	[ -e "$f" ] || [ -L "$f" ] && left+=("$f")

@@ -31,6 +31,9 @@ want=(opt/nc/lib64/libnetcoll.so.$lib_ver opt/nc/lib64/libnetcoll.so.0
       opt/nc/share/man/man3/libnetcoll.3 etc/udev/rules.d/60-netcoll.rules
       usr/src/netcoll-0.2/dkms.conf usr/src/netcoll-0.2/Kbuild
       usr/src/netcoll-0.2/kmod/main.c usr/src/netcoll-0.2/uapi/linux/netcoll.h)
+# the MPI interposer, when an MPI compiler built it
+command -v mpicc >/dev/null &&
+	want+=(opt/nc/lib64/netcoll/libnetcoll-mpi.so opt/nc/share/man/man7/libnetcoll-mpi.7)
 missing=()
 for f in "${want[@]}"; do [ -e "$d/root/$f" ] || missing+=("$f"); done
 if [ ${#missing[@]} -eq 0 ]; then
