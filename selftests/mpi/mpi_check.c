@@ -97,7 +97,7 @@ static const struct { MPI_Op op; const char *name; int ints; } ops[] = {
 };
 #define NOPS	(sizeof(ops) / sizeof(ops[0]))
 
-static const size_t counts[] = { 1, 7, 1000, 20000, 70000 };	/* 70000: past 256 KiB, reduce-scatter + allgather */
+static const size_t counts[] = { 1, 7, 1000, 20000, 140000 };	/* 140000 doubles: past 1 MiB, reduce-scatter + allgather */
 #define NCOUNTS	(sizeof(counts) / sizeof(counts[0]))
 
 /*

@@ -190,7 +190,7 @@ int nc_set_dist(nc_endpoint *ep, enum nc_dist dist);
  * two.  The default is NC_RSAG_MIN_DEFAULT, or NETCOLL_RSAG_MIN from the
  * environment; 0 turns it off.  Every rank must use the same threshold.
  */
-#define NC_RSAG_MIN_DEFAULT	(256u << 10)
+#define NC_RSAG_MIN_DEFAULT	(1u << 20)	/* docs/apps-bench.md: trees win below */
 int nc_reduce_scatter(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
 		      size_t count, enum nc_dtype dtype, enum nc_op op);
 int nc_allgather(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
