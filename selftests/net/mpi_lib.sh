@@ -16,23 +16,30 @@ MPI_CHECK_MPICH=$NC_BUILD/mpich/selftests/mpi/mpi_check
 # mpi_usable : Open MPI and the interposer were built.
 mpi_usable() { command -v mpirun >/dev/null && [ -x "$MPI_CHECK" ] && [ -e "$NCMPI" ]; }
 
-# nc_mpirun LOGNAME MPIRUN_ARGS... PROGRAM ARGS : on every host of the
-# cluster, output in $T_LOG/LOGNAME.log; NETCOLL_MPI_VERBOSE=1 always.
-nc_mpirun() {
-	local name=$1 first ns hosts n
+# mpi_launch LOGNAME LAUNCHER ARGS... : LAUNCHER (mpirun) in the first
+# host's network namespace and a UTS namespace named after it, NC_RSH_PREFIX
+# set for nc-rsh, output in $T_LOG/LOGNAME.log.
+mpi_launch() {
+	local name=$1 first ns
 	shift
 	first=$(cluster_hosts | head -n 1)
 	ns=$(cluster_ns "$first")
-	hosts=$(cluster_hosts | paste -sd,)
-	n=$(cluster_count)
 	NC_RSH_PREFIX=${ns%"$first"} HOME=${HOME:-/tmp} \
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 	timeout "${NC_MPIRUN_TIMEOUT:-600}" ip netns exec "$ns" unshare --uts \
-		sh -c 'hostname "$0" && exec "$@"' "$first" \
-		mpirun --host "$hosts" -np "$n" --mca plm_rsh_agent "$NC_RSH" \
+		sh -c 'hostname "$0" && exec "$@"' "$first" "$@" >"$T_LOG/$name.log" 2>&1
+}
+
+# nc_mpirun LOGNAME MPIRUN_ARGS... PROGRAM ARGS : Open MPI on every host of
+# the cluster, output in $T_LOG/LOGNAME.log; NETCOLL_MPI_VERBOSE=1 always.
+nc_mpirun() {
+	local name=$1
+	shift
+	mpi_launch "$name" mpirun --host "$(cluster_hosts | paste -sd,)" \
+		-np "$(cluster_count)" --mca plm_rsh_agent "$NC_RSH" \
 		--mca plm_rsh_no_tree_spawn 1 --mca btl self,tcp --mca pml ob1 \
 		--mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
-		-x NC_RSH_PREFIX -x NETCOLL_MPI_VERBOSE=1 "$@" >"$T_LOG/$name.log" 2>&1
+		-x NC_RSH_PREFIX -x NETCOLL_MPI_VERBOSE=1 "$@"
 }
 
 # mpich_usable : MPICH and the interposer built with it.
@@ -43,17 +50,11 @@ mpich_usable() {
 # nc_mpirun_mpich LOGNAME MPIEXEC_ARGS... PROGRAM ARGS : nc_mpirun with
 # MPICH's launcher (hydra, its rsh launcher being nc-rsh).
 nc_mpirun_mpich() {
-	local name=$1 first ns hosts n
+	local name=$1
 	shift
-	first=$(cluster_hosts | head -n 1)
-	ns=$(cluster_ns "$first")
-	hosts=$(cluster_hosts | paste -sd,)
-	n=$(cluster_count)
-	NC_RSH_PREFIX=${ns%"$first"} HOME=${HOME:-/tmp} \
-	timeout "${NC_MPIRUN_TIMEOUT:-600}" ip netns exec "$ns" unshare --uts \
-		sh -c 'hostname "$0" && exec "$@"' "$first" \
-		mpirun.mpich -launcher rsh -launcher-exec "$NC_RSH" -hosts "$hosts" \
-		-n "$n" -iface eth0 -genv NETCOLL_MPI_VERBOSE 1 "$@" >"$T_LOG/$name.log" 2>&1
+	mpi_launch "$name" mpirun.mpich -launcher rsh -launcher-exec "$NC_RSH" \
+		-hosts "$(cluster_hosts | paste -sd,)" -n "$(cluster_count)" \
+		-iface eth0 -genv NETCOLL_MPI_VERBOSE 1 "$@"
 }
 
 # mpi_calls LOGNAME : where the calls went, one line ("MPI_Allreduce: 3
