@@ -114,12 +114,14 @@ bench-auth: all
 	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-auth -- selftests/net/bench_auth.sh
 	@mkdir -p docs
 	cp $(B)/vm/bench-auth/auth-bench.md docs/auth-bench.md
+	scripts/plot-bench.sh docs
 
 # Collectives under 5 % and 10 % loss on every cable; report in docs/.
 bench-loss: all
 	$(VM_RUN) --timeout 5400 --out $(B)/vm/bench-loss -- selftests/net/bench_loss.sh
 	@mkdir -p docs
 	cp $(B)/vm/bench-loss/loss-bench.md docs/loss-bench.md
+	scripts/plot-bench.sh docs
 
 vm-check: all
 	$(VM_RUN) --timeout 2400 -- selftests/net/run-all.sh

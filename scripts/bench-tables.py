@@ -8,6 +8,12 @@
   bench-tables.py reduce REPORT OUTDIR     OUTDIR/reduce.dat from section
       (a): blocks per (transport, noise), rows "size_label p50 p99 max" in us;
       prints the block names in order
+  bench-tables.py loss REPORT OUTDIR       OUTDIR/loss.dat, rows "operation
+      slowdown_at_each_loss..." (wall time over the clean one, "?" for a
+      line that failed); prints the loss rates, comma separated
+  bench-tables.py auth REPORT OUTDIR       OUTDIR/auth-a2a.dat, rows
+      "kib none keyed" (Mbit/s), and OUTDIR/auth-red.dat, rows "kib none
+      keyed" (p50 us)
 
 The reports are the benchmarks' only output format, so the plots are drawn
 from exactly the numbers a reader sees in the tables.
@@ -92,7 +98,45 @@ def reduce(report, outdir):
         return
 
 
+def loss(report, outdir):
+    for _, header, rows in tables(report):
+        if header[:3] != ["operation", "loss", "wall time"]:
+            continue
+        ops, by_op, rates = [], {}, []
+        for r in rows:
+            op, rate = r[0], r[1]
+            if op not in by_op:
+                ops.append(op)
+                by_op[op] = {}
+            if rate not in rates:
+                rates.append(rate)
+            done, failed = int(r[3]), int(r[4])
+            by_op[op][rate] = None if failed else float(r[2].split()[0])
+        clean, lossy = rates[0], rates[1:]
+        with open(os.path.join(outdir, "loss.dat"), "w") as f:
+            for op in ops:
+                t0 = by_op[op].get(clean)
+                cells = []
+                for rate in lossy:
+                    t = by_op[op].get(rate)
+                    cells.append("?" if not t or not t0 else "%g" % (t / t0))
+                f.write('"%s" %s\n' % (op, " ".join(cells)))
+        print(",".join(lossy))
+        return
+
+
+def auth(report, outdir):
+    for section, header, rows in tables(report):
+        name = {"Alltoall throughput": "auth-a2a.dat",
+                "Allreduce latency (double sum)": "auth-red.dat"}.get(section)
+        if not name:
+            continue
+        with open(os.path.join(outdir, name), "w") as f:
+            for r in rows:
+                f.write("%g %s %s\n" % (kib(r[0]), r[1], r[2]))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] not in ("alltoall", "reduce"):
+    if len(sys.argv) != 4 or sys.argv[1] not in ("alltoall", "reduce", "loss", "auth"):
         sys.exit(__doc__)
     globals()[sys.argv[1]](sys.argv[2], sys.argv[3])

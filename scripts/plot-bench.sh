@@ -4,7 +4,10 @@
 #   DIR/plots/alltoall-<topology>.svg  alltoall throughput against message
 #       size, one line per order, and the physical bound's throughput;
 #   DIR/plots/reduce-latency.svg       allreduce latency distribution
-#       (p50, bar to p99, max) in the kernel and over UDP, quiet and noisy.
+#       (p50, bar to p99, max) in the kernel and over UDP, quiet and noisy;
+#   DIR/plots/loss-slowdown.svg        each collective's wall time under
+#       loss over its clean time, per loss rate, with the 2x goal;
+#   DIR/plots/auth-alltoall.svg, auth-allreduce.svg  keyed against unkeyed.
 # Each report gets (or has replaced) a last section "## Plots" linking them.
 # --dumb FILE: also print the alltoall plot of topology FILE's name (or the
 # first) as text on stdout, for a terminal (make demo).
@@ -83,6 +86,58 @@ if [ -f "$report" ]; then
 	plot ${plot%, }
 	GP
 fi
+report=$dir/loss-bench.md
+if [ -f "$report" ]; then
+	rates=$("$here/bench-tables.py" loss "$report" "$tmp")
+	IFS=, read -r -a list <<<"$rates"
+	plot=""
+	for i in "${!list[@]}"; do
+		plot+="'$tmp/loss.dat' using $((i + 2)):xtic(1) title '${list[$i]} loss', "
+	done
+	gnuplot <<-GP
+	set terminal svg size 800,440 dynamic font 'sans,11'
+	set output '$out/loss-slowdown.svg'
+	set title "under loss on every cable: wall time over the clean run's"
+	set style data histograms
+	set style histogram clustered gap 1
+	set style fill solid 0.8 border -1
+	set datafile missing '?'
+	set logscale y 2
+	set yrange [0.5:*]
+	set ylabel "slowdown (x, log scale)"
+	set xtics rotate by -25
+	set key top left
+	set grid ytics
+	plot ${plot}2 with lines dashtype 2 lw 2 lc rgb 'black' title 'goal: 2x'
+	GP
+fi
+
+report=$dir/auth-bench.md
+if [ -f "$report" ]; then
+	"$here/bench-tables.py" auth "$report" "$tmp"
+	gnuplot <<-GP
+	set terminal svg size 800,440 dynamic font 'sans,11'
+	set output '$out/auth-alltoall.svg'
+	set title "alltoall on 8 hosts: throughput without and with frame authentication"
+	set logscale x 2
+	set xlabel "message size per peer (KiB)"
+	set ylabel "aggregate throughput (Mbit/s)"
+	set yrange [0:*]
+	set key top left
+	set grid
+	plot '$tmp/auth-a2a.dat' using 1:2 with linespoints title 'no key', \
+	     '$tmp/auth-a2a.dat' using 1:3 with linespoints title 'HMAC-SHA256 keyed'
+	set output '$out/auth-allreduce.svg'
+	set title "allreduce on 8 hosts: p50 latency without and with frame authentication"
+	set xlabel "vector size (KiB)"
+	set ylabel "p50 latency (us)"
+	set logscale y
+	set yrange [*:*]
+	plot '$tmp/auth-red.dat' using 1:2 with linespoints title 'no key', \
+	     '$tmp/auth-red.dat' using 1:3 with linespoints title 'HMAC-SHA256 keyed'
+	GP
+fi
+
 # plots_section REPORT SVG... : REPORT's last section links the plots.
 plots_section() {
 	local report=$1 f
@@ -92,7 +147,7 @@ import sys
 p = sys.argv[1]
 text = open(p, encoding="utf-8").read()
 i = text.find("\n## Plots\n")
-open(p, "w", encoding="utf-8").write(text if i < 0 else text[:i + 1])
+open(p, "w", encoding="utf-8").write((text if i < 0 else text[:i]).rstrip("\n") + "\n")
 PY
 	{
 		echo
@@ -106,7 +161,11 @@ PY
 		done
 	} >>"$report"
 }
+# shellcheck disable=SC2046	# one plot name per topology, no spaces
 [ ! -f "$dir/alltoall-bench.md" ] ||
 	plots_section "$dir/alltoall-bench.md" $(sed 's|^\([^ ]*\) .*|alltoall-\1.svg|' "$tmp/a2a.list")
 [ ! -f "$dir/reduce-bench.md" ] || plots_section "$dir/reduce-bench.md" reduce-latency.svg
+[ ! -f "$dir/loss-bench.md" ] || plots_section "$dir/loss-bench.md" loss-slowdown.svg
+[ ! -f "$dir/auth-bench.md" ] ||
+	plots_section "$dir/auth-bench.md" auth-alltoall.svg auth-allreduce.svg
 ls "$out"/*.svg
