@@ -32,7 +32,7 @@ TOPOS=${NC_BENCH_TOPOS:-"$NC_OUT/star16.topo $TOPO/two-switch-8x2.topo $TOPO/cha
 # scale FILE : the factor (<= 1) that brings FILE's ideal aggregate
 # throughput to $AGGREGATE Mbit/s.
 scale() {
-	"$NCTL" -j sched show topo "$1" | python3 -c 'import json,sys
+	"$NCTL" -j sched show topology "$1" | python3 -c 'import json,sys
 d = json.load(sys.stdin); p = d["hosts"]
 agg = p * (p - 1) * 8 / d["bound_ns_per_byte"] * 1e3	# Mbit/s
 print("%.6f" % min(1.0, float(sys.argv[1]) / agg))' "$AGGREGATE"
@@ -186,7 +186,7 @@ for topo in $TOPOS; do
 	cluster_up "$topo" >/dev/null
 	set_mtu
 	nc_comm_up 1 >/dev/null
-	show=$("$NCTL" -j sched show topo "$topo")
+	show=$("$NCTL" -j sched show topology "$topo")
 	bound=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["bound_ns_per_byte"])' "$show")
 	{
 		echo
@@ -202,7 +202,7 @@ for topo in $TOPOS; do
 	runs=""
 	for kind in $KINDS; do
 		# Fat-tree kinds only where the tree has fat-tree levels.
-		show=$("$NCTL" -j sched show topo "$topo" kind "$kind" 2>/dev/null)
+		show=$("$NCTL" -j sched show topology "$topo" kind "$kind" 2>/dev/null)
 		grep -q '"levels":\[{' <<<"$show" || [ "$kind" = aapc ] || continue
 		runs="$runs sched:$kind"
 		python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("- %s: %d phases (bottleneck load %d), %d syncs (%d before pruning); verifier %s." % (sys.argv[2], d["phases"], d["bottleneck_load"], d["syncs"], d["syncs_unpruned"], "ok" if d["ok"] else "FAILED: "+d["why"]))' "$show" "$kind" >>"$REPORT"
@@ -217,7 +217,7 @@ for topo in $TOPOS; do
 		algo=${run%%:*}
 		if [ "$algo" = sched ]; then
 			for h in $(cluster_hosts); do
-				on "$h" "$NCTL" sched install id 1 topo "$topo" kind "${run#sched:}" >/dev/null
+				on "$h" "$NCTL" sched install id 1 topology "$topo" kind "${run#sched:}" >/dev/null
 			done
 		fi
 		resent0=$(counters retransmits)

@@ -18,8 +18,8 @@ TOPO_FILE=$NC_TOP/selftests/net/topologies/two-switch.topo
 
 say "the cluster: $(basename "$TOPO_FILE") (4 + 4 hosts, one trunk between the switches)"
 grep -vE '^\s*(#|$)' "$TOPO_FILE" | paste -sd ' ' | fold -s -w 78
-say "the contention-free schedule for it (nctl sched show topo ...)"
-"$NCTL" sched show topo "$TOPO_FILE" | head -n 12
+say "the contention-free schedule for it (nctl sched show topology ...)"
+"$NCTL" sched show topology "$TOPO_FILE" | head -n 12
 
 say "alltoall: each order side by side against the physical bound"
 echo "(make bench-alltoall runs more sizes and topologies: docs/alltoall-bench.md)"

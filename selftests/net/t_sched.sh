@@ -14,7 +14,7 @@ nc_load || { t_fail "insmod"; t_done; exit 1; }
 install_all() {
 	local h
 	for h in $(cluster_hosts); do
-		on "$h" "$NCTL" sched install id "$1" topo "$2" ${3:+kind "$3"} || return 1
+		on "$h" "$NCTL" sched install id "$1" topology "$2" ${3:+kind "$3"} || return 1
 	done
 }
 

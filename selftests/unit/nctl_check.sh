@@ -62,7 +62,7 @@ done
 out 0 '^Usage: nctl monitor \[ -n COUNT \] \[ --timeout MS \]$' monitor help
 out 0 '^       nctl dev show \[ dev IFNAME \]$' dev help
 out 0 '^       nctl comm del id ID$' comm help
-out 0 '^Usage: nctl sched show topo \{ FILE \| SPEC \} \[ kind KIND \] \[ phases \] \[ rank R \]$' sched help
+out 0 '^Usage: nctl sched show topology \{ FILE \| SPEC \} \[ kind KIND \] \[ phases \] \[ rank R \]$' sched help
 out 0 '^       nctl tree model size P L R C \[ CONST \] \[ fmax F \]$' tree help
 # objects and commands: the first prefix match in the order listed
 out 0 '^Usage: nctl sched ' s h
@@ -78,9 +78,9 @@ out 2 'sched show: "phases" is given twice' sched show topo star:4 phases phases
 out 2 'comm add: "id" is given twice' comm add id 1 id 2
 out 2 'tree plan: "t" is ambiguous \(trees, topology\)' tree plan size 8 degree 2 t 2
 out 2 'comm add: "me" is ambiguous \(members, members-file, mem\)' comm add me x
-out 2 'sched show: "topo" needs a value' sched show topo
+out 2 'sched show: "topology" needs a value' sched show topo
 out 2 'tree install: "model" needs L R C \[ CONST \]' tree install comm 1 model 1 2
-out 2 'sched show needs topo \{ FILE \| SPEC \}' sched show kind aapc
+out 2 'sched show needs topology \{ FILE \| SPEC \}' sched show kind aapc
 out 2 'comm add needs id ID, dev IFNAME and rank RANK' comm add members 02:00:00:00:00:01
 out 2 'comm add needs members' comm add id 1 dev eth0 rank 0
 out 2 'tree model needs L R C \[ CONST \]' tree model size 8 1 2

@@ -15,7 +15,7 @@
 enum { S_TOPO, S_KIND, S_PHASES, S_RANK };
 
 static const struct opt show_opts[] = {
-	[S_TOPO] = { "topo", OPT_VAL | OPT_REQ, "{ FILE | SPEC }" },
+	[S_TOPO] = { "topology", OPT_VAL | OPT_REQ, "{ FILE | SPEC }" },
 	[S_KIND] = { "kind", OPT_VAL, "KIND" },
 	[S_PHASES] = { "phases", 0, NULL },
 	[S_RANK] = { "rank", OPT_VAL, "R" },
@@ -26,7 +26,7 @@ enum { I_ID, I_TOPO, I_KIND };
 
 static const struct opt install_opts[] = {
 	[I_ID] = { "id", OPT_VAL | OPT_REQ, "ID" },
-	[I_TOPO] = { "topo", OPT_VAL | OPT_REQ, "{ FILE | SPEC }" },
+	[I_TOPO] = { "topology", OPT_VAL | OPT_REQ, "{ FILE | SPEC }" },
 	[I_KIND] = { "kind", OPT_VAL, "KIND" },
 	{ NULL }
 };
