@@ -45,15 +45,6 @@ struct opts {
 	const char *wait_file;	/* post, then wait for it to exist, then wait */
 };
 
-/* splitmix64: the root's bytes, which every rank can compute. */
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 static void fill(uint8_t *b, uint64_t n, uint64_t key)
 {
 	uint64_t i, v = 0;

@@ -37,15 +37,6 @@
 
 static uint32_t rank, size, seed = 1;
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
 /* Element g of rank r's input for (dtype, op), written at p (zeroed). */
 static void value(void *p, uint32_t r, uint64_t g, enum nc_dtype dt,
 		  enum nc_op op)
