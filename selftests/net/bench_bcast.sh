@@ -75,11 +75,14 @@ for arg in sys.argv[1:]:
 name = {"tree": "kernel tree", "mcast": "kernel mcast", "udp": "UDP tree"}
 for noise in sorted({n for _, n, _ in runs}):
     print("\n## %s\n" % ("Quiet" if noise == 0 else "Noise %d" % noise))
-    print("| size | transport | p50 | p99 | slowest mean | UDP / this (slowest mean) |")
-    print("|---:|---|---:|---:|---:|---:|")
     here = [(t, res) for t, n, res in runs if n == noise]
     udp = dict(here).get("udp") or []
     sizes = sorted({r["size"] for _, res in here if res for r in res})
+    if not sizes:
+        print("Every run failed (their logs: bcast-*-noise%d.log)." % noise)
+        continue
+    print("| size | transport | p50 | p99 | slowest mean | UDP / this (slowest mean) |")
+    print("|---:|---|---:|---:|---:|---:|")
     for s in sizes:
         u = next((r for r in udp if r["size"] == s), None)
         for t, res in here:
