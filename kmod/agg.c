@@ -133,6 +133,7 @@ struct nck_agg_op {
 	unsigned long linger_until;	/* its endpoint closed: leave then */
 	u64 charge;		/* bytes of c->mem_used */
 	u32 repair_budget;	/* fragments this op may still resend on nacks */
+	u32 acks_held;		/* children's acks held (rel.h flow control) */
 	int err;
 	u16 opcode;
 	u32 op, dtype, flags, root, fs;
@@ -337,9 +338,59 @@ static void nck_agg_ack_child(struct nck_comm *c, struct nck_agg_op *op,
 {
 	u32 cum, sack;
 
+	nck_frags_unhold_ack(&p->got[ci], &op->acks_held);
 	nck_frags_summary(&p->got[ci], &cum, &sack);
 	nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
 			 p - op->piece, cum, sack, txq);
+}
+
+/* Does this rank keep fragments of child ci waiting for its siblings'? */
+static bool nck_agg_child_waits(const struct nck_agg_piece *p, u32 ci)
+{
+	u32 k;
+
+	if (!p->held)		/* a broadcast's data: nothing comes up */
+		return false;
+	for (k = find_first_zero_bit(p->ready, p->nfrags); k < p->got[ci].next; k++)
+		if (p->held[ci * p->nfrags + k])
+			return true;
+	return false;
+}
+
+/*
+ * Child ci asks (a duplicate, a probe, a nack).  While this rank is
+ * behind and keeps its fragments, it is told only that we are alive (an
+ * ack of nothing, which resets its retry count without opening its
+ * window), and its ack waits.  A child the others wait for gets its ack.
+ */
+static void nck_agg_answer_child(struct nck_comm *c, struct nck_agg_op *op,
+				 struct nck_agg_piece *p, u32 ci,
+				struct sk_buff_head *txq)
+{
+	if (nck_rx_behind(c) && nck_agg_child_waits(p, ci)) {
+		nck_frags_hold_ack(c, &p->got[ci], &op->acks_held);
+		nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
+				 p - op->piece, 0, 0, txq);
+	} else {
+		nck_agg_ack_child(c, op, p, ci, txq);
+	}
+}
+
+/* No longer behind: send the acks held for op's children. */
+static void nck_agg_acks_release(struct nck_comm *c, struct nck_agg_op *op,
+				 struct sk_buff_head *txq)
+{
+	u32 i, j;
+
+	if (!op->acks_held || nck_rx_behind(c))
+		return;
+	for (j = 0; j < op->npieces && op->acks_held; j++) {
+		struct nck_agg_piece *p = &op->piece[j];
+
+		for (i = 0; i < p->nchildren; i++)
+			if (p->got[i].ack_held)
+				nck_agg_ack_child(c, op, p, i, txq);
+	}
 }
 
 /* Ask the sender of piece p's result for what is missing. */
@@ -565,6 +616,23 @@ static bool nck_agg_data_ok(struct nck_comm *c, struct nck_agg_op *op,
 	return true;
 }
 
+/*
+ * Would child ci's fragment k be combined on arrival (its siblings' are
+ * here)?  Such a frame frees memory at once and is taken over the limit.
+ */
+static bool nck_agg_completes(const struct nck_agg_op *op,
+			      const struct nck_agg_piece *p, u32 ci, u32 k)
+{
+	u32 i;
+
+	if (!op->started || test_bit(k, p->ready))
+		return false;
+	for (i = 0; i < p->nchildren; i++)
+		if (i != ci && !p->held[i * p->nfrags + k])
+			return false;
+	return true;
+}
+
 static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
 			  struct sk_buff *skb, const struct nc_frame *f,
 			 struct sk_buff_head *txq)
@@ -588,19 +656,37 @@ static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
 		goto drop;
 	if (nck_frags_test(&p->got[ci], f->seq)) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
-		nck_agg_ack_child(c, op, p, ci, txq);	/* its ack was lost */
+		nck_agg_answer_child(c, op, p, ci, txq);	/* its ack was lost */
 		goto drop;
 	}
-	if (skb_linearize(skb) || !nck_rx_charge(c, skb)) {
+	if (skb_linearize(skb)) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 		goto drop;
+	}
+	if (!nck_rx_charge(c, skb)) {
+		if (!nck_agg_completes(op, p, ci, f->seq)) {
+			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+			goto drop;
+		}
+		nck_rx_charge_force(c, skb);	/* combined and freed below */
 	}
 	v = nck_frags_receive(&p->got[ci], f->seq, f->flags & NETCOLL_F_ACK_NOW);
 	p->held[ci * p->nfrags + f->seq] = skb;
 	nck_agg_progress(c, op);
 	nck_agg_try(c, op, p, f->seq, txq);
-	if (v == NCK_RX_NEW_ACK)
+	/*
+	 * Kept for a sibling's fragment while this host is behind: the ack
+	 * waits (the child's window closes); a fragment combined at once is
+	 * from a child the others wait for, whose ack goes out as usual.
+	 */
+	if (!test_bit(f->seq, p->ready) && nck_rx_behind(c)) {
+		nck_frags_hold_ack(c, &p->got[ci], &op->acks_held);
+		if (f->flags & NETCOLL_F_ACK_NOW)
+			nck_agg_answer_child(c, op, p, ci, txq);
+	} else if (v == NCK_RX_NEW_ACK || p->got[ci].ack_held) {
 		nck_agg_ack_child(c, op, p, ci, txq);
+	}
+	nck_agg_acks_release(c, op, txq);
 	return;
 drop:
 	kfree_skb(skb);
@@ -795,7 +881,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 		if (op->repair_budget && nck_agg_have_result(c, p))
 			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 		if (ci >= 0)
-			nck_agg_ack_child(c, op, p, ci, txq);
+			nck_agg_answer_child(c, op, p, ci, txq);
 		else
 			nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, x, f->tag,
 					 0, 0, txq);
@@ -831,7 +917,7 @@ static void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
 		return;
 	}
 	/* Any frame of the operation shows its peers are alive. */
-	op->rtx.retries = 0;
+	nck_rtx_alive(&op->rtx);
 	switch (f->type) {
 	case NETCOLL_T_AGG_UP:
 		nck_agg_in_up(c, op, skb, f, txq);
@@ -1086,6 +1172,7 @@ static void nck_agg_timer(struct timer_list *t)
 			nck_stat_inc(c->nn, NETCOLL_STAT_RTO_EXPIRED);
 			nck_agg_retransmit(c, op, &txq);
 		}
+		nck_agg_acks_release(c, op, &txq);
 		if (time_before(op->rtx.at, next))
 			next = op->rtx.at;
 		if (time_before(op->deadline, next))

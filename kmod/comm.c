@@ -66,6 +66,12 @@ bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb)
 	return true;
 }
 
+void nck_rx_charge_force(struct nck_comm *c, struct sk_buff *skb)
+{
+	atomic_long_add(skb->truesize, &c->rx_mem);
+	nck_skb_cb(skb)->charge = skb->truesize;
+}
+
 void nck_rx_uncharge(struct nck_comm *c, struct sk_buff *skb)
 {
 	atomic_long_sub(nck_skb_cb(skb)->charge, &c->rx_mem);

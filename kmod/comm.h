@@ -180,6 +180,11 @@ void nck_comm_mem_release(struct nck_comm *c, u64 bytes);
 
 /* The receive memory of a communicator: one limit for every holder. */
 bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb);
+/*
+ * Charged past the limit: only for a frame its consumer takes at once
+ * (refusing it could leave everything charged waiting for it).
+ */
+void nck_rx_charge_force(struct nck_comm *c, struct sk_buff *skb);
 void nck_rx_uncharge(struct nck_comm *c, struct sk_buff *skb);
 void nck_rx_free(struct nck_comm *c, struct sk_buff *skb);
 void nck_rx_purge(struct nck_comm *c, struct sk_buff_head *q);

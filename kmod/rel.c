@@ -65,6 +65,20 @@ void nck_frags_summary(struct nck_frags *s, u32 *cum, u32 *sack)
 	*sack = bits;
 }
 
+bool nck_rx_behind(const struct nck_comm *c)
+{
+	return atomic_long_read(&c->rx_mem) > c->rx_mem_max / 2;
+}
+
+void nck_frags_hold_ack(struct nck_comm *c, struct nck_frags *s, u32 *held)
+{
+	if (s->ack_held)
+		return;
+	s->ack_held = true;
+	(*held)++;
+	nck_stat_inc(c->nn, NETCOLL_STAT_ACKS_HELD);
+}
+
 u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
 		  void (*newly)(void *arg, u32 k), void *arg)
 {

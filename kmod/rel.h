@@ -15,9 +15,15 @@
  *   round trip, RTO   RFC 6298 estimate (Karn's rule is the callers': they
  *                     sample only fragments sent once); the retransmission
  *                     timer doubles up to rto_max_ms, and nck_max_retries
- *                     expiries without progress end the operation
+ *                     expiries without an answer end the operation; a
+ *                     receiver asked about an operation it has not started,
+ *                     or whose acks it holds, answers that it is alive
  *   early frames      frames of an operation not started yet are held,
  *                     charged to the communicator's receive memory
+ *   flow control      past half its receive memory, a receiver holds the
+ *                     acks of frames it keeps until their consumer (the
+ *                     process, a reduction) has taken them; a frame that
+ *                     is consumed on arrival is acked and always taken
  *   control frames    acks, repair requests and tokens are built in one
  *                     place
  *
@@ -46,12 +52,14 @@ struct nck_comm;
  * @next: one past the highest fragment set
  * @since_ack: receiver: fragments set since its last ack
  * @resent_below: sender: holes below were resent already
+ * @ack_held: receiver: an ack waits for the consumer (nck_frags_hold_ack)
  */
 struct nck_frags {
 	unsigned long *bits;
 	u32 n, count, cum, next;
 	u32 since_ack;
 	u32 resent_below;
+	bool ack_held;
 };
 
 int nck_frags_init(struct nck_frags *s, u32 n, gfp_t gfp);
@@ -79,6 +87,29 @@ enum nck_rx_verdict {
 enum nck_rx_verdict nck_frags_receive(struct nck_frags *s, u32 k, bool asked);
 /* The ack of s: cumulative point and selective bits; restarts since_ack. */
 void nck_frags_summary(struct nck_frags *s, u32 *cum, u32 *sack);
+
+/*
+ * Flow control.  A communicator's receiver is behind when more than half
+ * its receive memory holds frames no consumer has taken yet.  Then the
+ * acks of messages whose frames wait are held, so their senders' windows
+ * close instead of sending frames this host would have to drop; the other
+ * half stays for the frames that let the consumers go on.  *held counts
+ * the owner's held acks; the owner sends them once it is no longer behind.
+ * A held sender that asks is answered (alive, or with its ack) by the
+ * owner's rules: transport.c holds those answers too, agg.c says alive.
+ */
+bool nck_rx_behind(const struct nck_comm *c);
+/* Hold the ack of s (counted once in *held and in the acks_held counter). */
+void nck_frags_hold_ack(struct nck_comm *c, struct nck_frags *s, u32 *held);
+/* The ack of s goes out now: it is held no more. */
+static inline void nck_frags_unhold_ack(struct nck_frags *s, u32 *held)
+{
+	if (s->ack_held) {
+		s->ack_held = false;
+		(*held)--;
+	}
+}
+
 /*
  * Sender: apply an ack (cum, sack) of a message of which fragments below
  * sent went out.  newly(arg, k) runs for each fragment acked for the first
@@ -121,6 +152,16 @@ struct nck_rtx {
 void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r);
 /* It expired: back off, or -ETIMEDOUT after nck_max_retries in a row. */
 int nck_rtx_expired(struct nck_rtx *t);
+
+/*
+ * A peer answered: it is alive, though maybe not done (it has not started
+ * the operation, or holds its acks).  The retry count restarts, the
+ * backoff stays: only the operation's time budget ends that wait.
+ */
+static inline void nck_rtx_alive(struct nck_rtx *t)
+{
+	t->retries = 0;
+}
 
 /* Frames of operations not started yet (charged; false: dropped). */
 bool nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,

@@ -24,8 +24,11 @@
  * data frame on arrival and queues it for the process's copy; incoming
  * acks and everything else the sender does run in the process.  Frames
  * for an operation this host has not started yet are held until it
- * starts; data frames of a finished operation are answered with a
- * whole-message ack, since a finished operation received everything.
+ * starts, and a sender asking about them (a probe) is told we are alive
+ * (an ack of nothing): a peer that starts late is waited for up to the
+ * operation's time budget, not the retry budget.  Data frames of a
+ * finished operation are answered with a whole-message ack, since a
+ * finished operation received everything.
  */
 #include <linux/bsearch.h>
 #include <linux/sort.h>
@@ -56,7 +59,6 @@ struct nck_msg {
 	struct nck_frags fr;
 	u32 sent;
 	u32 copied;
-	bool ack_held;		/* receiver: an ack waits for the process */
 };
 
 struct nck_key {
@@ -305,6 +307,7 @@ static int nck_input_ack(struct nck_op *op, const struct nc_frame *f)
 		nck_stat_inc(op->c->nn, NETCOLL_STAT_DROP_STATE);
 		return 0;
 	}
+	nck_rtx_alive(&op->rtx);	/* an ack of nothing says so too */
 	cum = (f->flags & NETCOLL_F_ACK_ALL) ? x.m->fr.n : f->seq;
 	op->progress = false;
 	sacked = nck_frags_ack(&x.m->fr, cum, f->frag_off, x.m->sent,
@@ -367,10 +370,7 @@ static void nck_ack_queue(struct nck_op *op, struct nck_msg *m,
 	struct sk_buff *skb;
 	u32 cum, sack;
 
-	if (m->ack_held) {
-		m->ack_held = false;
-		op->acks_held--;
-	}
+	nck_frags_unhold_ack(&m->fr, &op->acks_held);
 	nck_frags_summary(&m->fr, &cum, &sack);
 	skb = nck_ctl_frame(op->c, NETCOLL_T_ACK, op->seq, m->d.peer, m->d.tag,
 			    cum, sack, cum == m->fr.n ? NETCOLL_F_ACK_ALL : 0, 0);
@@ -400,18 +400,13 @@ static bool nck_rx_frag_size(struct nck_op *op, struct nck_msg *m,
 			nck_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
 			return false;
 		}
+		fr.ack_held = m->fr.ack_held;	/* counted in op->acks_held */
 		nck_frags_free(&m->fr);
 		m->fr = fr;
 	}
 	m->fr.n = n;
 	m->frag_size = f->frag_size;
 	return true;
-}
-
-/* Half the receive memory holds frames no process has taken yet. */
-static bool nck_rx_behind(const struct nck_comm *c)
-{
-	return atomic_long_read(&c->rx_mem) > c->rx_mem_max / 2;
 }
 
 /*
@@ -421,15 +416,18 @@ static bool nck_rx_behind(const struct nck_comm *c)
 static bool nck_ack_or_hold(struct nck_op *op, struct nck_msg *m,
 			    struct sk_buff_head *acks)
 {
+	struct sk_buff *skb;
+
 	if (!nck_rx_behind(op->c)) {
 		nck_ack_queue(op, m, acks);
 		return false;
 	}
-	if (!m->ack_held) {
-		m->ack_held = true;
-		op->acks_held++;
-		nck_stat_inc(op->c->nn, NETCOLL_STAT_ACKS_HELD);
-	}
+	nck_frags_hold_ack(op->c, &m->fr, &op->acks_held);
+	/* alive, but no window: an ack of nothing */
+	skb = nck_ctl_frame(op->c, NETCOLL_T_ACK, op->seq, m->d.peer, m->d.tag,
+			    0, 0, 0, 0);
+	if (skb)
+		nck_frame_defer(acks, skb, m->d.peer);
 	return true;
 }
 
@@ -443,7 +441,7 @@ static void nck_acks_release(struct nck_op *op)
 	__skb_queue_head_init(&acks);
 	spin_lock_bh(&c->lock);
 	for (i = 0; op->acks_held && i < op->nrx; i++)
-		if (op->rx[i].ack_held)
+		if (op->rx[i].fr.ack_held)
 			nck_ack_queue(op, &op->rx[i], &acks);
 	spin_unlock_bh(&c->lock);
 	nck_frames_flush(c, &acks);
@@ -463,8 +461,8 @@ static void nck_acks_release(struct nck_op *op)
  * windows close and they wait, instead of sending frames this host would
  * have to drop (drop_memory) and they to resend after a timeout.  The
  * acks of probes and duplicates wait too: each would reopen a sender's
- * whole window.  A process stalled past the senders' retry budget makes
- * them fail with -ETIMEDOUT, as a full receive memory always did.
+ * whole window.  Each is answered with an ack of nothing instead, so the
+ * senders know we are alive and wait up to the operation's time budget.
  */
 static bool nck_rx_take(struct nck_op *op, struct sk_buff *skb,
 			const struct nc_frame *f, struct sk_buff_head *acks)
@@ -867,6 +865,13 @@ void nck_transport_rcv(struct nck_comm *c, struct sk_buff *skb,
 		consume_skb(skb);
 		return;
 	} else if (f->op_seq - c->next_seq < NCK_EARLY_OPS) {
+		/* not started here: a sender asking is told we are alive */
+		if (f->type == NETCOLL_T_DATA && (f->flags & NETCOLL_F_ACK_NOW)) {
+			ack = nck_ctl_frame(c, NETCOLL_T_ACK, f->op_seq, f->src_rank,
+					    f->tag, 0, 0, 0, 0);
+			if (ack)
+				nck_frame_defer(&acks, ack, f->src_rank);
+		}
 		nck_early_hold(c, &c->early, skb);
 	} else {
 		drop = NETCOLL_STAT_DROP_STATE;

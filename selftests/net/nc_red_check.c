@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -45,17 +46,9 @@ struct opts {
 	int all, installed;
 	enum nc_dist dist;
 	uint32_t timeout_ms, seed;
+	uint32_t late_ms;		/* the last rank starts each iteration late */
 	int expect;
 };
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
 
 static double fval(uint64_t h)
 {
@@ -276,6 +269,8 @@ static void run_case(const struct opts *o, nc_endpoint *ep, uint64_t count,
 		};
 
 		memset(recv, 0xa5, (size_t)n * bytes + 1);
+		if (o->late_ms && o->rank == o->size - 1)
+			usleep(o->late_ms * 1000);
 		for (k = 0; k < n && !err; k++) {
 			a.recvbuf = recv + (size_t)k * bytes;
 			err = n > 1 ? nc_ireduce_ex(ep, &a, &req[k]) :
@@ -340,7 +335,7 @@ static void usage(void)
 		"        [--all | --root R] [--dist tree|mcast] [--split N] [--degree F]\n"
 		"        [--iters K] [--concurrent N] [--timeout MS] [--seed S]\n"
 		"        [--check-trees] [--expect-error ERRNO_NAME|ANY]\n"
-		"        [--topology FILE --trees N --tree-degree F]\n");
+		"        [--topology FILE --trees N --tree-degree F] [--late-ms MS]\n");
 }
 
 int main(int argc, char **argv)
@@ -354,7 +349,7 @@ int main(int argc, char **argv)
 		{ "timeout", 1, 0, 't' }, { "seed", 1, 0, 'S' },
 		{ "check-trees", 0, 0, 'T' }, { "expect-error", 1, 0, 'E' },
 		{ "topology", 1, 0, 'G' }, { "trees", 1, 0, 'N' },
-		{ "tree-degree", 1, 0, 'F' },
+		{ "tree-degree", 1, 0, 'F' }, { "late-ms", 1, 0, 'L' },
 		{ 0 },
 	};
 	struct opts o = {
@@ -404,6 +399,7 @@ int main(int argc, char **argv)
 		case 'G': o.topology = optarg; break;
 		case 'N': o.ntrees = strtoul(optarg, NULL, 0); break;
 		case 'F': o.tree_degree = strtoul(optarg, NULL, 0); break;
+		case 'L': o.late_ms = strtoul(optarg, NULL, 0); break;
 		case 'E':
 			o.expect = errno_of(optarg);
 			if (!o.expect) {

@@ -127,6 +127,29 @@ p1() {
 }
 t_check "P=1: the result is the input" p1
 
+# Flow control (rel.h): the root of a flat tree (degree 4 on h1..h5) whose
+# last child starts each allreduce 300 ms late keeps the fast children's
+# fragments for the late one's.  Past half of its 2 MiB receive memory it
+# holds their acks, so they wait instead of sending frames it would drop.
+held_acks() {
+	local h members="" r=0 drops0 held0
+	for h in h1 h2 h3 h4 h5; do members+="${members:+,}$(cluster_mac "$h")"; done
+	for h in h1 h2 h3 h4 h5; do
+		on "$h" "$NCTL" comm add id 9 dev eth0 rank $r members "$members" \
+			degree 4 rx-mem 2097152 || return 1
+		r=$((r + 1))
+	done
+	drops0=$(nc_stat h1 drop_memory) held0=$(nc_stat h1 acks_held)
+	red_on late "h1 h2 h3 h4 h5" --comm 9 --all --ops sum --dtypes int64 \
+		--split 1 --degree 4 --count-list 131072 --iters 5 --late-ms 300 \
+		--timeout 20000 || return 1
+	LATE_DROPS=$(($(nc_stat h1 drop_memory) - drops0))
+	LATE_HELD=$(($(nc_stat h1 acks_held) - held0))
+	echo "h1: drop_memory +$LATE_DROPS, acks_held +$LATE_HELD"
+	[ "$LATE_DROPS" = 0 ] && [ "$LATE_HELD" -gt 0 ]
+}
+t_check "a child 300 ms late into 5 allreduces of 1 MiB (degree 4, rx-mem 2 MiB): bit-exact, the root held acks and dropped nothing" held_acks
+
 # Loss, duplication and reordering on every link.
 for h in $ALL8; do cluster_set_link "$h" loss 3% duplicate 1% delay 1ms reorder 25% >/dev/null; done
 lossy() {
