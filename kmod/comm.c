@@ -134,6 +134,7 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 	c->mem_max = cfg->mem_max;
 	c->rx_mem_max = cfg->rx_mem_max;
 	c->user_made = cfg->user_made;
+	c->transient = cfg->transient;
 	c->addr_len = alen;
 	memcpy(c->addrs, cfg->addrs, (size_t)cfg->size * alen);
 	RCU_INIT_POINTER(c->bearer, b);
@@ -300,6 +301,19 @@ int nck_comm_delete(struct nck_net *nn, u32 id)
 	nck_comm_fail(c, -ESHUTDOWN);
 	nck_comm_put(c);
 	return 0;
+}
+
+/*
+ * The endpoint of transient communicator c closed (c held by the caller):
+ * delete c, if it is still the namespace's (it may have been deleted, and
+ * its id taken again, already).
+ */
+void nck_comm_delete_this(struct nck_net *nn, struct nck_comm *c)
+{
+	rtnl_lock();
+	if (xa_load(&nn->comms, c->id) == c)
+		nck_comm_delete(nn, c->id);
+	rtnl_unlock();
 }
 
 void nck_comm_delete_all(struct nck_net *nn)
@@ -484,6 +498,7 @@ int nck_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 				 READ_ONCE(nck_comm_mem_max));
 	cfg.rx_mem_max = nck_nl_u32(info, NETCOLL_A_COMM_RX_MEM_MAX,
 				    READ_ONCE(nck_rx_queue_max));
+	cfg.transient = !!info->attrs[NETCOLL_A_COMM_TRANSIENT];
 	if (key) {
 		cfg.key = nla_data(key);
 		cfg.key_len = nla_len(key);
@@ -620,6 +635,7 @@ static int nck_nl_fill_comm(struct sk_buff *skb, struct nck_comm *c,
 	     nla_put_u32(skb, NETCOLL_A_COMM_GROUP, from_kgid_munged(ns, c->group))) ||
 	    nla_put_u8(skb, NETCOLL_A_COMM_AUTH, !!c->auth) ||
 	    nla_put_u8(skb, NETCOLL_A_COMM_USER_MADE, c->user_made) ||
+	    nla_put_u8(skb, NETCOLL_A_COMM_TRANSIENT, c->transient) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_MEM_MAX, c->mem_max) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_RX_MEM_MAX, c->rx_mem_max) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_STATE, nck_comm_state(c)) ||

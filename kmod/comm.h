@@ -67,6 +67,7 @@ struct nck_peer {
  * @peers: [size], rank 0's join state; @lock
  * @user_made: made by a user on a device open to users, and counted
  *	against that user's quota there (fixed)
+ * @transient: deleted when the endpoint bound to it closes (fixed)
  * @mem_max: bytes posted operations may allocate (fixed)
  * @rx_mem_max: bytes of frames held on receive (fixed)
  * @mem_used: charged by nck_comm_mem_reserve() (atomic)
@@ -112,6 +113,7 @@ struct nck_comm {
 	struct nck_auth *auth;
 	struct nck_peer *peers;
 	bool user_made;
+	bool transient;
 	u32 mem_max;
 	u32 rx_mem_max;
 	atomic64_t mem_used;
@@ -161,6 +163,7 @@ struct nck_comm_cfg {
 	u32 key_len;
 	u32 mem_max, rx_mem_max;
 	bool user_made;			/* a user's, not the admin's */
+	bool transient;			/* deleted when its endpoint closes */
 	const u8 *addrs;		/* size * the bearer's addr_len */
 };
 
@@ -168,6 +171,7 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 				 struct nck_bearer *b,
 			       struct netlink_ext_ack *extack);
 int nck_comm_delete(struct nck_net *nn, u32 id);
+void nck_comm_delete_this(struct nck_net *nn, struct nck_comm *c);
 struct nck_comm *nck_comm_get(struct nck_net *nn, u32 id);
 void nck_comm_put(struct nck_comm *c);
 void nck_comm_fail(struct nck_comm *c, int err);

@@ -14,7 +14,8 @@
  * The one who removes an entry (the finishing waiter, the reaper, or
  * release) gives its reference back with nck_agg_release(): exactly one
  * path per entry.  Release cancels whatever has not finished: a closed
- * file leaves nothing behind.
+ * file leaves nothing behind (and deletes a transient communicator it was
+ * bound to: a process's communicator ends with the process).
  *
  * A handle is the endpoint's id (high 32 bits) and the entry's number, so
  * a handle of another endpoint is recognised (EBADF), not looked up.
@@ -55,6 +56,8 @@ void nck_ep_destroy(struct nck_endpoint *ep)
 		}
 		nck_agg_close(c);
 		atomic_set(&c->bound, 0);
+		if (c->transient)	/* a process's: it ends with it */
+			nck_comm_delete_this(nck_net(ep->net), c);
 		nck_comm_put(c);
 	}
 	xa_destroy(&ep->ops);

@@ -57,7 +57,7 @@ int nc_check_comm_spec(const struct nc_comm_spec *spec)
 		return -EINVAL;
 	if (spec->flags & ~(NC_COMM_SPEC_OWNER | NC_COMM_SPEC_GROUP |
 			    NC_COMM_SPEC_KEY | NC_COMM_SPEC_MEM |
-			    NC_COMM_SPEC_RX_MEM))
+			    NC_COMM_SPEC_RX_MEM | NC_COMM_SPEC_TRANSIENT))
 		return -EINVAL;
 	if ((spec->flags & NC_COMM_SPEC_KEY) &&
 	    (!spec->key || spec->key_len < NC_KEY_MIN || spec->key_len > NC_KEY_MAX))

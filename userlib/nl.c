@@ -97,6 +97,7 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_DEV_USER_COMMS_MAX]	= { .type = NLA_U32 },
 	[NETCOLL_A_DEV_USER_MEM_MAX]	= { .type = NLA_U32 },
 	[NETCOLL_A_COMM_USER_MADE]	= { .type = NLA_U8 },
+	[NETCOLL_A_COMM_TRANSIENT]	= { .type = NLA_U8 },
 };
 
 static const struct nla_policy nc_member_policy[NETCOLL_A_MEMBER_MAX + 1] = {
@@ -575,7 +576,9 @@ int nc_comm_create(nc_ctl *ctl, const struct nc_comm_spec *s)
 	    ((s->flags & NC_COMM_SPEC_MEM) &&
 	     nla_put_u32(msg, NETCOLL_A_COMM_MEM_MAX, s->mem_max) < 0) ||
 	    ((s->flags & NC_COMM_SPEC_RX_MEM) &&
-	     nla_put_u32(msg, NETCOLL_A_COMM_RX_MEM_MAX, s->rx_mem_max) < 0))
+	     nla_put_u32(msg, NETCOLL_A_COMM_RX_MEM_MAX, s->rx_mem_max) < 0) ||
+	    ((s->flags & NC_COMM_SPEC_TRANSIENT) &&
+	     nla_put_u8(msg, NETCOLL_A_COMM_TRANSIENT, 1) < 0))
 		goto too_big;
 	return nc_nl_request(ctl, msg, NULL, NULL);
 too_big:

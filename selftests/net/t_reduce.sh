@@ -127,6 +127,23 @@ p1() {
 }
 t_check "P=1: the result is the input" p1
 
+# A transient communicator (a process's) ends with its endpoint; another stays.
+transient() {
+	local mac
+	mac=$(cluster_mac h8)
+	on h8 "$NCTL" comm add id 12 dev eth0 rank 0 members "$mac" transient &&
+		on h8 "$NCTL" comm show id 12 >/dev/null &&
+		red_on tr "h8" --comm 12 --all --ops sum --dtypes int32 --count-list 1 || return 1
+	if on h8 "$NCTL" comm show id 12 >/dev/null 2>&1; then
+		echo "comm 12 is still there"
+		return 1
+	fi
+	on h8 "$NCTL" comm add id 13 dev eth0 rank 0 members "$mac" &&
+		red_on ntr "h8" --comm 13 --all --ops sum --dtypes int32 --count-list 1 &&
+		on h8 "$NCTL" comm show id 13 >/dev/null && on h8 "$NCTL" comm del id 13
+}
+t_check "a transient communicator is deleted when the endpoint bound to it closes; a plain one stays" transient
+
 # Flow control (rel.h): the root of a flat tree (degree 4 on h1..h5) whose
 # last child starts each allreduce 300 ms late keeps the fast children's
 # fragments for the late one's.  Past half of its 2 MiB receive memory it

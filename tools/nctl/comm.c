@@ -15,7 +15,7 @@
 enum {
 	A_ID, A_DEV, A_RANK, A_MEMBERS, A_MEMBERS_FILE, A_COOKIE, A_TIMEOUT,
 	A_OSO, A_DEGREE, A_MCAST, A_OWNER, A_GROUP, A_KEY, A_MEM, A_RX_MEM,
-	A_BOOTSTRAP, A_SIZE, A_WAIT, A_AUTH,
+	A_BOOTSTRAP, A_SIZE, A_WAIT, A_AUTH, A_TRANSIENT,
 };
 
 static const struct opt add_opts[] = {
@@ -39,6 +39,7 @@ static const struct opt add_opts[] = {
 	[A_SIZE] = { "size", OPT_VAL, "N" },
 	[A_WAIT] = { "wait", OPT_VAL, "MS" },
 	[A_AUTH] = { "auth", 0, NULL },
+	[A_TRANSIENT] = { "transient", 0, NULL },
 	{ NULL }
 };
 
@@ -64,7 +65,7 @@ static const struct cmd cmds[] = {
 	  "                    [ cookie COOKIE ] [ timeout MS ]\n"
 	  "                    [ oso N ] [ degree F ] [ mcast ADDR ]\n"
 	  "                    [ owner USER ] [ group GROUP ] [ key FILE ]\n"
-	  "                    [ mem BYTES ] [ rx-mem BYTES ]\n"
+	  "                    [ mem BYTES ] [ rx-mem BYTES ] [ transient ]\n"
 	  "       nctl comm add bootstrap HOST:PORT [ rank RANK size N ] [ dev IFNAME ]\n"
 	  "                    [ id ID ] [ wait MS ] [ auth ]\n"
 	  "                    [ timeout MS ] [ oso N ] [ degree F ]" },
@@ -98,7 +99,8 @@ static int usage(int argc, char **argv)
 	       "frames then carry an HMAC-SHA256 tag (\"-\" reads standard input).\n"
 	       "BYTES limit the memory operations may allocate (mem) and the\n"
 	       "frames held on receive (rx-mem); default: the module parameters\n"
-	       "comm_mem_max and rx_queue_max.\n"
+	       "comm_mem_max and rx_queue_max.  transient: deleted on this host\n"
+	       "when the endpoint bound to it closes (a process's communicator).\n"
 	       "\n"
 	       "bootstrap: no member list; every rank runs the same command and\n"
 	       "they meet over TCP at HOST:PORT, where rank 0 listens.  Rank 0 hands\n"
@@ -355,6 +357,8 @@ static int comm_add(int argc, char **argv)
 		spec.flags |= NC_COMM_SPEC_MEM;
 	if (v[A_RX_MEM].val)
 		spec.flags |= NC_COMM_SPEC_RX_MEM;
+	if (v[A_TRANSIENT].val)
+		spec.flags |= NC_COMM_SPEC_TRANSIENT;
 	if (v[A_KEY].val) {
 		if (read_key(v[A_KEY].val, key, &spec.key_len)) {
 			ret = NCTL_ERR;

@@ -19,7 +19,8 @@
 /* ------------------------------------------------------------------ */
 
 #define NETCOLL_GENL_NAME		"netcoll"
-#define NETCOLL_GENL_VERSION		3	/* 3: DEV_SET, users' communicators */
+/* 3: DEV_SET, users' communicators; 4: COMM_TRANSIENT */
+#define NETCOLL_GENL_VERSION		4
 #define NETCOLL_GENL_MCGRP_EVENTS	"events"
 
 /*
@@ -166,6 +167,12 @@ enum netcoll_attr {
 					 */
 	NETCOLL_A_COMM_USER_MADE,	/* u8 (out): made by a user, counted
 					 * against its quota
+					 */
+	NETCOLL_A_COMM_TRANSIENT,	/* u8 1 (in, out): a process's
+					 * communicator, deleted on this host
+					 * when the endpoint bound to it closes
+					 * (the process ended, however), so a
+					 * job that dies leaves nothing
 					 */
 
 	__NETCOLL_A_MAX,

@@ -299,6 +299,12 @@ struct nc_comm_spec {
 #define NC_COMM_SPEC_KEY	0x04	/* default: no authentication */
 #define NC_COMM_SPEC_MEM	0x08	/* default: module comm_mem_max */
 #define NC_COMM_SPEC_RX_MEM	0x10	/* default: module rx_queue_max */
+/*
+ * A process's communicator: deleted on this host when the endpoint bound
+ * to it closes, however the process ends (default: it stays until
+ * nc_comm_delete).  A module older than this library answers -EINVAL.
+ */
+#define NC_COMM_SPEC_TRANSIENT	0x20
 
 #define NC_KEY_MIN	16
 #define NC_KEY_MAX	64
