@@ -6,6 +6,13 @@
  * operation carries (NETCOLL_REDUCE_MAX bytes for reductions and
  * broadcasts; NCMPI_A2A_MAX per peer and NCMPI_A2A_TOTAL in all for
  * alltoall and allgather, whose staging buffers this library allocates).
+ *
+ * Several ranks on a host (ncmpi_hier): MPI's collective on the host's
+ * ranks (c->node) runs first or last, and only the host's leader (node
+ * rank 0) calls netcoll, as its host's member; its result goes to the
+ * host's other ranks the same way.  A netcoll failure on a leader is
+ * reported there; the host's other ranks then wait in MPI until the
+ * error handler ends the job (its default).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -18,6 +25,24 @@
 #define NCMPI_A2A_MAX	(4u << 20)
 #define NCMPI_A2A_TOTAL	(64u << 20)
 
+/* Rank r's host: its rank in the netcoll communicator. */
+static int ncmpi_host(const struct ncmpi_comm *c, int r)
+{
+	return ncmpi_hier(c) ? c->host[r] : r;
+}
+
+/* A rooted call netcoll takes: its root leads its host. */
+static int ncmpi_rooted(const struct ncmpi_comm *c, int root)
+{
+	return !ncmpi_hier(c) || c->lead[root];
+}
+
+/* Calls whose host-local step would be a scatter: one rank per host only. */
+static struct ncmpi_comm *ncmpi_flat(struct ncmpi_comm *c)
+{
+	return c && !ncmpi_hier(c) ? c : NULL;
+}
+
 int MPI_Barrier(MPI_Comm comm)
 {
 	struct ncmpi_comm *c = ncmpi_takes(comm);
@@ -28,8 +53,18 @@ int MPI_Barrier(MPI_Comm comm)
 		return PMPI_Barrier(comm);
 	}
 	ncmpi_count(NCMPI_BARRIER, 1);
-	err = nc_barrier(c->ep);
-	return err ? ncmpi_failed(comm, "MPI_Barrier", err) : MPI_SUCCESS;
+	if (!ncmpi_hier(c)) {
+		err = nc_barrier(c->ep);
+		return err ? ncmpi_failed(comm, "MPI_Barrier", err) : MPI_SUCCESS;
+	}
+	/* every rank of each host is here, then every host, then go */
+	err = PMPI_Barrier(c->node);
+	if (err == MPI_SUCCESS && c->ep) {
+		err = nc_barrier(c->ep);
+		if (err)
+			return ncmpi_failed(comm, "MPI_Barrier", err);
+	}
+	return err ?: PMPI_Barrier(c->node);
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
@@ -39,13 +74,18 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 	int err;
 
 	if (!c || count <= 0 || root < 0 || root >= c->size ||
+	    !ncmpi_rooted(c, root) ||
 	    !ncmpi_contig_bytes(type, count, &bytes) || bytes > NETCOLL_REDUCE_MAX) {
 		ncmpi_count(NCMPI_BCAST, 0);
 		return PMPI_Bcast(buf, count, type, root, comm);
 	}
 	ncmpi_count(NCMPI_BCAST, 1);
-	err = nc_bcast(c->ep, buf, bytes, root);
-	return err ? ncmpi_failed(comm, "MPI_Bcast", err) : MPI_SUCCESS;
+	if (c->ep) {
+		err = nc_bcast(c->ep, buf, bytes, ncmpi_host(c, root));
+		if (err)
+			return ncmpi_failed(comm, "MPI_Bcast", err);
+	}
+	return ncmpi_hier(c) ? PMPI_Bcast(buf, count, type, 0, c->node) : MPI_SUCCESS;
 }
 
 /* A reduction netcoll can run: its element types and size. */
@@ -72,10 +112,23 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 		return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
 	}
 	ncmpi_count(NCMPI_ALLREDUCE, 1);
-	if (sendbuf == MPI_IN_PLACE)
-		sendbuf = recvbuf;
-	err = nc_allreduce(c->ep, sendbuf, recvbuf, count, dt, nop);
-	return err ? ncmpi_failed(comm, "MPI_Allreduce", err) : MPI_SUCCESS;
+	if (ncmpi_hier(c)) {
+		/* the host's sum at its leader, in recvbuf there */
+		if (sendbuf == MPI_IN_PLACE && !c->ep)
+			sendbuf = recvbuf;	/* in place is the node root's only */
+		err = PMPI_Reduce(sendbuf, c->ep ? recvbuf : NULL, count, type,
+				  op, 0, c->node);
+		if (err)
+			return err;
+		sendbuf = MPI_IN_PLACE;
+	}
+	if (c->ep) {
+		err = nc_allreduce(c->ep, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
+				   recvbuf, count, dt, nop);
+		if (err)
+			return ncmpi_failed(comm, "MPI_Allreduce", err);
+	}
+	return ncmpi_hier(c) ? PMPI_Bcast(recvbuf, count, type, 0, c->node) : MPI_SUCCESS;
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
@@ -87,22 +140,30 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 	size_t elem;
 	int err;
 
-	if (!c || root < 0 || root >= c->size ||
+	if (!c || root < 0 || root >= c->size || !ncmpi_rooted(c, root) ||
 	    !ncmpi_red_ok(count, type, op, &dt, &nop)) {
 		ncmpi_count(NCMPI_REDUCE, 0);
 		return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
 	}
 	ncmpi_count(NCMPI_REDUCE, 1);
 	elem = nc_elem_size(nop, dt);
-	if (c->rank == root && sendbuf == MPI_IN_PLACE) {
-		sendbuf = recvbuf;
-	} else if (c->rank != root) {
+	if (c->rank != root && c->ep) {
 		/* recvbuf means nothing off the root: never write the caller's */
 		recvbuf = ncmpi_scratch((size_t)count * elem);
 		if (!recvbuf)
 			return ncmpi_failed(comm, "MPI_Reduce", -ENOMEM);
 	}
-	err = nc_reduce(c->ep, sendbuf, recvbuf, count, dt, nop, root);
+	if (ncmpi_hier(c)) {
+		/* the host's partial result at its leader, in recvbuf there */
+		err = PMPI_Reduce(sendbuf, c->ep ? recvbuf : NULL, count, type,
+				  op, 0, c->node);
+		if (err || !c->ep)
+			return err;
+		sendbuf = MPI_IN_PLACE;
+	}
+	if (sendbuf == MPI_IN_PLACE)
+		sendbuf = recvbuf;
+	err = nc_reduce(c->ep, sendbuf, recvbuf, count, dt, nop, ncmpi_host(c, root));
 	return err ? ncmpi_failed(comm, "MPI_Reduce", err) : MPI_SUCCESS;
 }
 
@@ -120,7 +181,7 @@ static int ncmpi_blocks(const struct ncmpi_comm *c, int scount,
 int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype stype,
 		 void *recvbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-	struct ncmpi_comm *c = ncmpi_takes(comm);
+	struct ncmpi_comm *c = ncmpi_flat(ncmpi_takes(comm));
 	size_t bytes;
 	void *tmp;
 	int err;
@@ -151,7 +212,7 @@ int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype stype,
 int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype stype,
 		  void *recvbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-	struct ncmpi_comm *c = ncmpi_takes(comm);
+	struct ncmpi_comm *c = ncmpi_flat(ncmpi_takes(comm));
 	size_t bytes;
 	int err;
 
@@ -180,7 +241,7 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype stype,
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
 			     MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-	struct ncmpi_comm *c = ncmpi_takes(comm);
+	struct ncmpi_comm *c = ncmpi_flat(ncmpi_takes(comm));
 	enum nc_dtype dt;
 	enum nc_op nop;
 	int err;

@@ -15,6 +15,13 @@
  * communicator itself, up to NCMPI_SUBS_MAX at once; past that, or if any
  * rank fails to make its side, all of their calls go to MPI.
  *
+ * Several ranks on a host: MPI's own collectives on the host's ranks do
+ * the host-local step (reduce to, or broadcast from, the host's lowest
+ * rank), and one rank per host, that lowest, takes part in the netcoll
+ * communicator (seed 002, section 6.1).  Calls whose host-local step
+ * would be a scatter (alltoall, allgather, reduce_scatter_block), and
+ * rooted calls whose root is not its host's lowest rank, go to MPI then.
+ *
  * Threads: the interposer takes calls only at MPI_THREAD_SERIALIZED or
  * below (one operation at a time); at MPI_THREAD_MULTIPLE it stays off.
  */
@@ -57,17 +64,36 @@ enum ncmpi_kind {
  * freed.  One thread at a time (see above): no lock.
  */
 struct ncmpi_comm {
-	nc_endpoint *ep;
+	nc_endpoint *ep;	/* NULL off the hosts' leaders */
 	uint32_t id;
 	int rank, size;		/* in the MPI communicator */
 	int refs;		/* MPI communicators using it (not world's) */
 	struct ncmpi_comm *next;	/* ncmpi.subs */
+	/*
+	 * Several ranks on a host: the host-local step.  node holds the
+	 * MPI communicator's ranks on this host (MPI_COMM_NULL when every
+	 * host has one); its rank 0, the host's leader, is the host's member
+	 * of the netcoll communicator, whose rank host[r] is rank r's host.
+	 * lead[r]: rank r is its host's leader.
+	 */
+	MPI_Comm node;
+	int hosts;		/* members of the netcoll communicator */
+	int *host;		/* [size] */
+	unsigned char *lead;	/* [size] */
 };
+
+/* Several ranks on a host: the host-local step runs before and after. */
+static inline int ncmpi_hier(const struct ncmpi_comm *c)
+{
+	return c->node != MPI_COMM_NULL;
+}
 
 struct ncmpi_state {
 	int verbose;		/* NETCOLL_MPI_VERBOSE */
+	uint32_t timeout_ms;	/* NETCOLL_MPI_TIMEOUT_MS: each operation's budget */
 	int rank, size;		/* in MPI_COMM_WORLD */
-	struct ncmpi_comm world;	/* world.ep set: netcoll is on */
+	int on;			/* netcoll takes calls (world made) */
+	struct ncmpi_comm world;
 	struct ncmpi_comm *subs;	/* the others, at most NCMPI_SUBS_MAX */
 	int nsubs;
 	int finalized;		/* delete callbacks after MPI_Finalize: no-ops */

@@ -10,13 +10,15 @@
  * Environment: NETCOLL_MPI=off keeps everything on MPI; NETCOLL_DEV names
  * the device (default: the only one attached); NETCOLL_MPI_VERBOSE=1
  * prints at MPI_Finalize, per call kind, the calls that went to netcoll
- * and those that went to MPI, summed over the ranks.
+ * and those that went to MPI, summed over the ranks;
+ * NETCOLL_MPI_TIMEOUT_MS sets each operation's time budget (below).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <linux/netcoll.h>
 
 #include "netcoll_mpi.h"
 
@@ -31,6 +33,16 @@ static const char *const ncmpi_kind_names[NCMPI_KINDS] = {
 	[NCMPI_ALLGATHER]		= "MPI_Allgather",
 	[NCMPI_REDUCE_SCATTER_BLOCK]	= "MPI_Reduce_scatter_block",
 };
+
+/*
+ * An MPI collective waits for its slowest rank as long as it takes: ranks
+ * enter a collective minutes apart in a program with load imbalance, and
+ * large vectors on slow links take long.  The kernel's default budget (5 s)
+ * suits neither, so every communicator made here gets a long one.  A dead
+ * peer host still fails an operation within the kernel's retransmission
+ * budget, and mpirun ends the job when a process dies.
+ */
+#define NCMPI_TIMEOUT_MS_DEFAULT	300000u
 
 /* Ids above this are drawn; below stay for the admin's fixed ones. */
 #define NCMPI_ID_MIN	0x10000000u
@@ -52,6 +64,25 @@ static int ncmpi_agree(MPI_Comm comm, int err)
 	return all;
 }
 
+/* NETCOLL_MPI_TIMEOUT_MS, in [NETCOLL_TIMEOUT_MS_MIN, _MAX]. */
+static int ncmpi_timeout(uint32_t *ms)
+{
+	const char *env = getenv("NETCOLL_MPI_TIMEOUT_MS");
+	unsigned long v;
+	char *end;
+
+	*ms = NCMPI_TIMEOUT_MS_DEFAULT;
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtoul(env, &end, 10);
+	if (errno || *end || *env == '-' || v < NETCOLL_TIMEOUT_MS_MIN ||
+	    v > NETCOLL_TIMEOUT_MS_MAX)
+		return -EINVAL;
+	*ms = v;
+	return 0;
+}
+
 static int ncmpi_device(struct nc_dev_info *dev)
 {
 	const char *name = getenv("NETCOLL_DEV");
@@ -71,35 +102,21 @@ static int ncmpi_device(struct nc_dev_info *dev)
 	return err;
 }
 
-/* Several ranks on one host need one member per rank: not yet. */
-static int ncmpi_one_per_host(void)
-{
-	MPI_Comm node;
-	int n = 1;
-
-	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
-				 MPI_INFO_NULL, &node) != MPI_SUCCESS)
-		return -EIO;
-	PMPI_Comm_size(node, &n);
-	PMPI_Comm_free(&node);
-	return n == 1 ? 0 : -EADDRINUSE;
-}
-
 /*
- * Each rank of comm creates its side of c with members m (in comm's rank
- * order): rank 0 draws id and cookie, and an id some host already has is
- * drawn again.  Then each opens and binds its endpoint.  0 on every rank
- * or an error on every rank (and nothing left).
+ * Each rank of comm (rank of size) creates its side of c with members m
+ * (in comm's rank order): rank 0 draws id and cookie, and an id some host
+ * already has is drawn again.  Then each opens and binds its endpoint.  0
+ * on every rank or an error on every rank (and nothing left).
  */
-static int ncmpi_create(MPI_Comm comm, struct ncmpi_comm *c,
-			struct nc_member *m)
+static int ncmpi_create(MPI_Comm comm, int rank, int size,
+			struct ncmpi_comm *c, struct nc_member *m)
 {
 	struct { uint32_t id; uint64_t cookie; } pick = { 0, 0 };
 	struct nc_comm_spec spec;
 	int err, all, tries;
 
 	for (tries = 0; tries < NCMPI_ID_TRIES; tries++) {
-		if (c->rank == 0 &&
+		if (rank == 0 &&
 		    getrandom(&pick, sizeof(pick), 0) != sizeof(pick))
 			pick.id = 0;
 		pick.id = NCMPI_ID_MIN + pick.id % (0x7fffffffu - NCMPI_ID_MIN);
@@ -108,10 +125,13 @@ static int ncmpi_create(MPI_Comm comm, struct ncmpi_comm *c,
 		memset(&spec, 0, sizeof(spec));
 		spec.id = pick.id;
 		spec.ifname = ncmpi.dev.ifname;
-		spec.rank = c->rank;
-		spec.size = c->size;
+		spec.rank = rank;
+		spec.size = size;
 		spec.members = m;
 		spec.cookie = pick.cookie;
+		spec.timeout_ms = ncmpi.timeout_ms;
+		/* a job that dies leaves no communicator behind */
+		spec.flags = NC_COMM_SPEC_TRANSIENT;
 		err = nc_comm_create(ncmpi.ctl, &spec);
 		all = ncmpi_agree(comm, err);
 		if (!all)
@@ -126,7 +146,7 @@ static int ncmpi_create(MPI_Comm comm, struct ncmpi_comm *c,
 	c->id = pick.id;
 	err = nc_open(&c->ep, NULL);
 	if (!err)
-		err = nc_bind(c->ep, c->id, c->rank);
+		err = nc_bind(c->ep, c->id, rank);
 	all = ncmpi_agree(comm, err);
 	if (all) {
 		if (c->ep)
@@ -137,13 +157,23 @@ static int ncmpi_create(MPI_Comm comm, struct ncmpi_comm *c,
 	return all;
 }
 
-/* The other side of ncmpi_create: every rank is done with c. */
+/* The other side of ncmpi_build: every rank of c's communicator is done with it. */
 static void ncmpi_destroy(struct ncmpi_comm *c)
 {
-	nc_close(c->ep);
-	c->ep = NULL;
-	nc_comm_delete(ncmpi.ctl, c->id);
+	if (c->ep) {
+		nc_close(c->ep);
+		c->ep = NULL;
+		nc_comm_delete(ncmpi.ctl, c->id);
+	}
+	if (c->node != MPI_COMM_NULL)
+		PMPI_Comm_free(&c->node);
+	free(c->host);
+	free(c->lead);
+	c->host = NULL;
+	c->lead = NULL;
 }
+
+static int ncmpi_build(MPI_Comm comm, struct ncmpi_comm *c);
 
 static void ncmpi_setup(int provided)
 {
@@ -156,6 +186,7 @@ static void ncmpi_setup(int provided)
 	PMPI_Comm_size(MPI_COMM_WORLD, &ncmpi.size);
 	w->rank = ncmpi.rank;
 	w->size = ncmpi.size;
+	w->node = MPI_COMM_NULL;
 	env = getenv("NETCOLL_MPI");
 	if (env && (!strcmp(env, "off") || !strcmp(env, "0")))
 		return;		/* the same environment on every rank */
@@ -165,11 +196,11 @@ static void ncmpi_setup(int provided)
 				"one rank" : "MPI_THREAD_MULTIPLE");
 		return;
 	}
-	err = ncmpi_agree(MPI_COMM_WORLD, ncmpi_one_per_host());
+	err = ncmpi_timeout(&ncmpi.timeout_ms);
 	if (err) {
 		ncmpi_say("netcoll-mpi: rank %d: off (%s: %s)\n",
-			  "several ranks on one host", err);
-		return;
+			  "NETCOLL_MPI_TIMEOUT_MS", err);
+		return;		/* the same environment on every rank */
 	}
 	err = ncmpi_device(&ncmpi.dev);
 	ncmpi.addrs = calloc(ncmpi.size, sizeof(*ncmpi.addrs));
@@ -186,12 +217,13 @@ static void ncmpi_setup(int provided)
 		err = -EIO;
 		goto fail;
 	}
-	err = ncmpi_create(MPI_COMM_WORLD, w, ncmpi.addrs);
+	err = ncmpi_build(MPI_COMM_WORLD, w);
 	if (err)
 		goto fail;
-	if (ncmpi.rank == 0 && ncmpi.verbose)
-		fprintf(stderr, "netcoll-mpi: on, communicator %u of %d ranks on %s\n",
-			w->id, ncmpi.size, ncmpi.dev.ifname);
+	ncmpi.on = 1;
+	if (ncmpi.rank == 0 && ncmpi.verbose)	/* rank 0 leads its host */
+		fprintf(stderr, "netcoll-mpi: on, communicator %u of %d ranks on %d hosts on %s\n",
+			w->id, ncmpi.size, w->hosts, ncmpi.dev.ifname);
 	return;
 fail:
 	ncmpi_say("netcoll-mpi: rank %d: off (%s: %s)\n", "setup", err);
@@ -244,7 +276,7 @@ int MPI_Finalize(void)
 
 	if (ncmpi.verbose)
 		ncmpi_report();
-	if (ncmpi.world.ep) {
+	if (ncmpi.on) {
 		/* every rank is done with netcoll: nobody needs a repair */
 		PMPI_Barrier(MPI_COMM_WORLD);
 		while ((c = ncmpi.subs)) {	/* those never freed */
@@ -256,6 +288,7 @@ int MPI_Finalize(void)
 		ncmpi_destroy(&ncmpi.world);
 		nc_ctl_close(ncmpi.ctl);
 		ncmpi.ctl = NULL;
+		ncmpi.on = 0;
 	}
 	ncmpi.finalized = 1;
 	if (ncmpi.keyval != MPI_KEYVAL_INVALID)
@@ -373,29 +406,115 @@ out:
 }
 
 /*
+ * comm's hosts: c->node (MPI_COMM_NULL if each host has one rank of
+ * comm), c->hosts, c->host[] and c->lead[]; *leaders: the leaders' MPI
+ * communicator (MPI_COMM_NULL off them, and with one rank per host).
+ * The same outcome on every rank.
+ */
+static int ncmpi_hosts(MPI_Comm comm, struct ncmpi_comm *c, MPI_Comm *leaders)
+{
+	int nrank = 0, nsize = 1, most = 0, me[2] = { 0, 0 }, *all, r, err = 0;
+
+	*leaders = MPI_COMM_NULL;
+	if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+				 &c->node) != MPI_SUCCESS)
+		c->node = MPI_COMM_NULL;
+	if (c->node != MPI_COMM_NULL) {
+		PMPI_Comm_rank(c->node, &nrank);
+		PMPI_Comm_size(c->node, &nsize);
+	} else {
+		err = -EIO;
+	}
+	if (PMPI_Allreduce(&nsize, &most, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+		err = -EIO;
+	err = ncmpi_agree(comm, err);
+	if (err || most == 1) {
+		if (c->node != MPI_COMM_NULL)
+			PMPI_Comm_free(&c->node);
+		c->hosts = c->size;
+		return err;
+	}
+	/* the leaders, in comm's rank order, are the netcoll ranks 0, 1, ... */
+	if (PMPI_Comm_split(comm, nrank == 0 ? 0 : MPI_UNDEFINED, c->rank,
+			    leaders) != MPI_SUCCESS)
+		err = -EIO;
+	if (!err && nrank == 0)
+		PMPI_Comm_rank(*leaders, &me[0]);
+	me[1] = nrank == 0;
+	c->host = calloc(c->size, sizeof(*c->host));
+	c->lead = calloc(c->size, sizeof(*c->lead));
+	all = calloc(2 * (size_t)c->size, sizeof(*all));
+	if (!c->host || !c->lead || !all)
+		err = -ENOMEM;
+	if (!err && (PMPI_Bcast(&me[0], 1, MPI_INT, 0, c->node) != MPI_SUCCESS ||
+		     PMPI_Allgather(me, 2, MPI_INT, all, 2, MPI_INT, comm) != MPI_SUCCESS))
+		err = -EIO;
+	for (r = 0, c->hosts = 0; !err && r < c->size; r++) {
+		c->host[r] = all[2 * r];
+		c->lead[r] = all[2 * r + 1];
+		c->hosts += c->lead[r];
+	}
+	free(all);
+	return ncmpi_agree(comm, err);
+}
+
+/*
+ * c's netcoll communicator for comm: with one rank
+ * per host every rank is a member; with several, each host's leader is,
+ * for its host.  0 on every rank, or an error on every rank and nothing
+ * left.
+ */
+static int ncmpi_build(MPI_Comm comm, struct ncmpi_comm *c)
+{
+	struct nc_member *m = NULL;
+	MPI_Comm leaders;
+	int err, lrank;
+
+	PMPI_Comm_rank(comm, &c->rank);
+	PMPI_Comm_size(comm, &c->size);
+	lrank = c->rank;
+	err = ncmpi_hosts(comm, c, &leaders);
+	if (!err && !ncmpi_hier(c))
+		err = ncmpi_members(comm, c->size, &m);
+	else if (!err && leaders != MPI_COMM_NULL) {
+		PMPI_Comm_rank(leaders, &lrank);
+		err = ncmpi_members(leaders, c->hosts, &m);
+	}
+	err = ncmpi_agree(comm, err);
+	if (!err && !ncmpi_hier(c))
+		err = ncmpi_create(comm, c->rank, c->size, c, m);
+	else if (!err && leaders != MPI_COMM_NULL)
+		err = ncmpi_create(leaders, lrank, c->hosts, c, m);
+	free(m);
+	if (leaders != MPI_COMM_NULL)
+		PMPI_Comm_free(&leaders);
+	/* the leaders agreed among themselves: the others learn it here */
+	if (ncmpi_hier(c))
+		err = ncmpi_agree(comm, err);
+	if (err)
+		ncmpi_destroy(c);	/* the leaders left nothing in the kernel */
+	return err;
+}
+
+/*
  * A netcoll communicator for comm, at its first collective call (every
  * rank of comm is in this call).  NULL on every rank if any rank cannot
  * make its side.
  */
-static struct ncmpi_comm *ncmpi_make(MPI_Comm comm, int size)
+static struct ncmpi_comm *ncmpi_make(MPI_Comm comm)
 {
 	struct ncmpi_comm *c = calloc(1, sizeof(*c));
-	struct nc_member *m = NULL;
 	int err = 0;
 
 	if (!c)
 		err = -ENOMEM;
 	else if (ncmpi.nsubs >= NCMPI_SUBS_MAX)
 		err = -EMFILE;
-	else
-		err = ncmpi_members(comm, size, &m);
 	err = ncmpi_agree(comm, err);
 	if (!err) {
-		PMPI_Comm_rank(comm, &c->rank);
-		c->size = size;
-		err = ncmpi_create(comm, c, m);
+		c->node = MPI_COMM_NULL;
+		err = ncmpi_build(comm, c);
 	}
-	free(m);
 	ncmpi.subs_made[!!err]++;
 	if (err) {
 		ncmpi_say("netcoll-mpi: rank %d: a %s goes to MPI (%s)\n",
@@ -423,7 +542,7 @@ struct ncmpi_comm *ncmpi_takes(MPI_Comm comm)
 	struct ncmpi_comm *c;
 	int res, inter = 1, size = 0;
 
-	if (!ncmpi.world.ep)
+	if (!ncmpi.on)
 		return NULL;
 	if (comm == MPI_COMM_WORLD)
 		return &ncmpi.world;
@@ -443,7 +562,7 @@ struct ncmpi_comm *ncmpi_takes(MPI_Comm comm)
 	if (res == MPI_CONGRUENT || res == MPI_IDENT)
 		c = &ncmpi.world;
 	else if (!inter && size >= 2)
-		c = ncmpi_make(comm, size);
+		c = ncmpi_make(comm);
 	if (!c)
 		c = &ncmpi_mpi;
 	if (PMPI_Comm_set_attr(comm, ncmpi.keyval, c) != MPI_SUCCESS) {

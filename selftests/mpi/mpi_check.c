@@ -10,13 +10,16 @@
  * Run with and without LD_PRELOAD=libnetcoll-mpi.so: the same checks
  * pass.  Prints "not ok" lines (every line with MPI_CHECK_VERBOSE set) and
  * a summary; exits 1 if any check failed.  "mpi_check quick": the
- * alltoall-shaped calls only.
+ * alltoall-shaped calls only.  "mpi_check late MS": an MPI_Allreduce and
+ * an MPI_Alltoall that one rank enters MS milliseconds after the others
+ * (load imbalance: MPI waits for it however long it takes).
  */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int rank, size, failed, checks;
 
@@ -349,6 +352,41 @@ static void fallbacks(void)
 	MPI_Op_free(&uop);
 }
 
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+/* The last rank, then rank 0, enters ms after the others. */
+static void late(long ms)
+{
+	int sum = 0, good, i, *out, *in;
+	double t0;
+
+	in = malloc(2 * size * sizeof(int));
+	out = in + size;
+	t0 = MPI_Wtime();
+	if (rank == size - 1)
+		sleep_ms(ms);
+	MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	check(sum == size * (size - 1) / 2, "MPI_Allreduce, rank %d %ld ms late (%.1f s at rank %d)",
+	      size - 1, ms, MPI_Wtime() - t0, rank);
+	for (i = 0; i < size; i++)
+		in[i] = rank * size + i;
+	t0 = MPI_Wtime();
+	if (rank == 0)
+		sleep_ms(ms);
+	MPI_Alltoall(in, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
+	for (i = 0, good = 1; i < size; i++)
+		good &= out[i] == i * size + rank;
+	check(good, "MPI_Alltoall, rank 0 %ld ms late (%.1f s at rank %d)",
+	      ms, MPI_Wtime() - t0, rank);
+	free(in);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Comm dup;
@@ -361,6 +399,10 @@ int main(int argc, char **argv)
 	check(1, "MPI_Barrier");
 	if (argc > 1 && !strcmp(argv[1], "quick")) {
 		alltoalls(MPI_COMM_WORLD, "world");	/* the alltoall-shaped calls only */
+		goto out;
+	}
+	if (argc > 2 && !strcmp(argv[1], "late")) {
+		late(atol(argv[2]));
 		goto out;
 	}
 	reductions(MPI_COMM_WORLD, "world", 1);

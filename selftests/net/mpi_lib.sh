@@ -31,12 +31,14 @@ mpi_launch() {
 }
 
 # nc_mpirun LOGNAME MPIRUN_ARGS... PROGRAM ARGS : Open MPI on every host of
-# the cluster, output in $T_LOG/LOGNAME.log; NETCOLL_MPI_VERBOSE=1 always.
+# the cluster, NC_MPI_PPN ranks per host (default 1; ranks 0, 1, ... fill
+# the first host first), output in $T_LOG/LOGNAME.log;
+# NETCOLL_MPI_VERBOSE=1 always.
 nc_mpirun() {
-	local name=$1
+	local name=$1 ppn=${NC_MPI_PPN:-1}
 	shift
-	mpi_launch "$name" mpirun --host "$(cluster_hosts | paste -sd,)" \
-		-np "$(cluster_count)" --mca plm_rsh_agent "$NC_RSH" \
+	mpi_launch "$name" mpirun --host "$(cluster_hosts | sed "s/\$/:$ppn/" | paste -sd,)" \
+		-np "$(($(cluster_count) * ppn))" --mca plm_rsh_agent "$NC_RSH" \
 		--mca plm_rsh_no_tree_spawn 1 --mca btl self,tcp --mca pml ob1 \
 		--mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
 		-x NC_RSH_PREFIX -x NETCOLL_MPI_VERBOSE=1 "$@"

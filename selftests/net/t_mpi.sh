@@ -53,6 +53,49 @@ t_check "NETCOLL_MPI=off: every call to MPI" \
 	eval 'NETCOLL_MPI=off nc_mpirun off -x NETCOLL_MPI -x LD_PRELOAD="$NCMPI" "$MPI_CHECK" quick &&
 	      grep -q " 0 failed" "$T_LOG/off.log" && where MPI_Alltoall 0 24 off'
 
+# Two ranks per host: MPI's collectives on each host's ranks do the
+# host-local step, one rank per host is the host's netcoll member.
+t_check "2 ranks per host (8 ranks on 4 hosts): mpi_check with libnetcoll-mpi.so: every check passes" \
+	eval 'NC_MPI_PPN=2 nc_mpirun ppn2 -x LD_PRELOAD="$NCMPI" "$MPI_CHECK" &&
+	      grep -q " 0 failed" "$T_LOG/ppn2.log" &&
+	      grep -q "^netcoll-mpi: on, communicator [0-9]* of 8 ranks on 4 hosts" "$T_LOG/ppn2.log"'
+t_check "... the same $checks as with one rank per host" \
+	test "$(grep -o "[0-9]* checks" "$T_LOG/ppn2.log")" = "$checks"
+# Alltoall-shaped calls go to netcoll only on communicators with one rank
+# per host (some splits), to MPI on the others.
+ppn2_calls() {
+	local k
+	for k in Barrier Bcast Reduce Allreduce; do
+		grep -Eq "^netcoll-mpi: MPI_$k: [1-9][0-9]* netcoll" "$T_LOG/ppn2.log" || return 1
+	done
+	for k in Alltoall Allgather Reduce_scatter_block; do
+		grep -Eq "^netcoll-mpi: MPI_$k: [0-9]+ netcoll, [1-9][0-9]* MPI" "$T_LOG/ppn2.log" || return 1
+	done
+	grep -Eq "^netcoll-mpi: sub-communicators \(a side per rank\): [1-9][0-9]* netcoll" "$T_LOG/ppn2.log"
+}
+t_check "... barriers, reductions, broadcasts to netcoll; alltoall-shaped calls with 2 ranks per host to MPI: $(mpi_calls ppn2)" \
+	ppn2_calls
+t_check "... and nothing is left: no communicator on any host" \
+	eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
+
+# Load imbalance: MPI waits for a late rank however long it takes, so the
+# interposer's communicators get a long budget (NETCOLL_MPI_TIMEOUT_MS,
+# default 300 s), not the kernel's 5 s.
+t_check "a rank 7 s late into MPI_Allreduce and MPI_Alltoall (the kernel's default budget is 5 s): right, on netcoll" \
+	eval 'nc_mpirun late -x LD_PRELOAD="$NCMPI" "$MPI_CHECK" late 7000 &&
+	      grep -q " 0 failed" "$T_LOG/late.log" &&
+	      where MPI_Allreduce 4 0 late && where MPI_Alltoall 4 0 late'
+t_check "... NETCOLL_MPI_TIMEOUT_MS=2000: the late MPI_Allreduce fails with ETIMEDOUT, the job ends" \
+	eval '! nc_mpirun late2 -x NETCOLL_MPI_TIMEOUT_MS=2000 -x LD_PRELOAD="$NCMPI" "$MPI_CHECK" late 7000 &&
+	      grep -q "MPI_Allreduce.*timed out" "$T_LOG/late2.log"'
+t_check "... NETCOLL_MPI_TIMEOUT_MS=5 (below 10): the interposer stays off, every call to MPI" \
+	eval 'nc_mpirun late3 -x NETCOLL_MPI_TIMEOUT_MS=5 -x LD_PRELOAD="$NCMPI" "$MPI_CHECK" late 10 &&
+	      grep -q " 0 failed" "$T_LOG/late3.log" &&
+	      grep -q "off (NETCOLL_MPI_TIMEOUT_MS: Invalid argument)" "$T_LOG/late3.log" &&
+	      where MPI_Allreduce 0 4 late3'
+t_check "... and nothing is left: no communicator on any host" \
+	eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
+
 # The same program and interposer built with MPICH, run by its launcher.
 if mpich_usable; then
 	t_check "MPICH: mpi_check alone: every check passes" \
