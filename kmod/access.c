@@ -49,6 +49,18 @@ bool nck_may_bind(const struct nck_comm *c)
 	return nck_may_admin_net(c->nn->net);
 }
 
+/*
+ * May the caller's process end c by closing its endpoint (a transient
+ * communicator)?  Its owner or the admin: a member of its group binds and
+ * runs on it, but its close leaves it to the owner.  Asked at BIND, with
+ * the binder's credentials, as nck_may_bind().
+ */
+bool nck_may_end(const struct nck_comm *c)
+{
+	return uid_eq(current_euid(), c->owner) ||
+	       nck_may_admin_net(c->nn->net);
+}
+
 bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb,
 			   struct net *net)
 {

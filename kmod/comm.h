@@ -67,7 +67,8 @@ struct nck_peer {
  * @peers: [size], rank 0's join state; @lock
  * @user_made: made by a user on a device open to users, and counted
  *	against that user's quota there (fixed)
- * @transient: deleted when the endpoint bound to it closes (fixed)
+ * @transient: deleted when the endpoint its owner (or an admin) bound to it
+ *	closes (fixed)
  * @mem_max: bytes posted operations may allocate (fixed)
  * @rx_mem_max: bytes of frames held on receive (fixed)
  * @mem_used: charged by nck_comm_mem_reserve() (atomic)
@@ -210,6 +211,7 @@ void nck_comm_break(struct nck_comm *c);
 /* access.c: who may do what */
 bool nck_may_admin_net(struct net *net);
 bool nck_may_bind(const struct nck_comm *c);
+bool nck_may_end(const struct nck_comm *c);
 bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb,
 			   struct net *net);
 bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,

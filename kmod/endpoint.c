@@ -14,8 +14,9 @@
  * The one who removes an entry (the finishing waiter, the reaper, or
  * release) gives its reference back with nck_agg_release(): exactly one
  * path per entry.  Release cancels whatever has not finished: a closed
- * file leaves nothing behind (and deletes a transient communicator it was
- * bound to: a process's communicator ends with the process).
+ * file leaves nothing behind (and deletes a transient communicator its
+ * owner or an admin bound it to: a process's communicator ends with the
+ * process; a group member's close leaves it to the owner).
  *
  * A handle is the endpoint's id (high 32 bits) and the entry's number, so
  * a handle of another endpoint is recognised (EBADF), not looked up.
@@ -56,7 +57,7 @@ void nck_ep_destroy(struct nck_endpoint *ep)
 		}
 		nck_agg_close(c);
 		atomic_set(&c->bound, 0);
-		if (c->transient)	/* a process's: it ends with it */
+		if (ep->ends_comm)	/* a process's: it ends with it */
 			nck_comm_delete_this(nck_net(ep->net), c);
 		nck_comm_put(c);
 	}
@@ -100,6 +101,8 @@ int nck_ep_bind(struct nck_endpoint *ep, struct netcoll_bind *b,
 		nck_comm_put(c);
 		goto out;
 	}
+	/* its owner's process (not a group member's) ends a transient one */
+	ep->ends_comm = c->transient && nck_may_end(c);
 	/* set once; operations read it without the lock: nck_ep_comm() */
 	smp_store_release(&ep->comm, c);
 out:

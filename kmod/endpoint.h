@@ -18,6 +18,7 @@ struct nck_endpoint {
 	u32 id;				/* the high half of its handles */
 	u32 next;			/* handle numbers are handed out cyclically */
 	u32 nposted;			/* entries in ops, under its lock */
+	bool ends_comm;			/* close deletes comm (transient), set by BIND */
 	struct xarray ops;		/* handle -> struct nck_agg_op, see endpoint.c */
 };
 

@@ -144,6 +144,28 @@ transient() {
 }
 t_check "a transient communicator is deleted when the endpoint bound to it closes; a plain one stays" transient
 
+# Only its owner's (or the admin's) close ends a transient communicator: a
+# member of its group binds and runs on it, and its close leaves it be.
+transient_group() {
+	local mac rc=0
+	mac=$(cluster_mac h8)
+	on h8 "$NCTL" comm add id 14 dev eth0 rank 0 members "$mac" transient owner 1000 group 1000 || return 1
+	NC_RANKS_AS=(setpriv --reuid=1001 --regid=1000 --clear-groups)
+	red_on trg "h8" --comm 14 --all --ops sum --dtypes int32 --count-list 1 || rc=1
+	NC_RANKS_AS=()
+	[ $rc = 0 ] || return 1
+	on h8 "$NCTL" comm show id 14 >/dev/null || { echo "the group member's close deleted it"; return 1; }
+	NC_RANKS_AS=(setpriv --reuid=1000 --regid=1000 --clear-groups)
+	red_on tro "h8" --comm 14 --all --ops sum --dtypes int32 --count-list 1 || rc=1
+	NC_RANKS_AS=()
+	[ $rc = 0 ] || return 1
+	if on h8 "$NCTL" comm show id 14 >/dev/null 2>&1; then
+		echo "the owner's close left comm 14"
+		return 1
+	fi
+}
+t_check "... only when its owner's endpoint closes: a group member's close leaves it" transient_group
+
 # Flow control (rel.h): the root of a flat tree (degree 4 on h1..h5) whose
 # last child starts each allreduce 300 ms late keeps the fast children's
 # fragments for the late one's.  Past half of its 2 MiB receive memory it

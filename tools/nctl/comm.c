@@ -100,7 +100,7 @@ static int usage(int argc, char **argv)
 	       "BYTES limit the memory operations may allocate (mem) and the\n"
 	       "frames held on receive (rx-mem); default: the module parameters\n"
 	       "comm_mem_max and rx_queue_max.  transient: deleted on this host\n"
-	       "when the endpoint bound to it closes (a process's communicator).\n"
+	       "when the endpoint its owner (or an admin) bound to it closes.\n"
 	       "\n"
 	       "bootstrap: no member list; every rank runs the same command and\n"
 	       "they meet over TCP at HOST:PORT, where rank 0 listens.  Rank 0 hands\n"

@@ -170,9 +170,11 @@ enum netcoll_attr {
 					 */
 	NETCOLL_A_COMM_TRANSIENT,	/* u8 1 (in, out): a process's
 					 * communicator, deleted on this host
-					 * when the endpoint bound to it closes
-					 * (the process ended, however), so a
-					 * job that dies leaves nothing
+					 * when the endpoint its owner (or an
+					 * admin) bound to it closes (the
+					 * process ended, however), so a job
+					 * that dies leaves nothing; a group
+					 * member's close leaves it
 					 */
 
 	__NETCOLL_A_MAX,
