@@ -60,7 +60,4 @@ NC_INTERNAL int nc_boot_run(const struct nc_boot_self *s,
 			    const struct nc_boot_ops *ops, uint32_t *id,
 			    char *msg, size_t msg_size);
 
-/* nc_close(ep) deletes communicator id (the one nc_open_bootstrap made). */
-NC_INTERNAL void nc_endpoint_own_comm(nc_endpoint *ep, uint32_t id);
-
 #endif /* NC_BOOTSTRAP_H */

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ static int fill_args(nc_ctl *ctl, const struct nc_bootstrap_args *in,
 	int err;
 
 	*a = *in;
-	if (a->flags & ~(uint32_t)NC_BOOTSTRAP_AUTH) {
+	if (a->flags & ~(uint32_t)(NC_BOOTSTRAP_AUTH | NC_BOOTSTRAP_TRANSIENT)) {
 		nc_ctl_seterr(ctl, "unknown bootstrap flags 0x%x", a->flags);
 		return -EINVAL;
 	}
@@ -128,6 +129,7 @@ struct boot_ctx {
 	nc_ctl *ctl;
 	const char *ifname;
 	uint32_t mem_max;
+	bool transient;
 };
 
 static int boot_create(void *arg, const struct nc_boot_plan *p)
@@ -145,6 +147,8 @@ static int boot_create(void *arg, const struct nc_boot_plan *p)
 		spec.key_len = p->key_len;
 		spec.flags |= NC_COMM_SPEC_KEY;
 	}
+	if (c->transient)
+		spec.flags |= NC_COMM_SPEC_TRANSIENT;
 	return nc_comm_create(c->ctl, &spec);
 }
 
@@ -190,7 +194,10 @@ int nc_comm_bootstrap(nc_ctl *ctl, const struct nc_bootstrap_args *in,
 	err = find_device(ctl, a.ifname, &dev);
 	if (err)
 		return err;
-	ctx = (struct boot_ctx){ .ctl = ctl, .ifname = dev.ifname };
+	ctx = (struct boot_ctx){
+		.ctl = ctl, .ifname = dev.ifname,
+		.transient = !!(a.flags & NC_BOOTSTRAP_TRANSIENT),
+	};
 	self = (struct nc_boot_self){
 		.store = a.store, .rank = a.rank, .size = a.size,
 		.addr = dev.addr, .addr_len = dev.addr_len, .wait_ms = a.wait_ms,
@@ -208,8 +215,9 @@ int nc_comm_bootstrap(nc_ctl *ctl, const struct nc_bootstrap_args *in,
 	return 0;
 }
 
-int nc_open_bootstrap(nc_endpoint **ep, const struct nc_bootstrap_args *a)
+int nc_open_bootstrap(nc_endpoint **ep, const struct nc_bootstrap_args *in)
 {
+	struct nc_bootstrap_args a = { 0 };	/* zeros: from the environment */
 	struct nc_bootstrap_result r;
 	nc_ctl *ctl;
 	int err;
@@ -220,7 +228,11 @@ int nc_open_bootstrap(nc_endpoint **ep, const struct nc_bootstrap_args *a)
 	err = nc_ctl_open(&ctl);
 	if (err)
 		return err;
-	err = nc_comm_bootstrap(ctl, a, &r);
+	if (in)
+		a = *in;
+	/* the kernel ends it with the endpoint: a dead process leaves nothing */
+	a.flags |= NC_BOOTSTRAP_TRANSIENT;
+	err = nc_comm_bootstrap(ctl, &a, &r);
 	if (err) {
 		/* the reason would die with ctl: keep it where it is seen */
 		if (nc_ctl_last_error(ctl) && getenv("NETCOLL_VERBOSE"))
@@ -237,8 +249,6 @@ int nc_open_bootstrap(nc_endpoint **ep, const struct nc_bootstrap_args *a)
 	}
 	if (err)
 		nc_comm_delete(ctl, r.id);
-	else
-		nc_endpoint_own_comm(*ep, r.id);
 out:
 	nc_ctl_close(ctl);
 	return err;

@@ -40,7 +40,6 @@ struct nc_endpoint {
 	enum nc_dist dist;		/* default result distribution */
 	uint32_t timeout_ms;		/* 0: the communicator's default */
 	uint32_t size;			/* members of the bound communicator */
-	uint32_t own_comm;		/* deleted at close (nc_open_bootstrap); 0: none */
 	size_t rsag_min;		/* nc_allreduce: reduce-scatter + allgather
 					 * from this many bytes; 0: never
 					 */
@@ -109,21 +108,10 @@ fail:
 
 void nc_close(nc_endpoint *ep)
 {
-	nc_ctl *ctl;
-
 	if (!ep)
 		return;
-	close(ep->fd);
-	if (ep->own_comm && !nc_ctl_open(&ctl)) {
-		nc_comm_delete(ctl, ep->own_comm);
-		nc_ctl_close(ctl);
-	}
+	close(ep->fd);	/* ends a transient communicator (nc_open_bootstrap) */
 	free(ep);
-}
-
-void nc_endpoint_own_comm(nc_endpoint *ep, uint32_t id)
-{
-	ep->own_comm = id;
 }
 
 int nc_get_info(nc_endpoint *ep, struct nc_info *info)

@@ -131,6 +131,33 @@ app_boot() {
 t_check "nc_open_bootstrap() from the environment: alltoall 1, 3000, 70000 B verified" app_boot
 t_check "... and its communicator gone with the program, on every host" no_comms "$ALL8"
 
+# Killed in the middle: the kernel deletes the transient communicator with
+# the file, no nc_close() needed.
+app_killed() {
+	local r h pids=() n=0
+	port=$((port + 1))
+	for r in 0 1; do
+		h=h$((r + 1))
+		on "$h" env NETCOLL_STORE="$STORE:$port" NETCOLL_RANK=$r NETCOLL_SIZE=2 \
+			"$NC_CHECK" --bootstrap --op barrier --iters 100000000 \
+			>"$T_LOG/b4k.$r.out" 2>&1 &
+		pids+=($!)
+	done
+	# until both hosts have it (at most 20 s)
+	while [ $n -lt 200 ]; do
+		on h1 "$NCTL" -j comm list | grep -q '"id"' &&
+			on h2 "$NCTL" -j comm list | grep -q '"id"' && break
+		sleep 0.1
+		n=$((n + 1))
+	done
+	# one PID namespace: this kills both ranks
+	pkill -9 -f "nc_check --bootstrap --op barrier --iters 100000000"
+	[ $n -lt 200 ] || { echo "no communicator after 20 s"; return 1; }
+	wait "${pids[@]}" 2>/dev/null
+	no_comms "h1 h2"
+}
+t_check "nc_open_bootstrap(): SIGKILLed mid-run, its communicator is gone on both hosts" app_killed
+
 # --- failures -----------------------------------------------------------------
 # launch NAME RANK HOST DELAY_S nctl-comm-add-args...: one rank in the
 # background, its output in $T_LOG/NAME.RANK.out, its pid in PIDS[RANK].

@@ -481,6 +481,10 @@ struct nc_bootstrap_args {
 };
 
 #define NC_BOOTSTRAP_AUTH	0x01	/* frames carry an HMAC-SHA256 tag */
+#define NC_BOOTSTRAP_TRANSIENT	0x02	/* every rank's side is deleted when
+					 * the endpoint its owner bound to it
+					 * closes (NC_COMM_SPEC_TRANSIENT)
+					 */
 
 struct nc_bootstrap_result {
 	uint32_t id, rank, size;
@@ -490,8 +494,9 @@ int nc_comm_bootstrap(nc_ctl *ctl, const struct nc_bootstrap_args *a,
 		      struct nc_bootstrap_result *r);
 /*
  * All an application needs: bootstrap a communicator (a NULL a: everything
- * from the environment), open an endpoint and bind it.  nc_close() deletes
- * the communicator again.
+ * from the environment), open an endpoint and bind it.  The communicator
+ * is transient (NC_BOOTSTRAP_TRANSIENT): closing the endpoint deletes it,
+ * also when the process dies without nc_close().
  */
 int nc_open_bootstrap(nc_endpoint **ep, const struct nc_bootstrap_args *a);
 
