@@ -53,12 +53,12 @@ void nck_comm_mem_release(struct nck_comm *c, u64 bytes)
 		atomic64_sub(bytes, &c->mem_used);
 }
 
-/* Hold skb on receive: charge it, or false when over the limit. */
-bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb)
+/* Charge skb to c's receive memory; past the limit only if force. */
+static bool __nck_rx_charge(struct nck_comm *c, struct sk_buff *skb, bool force)
 {
 	u32 n = skb->truesize;
 
-	if (atomic_long_add_return(n, &c->rx_mem) > c->rx_mem_max) {
+	if (atomic_long_add_return(n, &c->rx_mem) > c->rx_mem_max && !force) {
 		atomic_long_sub(n, &c->rx_mem);
 		return false;
 	}
@@ -66,10 +66,15 @@ bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb)
 	return true;
 }
 
+/* Hold skb on receive: charge it, or false when over the limit. */
+bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb)
+{
+	return __nck_rx_charge(c, skb, false);
+}
+
 void nck_rx_charge_force(struct nck_comm *c, struct sk_buff *skb)
 {
-	atomic_long_add(skb->truesize, &c->rx_mem);
-	nck_skb_cb(skb)->charge = skb->truesize;
+	__nck_rx_charge(c, skb, true);
 }
 
 void nck_rx_uncharge(struct nck_comm *c, struct sk_buff *skb)
