@@ -100,6 +100,7 @@
 struct nck_agg_asker {
 	unsigned long at;		/* this interval ends; 0: none yet */
 	u32 cum[NETCOLL_TREES_MAX];	/* what it said it had, per piece */
+	u32 holes_below[NETCOLL_TREES_MAX]; /* its holes below were answered */
 	u8 shift;
 	u8 answered;			/* pieces answered this interval */
 };
@@ -117,7 +118,7 @@ struct nck_agg_piece {
 	u32 nready, up_next;
 	struct nck_frags up;	/* what the parent acked */
 	struct nck_frags res;	/* result fragments here */
-	u32 res_asked;		/* a hole past this was asked for already */
+	u32 res_asked;		/* holes below this were asked for already */
 	bool done_mark;		/* the root says the piece is done */
 	bool complete;
 	bool bdata;		/* a broadcast's data: nothing goes up */
@@ -393,17 +394,48 @@ static void nck_agg_acks_release(struct nck_comm *c, struct nck_agg_op *op,
 	}
 }
 
-/* Ask the sender of piece p's result for what is missing. */
+/*
+ * Result fragment k arrived past holes not asked for yet: ask the sender
+ * for those (below k) now, not one timeout later.  Each hole is asked for
+ * once this way; what is still missing when the timer fires is asked for
+ * again (nck_agg_ask).  Fragments past k may still be on their way: they
+ * are not asked for, so the sender does not send them twice.
+ */
+static void nck_agg_ask_holes(struct nck_comm *c, struct nck_agg_op *op,
+			      struct nck_agg_piece *p, u32 k,
+			      struct sk_buff_head *txq)
+{
+	struct sk_buff *skb;
+	u32 from;
+
+	if (k <= p->res_asked)
+		return;
+	from = find_next_zero_bit(p->res.bits, k, max(p->res.cum, p->res_asked));
+	p->res_asked = k;
+	if (from >= k)
+		return;		/* no hole below k */
+	skb = nck_nack_frame(c, op->seq, p->src, p - op->piece, &p->res, from, k);
+	if (skb)
+		nck_frame_defer(txq, skb, p->src);
+}
+
+/* Ask the sender of piece p's result for everything missing (timeout). */
 static void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
 			struct nck_agg_piece *p, struct sk_buff_head *txq)
 {
-	u32 cum = 0, sack = 0;
+	bool data = p->want_data && p->len;
+	struct sk_buff *skb;
+	u32 from = 0;
 
-	if (p->want_data && p->len)
-		nck_frags_summary(&p->res, &cum, &sack);
+	if (data) {
+		p->res.cum = find_next_zero_bit(p->res.bits, p->res.n, p->res.cum);
+		from = p->res.cum;
+	}
 	p->res_asked = max(p->res_asked, p->res.next);
-	nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_NACK, p->src, p - op->piece,
-			 cum, sack, txq);
+	skb = nck_nack_frame(c, op->seq, p->src, p - op->piece,
+			     data ? &p->res : NULL, from, 0);
+	if (skb)
+		nck_frame_defer(txq, skb, p->src);
 }
 
 /* ---------------------------------------------------------------- */
@@ -741,10 +773,8 @@ static void nck_agg_in_down(struct nck_comm *c, struct nck_agg_op *op,
 	if ((op->flags & NETCOLL_RED_ALL) && nck_agg_tree_dist(op))
 		nck_agg_to_children(c, op, p, k, false, txq);
 	nck_agg_piece_check(c, op, p);
-	/* a hole behind it: ask for it now, not one timeout later */
-	if (!p->complete && k > p->res_asked && nck_frags_test(&p->res, k) &&
-	    find_next_zero_bit(p->res.bits, k, p->res.cum) < k)
-		nck_agg_ask(c, op, p, txq);
+	if (!p->complete)
+		nck_agg_ask_holes(c, op, p, k, txq);
 	kfree_skb(skb);
 	return;
 dup:
@@ -823,6 +853,14 @@ static bool nck_agg_have_result(const struct nck_comm *c,
 				       nck_frags_full(&p->res);
 }
 
+/* Fragment k of piece p's result is here (and was passed on). */
+static bool nck_agg_have_frag(const struct nck_comm *c,
+			      const struct nck_agg_piece *p, u32 k)
+{
+	return nck_agg_is_root(c, p) ? test_bit(k, p->ready) :
+				       nck_frags_test(&p->res, k);
+}
+
 /*
  * May rank x, which asks for piece j's result and has everything below
  * cum, be answered now?  Each piece once per interval of rto_min_ms <<
@@ -850,17 +888,57 @@ static bool nck_agg_may_repair(struct nck_agg_op *op, u32 x, u32 j, u32 cum)
 	return true;
 }
 
+/*
+ * Rank x saw holes in piece p's result below fragment f->msg_len: resend
+ * the ones from f->seq on it lacks and this rank has sent (the others
+ * are still to come).  Each hole once: a request at or below what was
+ * answered already is a copy (or a replay), and the asker's timer asks
+ * again for what is still missing.
+ */
+static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
+				 struct nck_agg_piece *p,
+				const struct nc_frame *f, const u8 *map,
+				struct sk_buff_head *txq)
+{
+	struct nck_agg_asker *a = &op->askers[f->src_rank];
+	u32 j = p - op->piece, end = min(f->msg_len, p->nfrags), k, sent = 0;
+
+	if (f->seq < a->holes_below[j]) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
+		return;
+	}
+	a->holes_below[j] = end;
+	for (k = f->seq; k < end && sent < NCK_AGG_BURST &&
+	     sent < op->repair_budget; k++) {
+		if (nck_nack_has(map, f->len, f->seq, k) ||
+		    !nck_agg_have_frag(c, p, k))
+			continue;
+		nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
+				  f->src_rank, false, txq);
+		sent++;
+	}
+	op->repair_budget -= sent;
+	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
+}
+
 /* Somebody lacks (part of) the result of piece p: send what it misses. */
 static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
-			    const struct nc_frame *f, struct sk_buff_head *txq)
+			    struct sk_buff *skb, const struct nc_frame *f,
+			    struct sk_buff_head *txq)
 {
 	struct nck_agg_piece *p = nck_agg_piece_of(c, op, f);
 	u32 x = f->src_rank, k, sent = 0;
+	u8 map[NETCOLL_NACK_MAP_MAX];
 	bool x_data;
 	int ci;
 
 	if (!p)
 		return;
+	/* the header check bounded len; the payload is there */
+	if (skb_copy_bits(skb, NETCOLL_HDR_LEN, map, f->len)) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_LENGTH);
+		return;
+	}
 	ci = nck_agg_child_index(p, x);
 	/* Children ask their parent, anybody may ask the root. */
 	if (ci < 0 && !nck_agg_is_root(c, p)) {
@@ -868,6 +946,10 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 		return;
 	}
 	x_data = ((op->flags & NETCOLL_RED_ALL) || x == op->root) && p->len;
+	if (f->msg_len && x_data && op->repair_budget) {
+		nck_agg_repair_holes(c, op, p, f, map, txq);
+		return;
+	}
 	/*
 	 * Not there yet, or an answer now would come too soon: say we are
 	 * alive (and what we hold of a child's), one frame for one.  One
@@ -894,8 +976,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	for (k = f->seq; x_data && k < p->nfrags && sent < NCK_AGG_BURST &&
 	     sent < op->repair_budget; k++) {
-		if (k > f->seq && k <= f->seq + NCK_SACK_BITS &&
-		    (f->frag_off & (1U << (k - f->seq - 1))))
+		if (nck_nack_has(map, f->len, f->seq, k))
 			continue;
 		nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0, x, false,
 				  txq);
@@ -929,7 +1010,7 @@ static void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
 		nck_agg_in_ack(c, op, f, txq);
 		break;
 	case NETCOLL_T_AGG_NACK:
-		nck_agg_in_nack(c, op, f, txq);
+		nck_agg_in_nack(c, op, skb, f, txq);
 		break;
 	}
 	kfree_skb(skb);

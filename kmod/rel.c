@@ -121,6 +121,27 @@ int nck_frags_fast_retransmit(struct nck_frags *s, u32 sacked,
 	return n;
 }
 
+int nck_frags_probe(struct nck_frags *s, u32 sent,
+		    int (*resend)(void *arg, u32 k), void *arg)
+{
+	u32 first, last;
+	int err;
+
+	first = find_next_zero_bit(s->bits, sent, s->cum);
+	if (first >= sent)
+		return 0;
+	err = resend(arg, first);
+	if (err)
+		return err;
+	/* Holes the coming ack shows go again, even if resent before. */
+	s->resent_below = s->cum;
+	/* The newest one the ack's selective bits can still show. */
+	last = min(sent, first + 1 + NCK_SACK_BITS) - 1;
+	while (last > first && test_bit(last, s->bits))
+		last--;
+	return last > first ? resend(arg, last) : 0;
+}
+
 /* ---------------------------------------------------------------- */
 /* Round trip and retransmission timer                               */
 /* ---------------------------------------------------------------- */
@@ -222,5 +243,35 @@ struct sk_buff *nck_ctl_frame(struct nck_comm *c, u16 type, u32 seq, u32 dst,
 	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
 	if (type == NETCOLL_T_ACK || type == NETCOLL_T_AGG_ACK)
 		nck_stat_inc(c->nn, NETCOLL_STAT_TX_ACKS);
+	return skb;
+}
+
+struct sk_buff *nck_nack_frame(struct nck_comm *c, u32 seq, u32 dst, u16 tag,
+			       const struct nck_frags *s, u32 from, u32 below)
+{
+	u32 nbits = 0, i, len;
+	struct sk_buff *skb;
+	struct nc_frame f;
+	u8 *map;
+
+	if (s && from + 1 < s->n)
+		nbits = min(s->n - from - 1, NETCOLL_NACK_MAP_MAX * 8U);
+	if (below)			/* asks nothing at or past below */
+		nbits = min(nbits, below - from - 1);
+	len = DIV_ROUND_UP(nbits, 8);
+	skb = nck_frame_alloc(len, GFP_ATOMIC);
+	if (!skb) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
+		return NULL;
+	}
+	nck_frame_hdr(c, &f, NETCOLL_T_AGG_NACK, seq, dst, tag);
+	f.seq = from;
+	f.msg_len = below;
+	f.len = len;
+	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
+	map = skb_put_zero(skb, len);
+	for (i = 0; i < nbits; i++)
+		if (test_bit(from + 1 + i, s->bits))
+			map[i / 8] |= 1U << (i % 8);
 	return skb;
 }

@@ -11,7 +11,9 @@
  *                     acks every NCK_ACK_EVERY new fragments, on a hole, on
  *                     a duplicate, when asked and when complete
  *   fast retransmit   holes below the highest selectively acked fragment
- *                     are resent once
+ *                     are resent once; a timeout probes with the oldest and
+ *                     newest unacknowledged fragment, and the holes their
+ *                     ack shows go again
  *   round trip, RTO   RFC 6298 estimate (Karn's rule is the callers': they
  *                     sample only fragments sent once); the retransmission
  *                     timer doubles up to rto_max_ms, and nck_max_retries
@@ -123,6 +125,15 @@ u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
  */
 int nck_frags_fast_retransmit(struct nck_frags *s, u32 sacked,
 			      int (*resend)(void *arg, u32 k), void *arg);
+/*
+ * Sender, on a timeout: resend(arg, k) the oldest unacknowledged fragment
+ * below sent and the newest one an ack's selective bits can still show
+ * (both ask for an ack at once), and let the holes that ack shows be fast
+ * retransmitted again.  A late ack costs two frames instead of a window;
+ * a lost one is found in one round trip.
+ */
+int nck_frags_probe(struct nck_frags *s, u32 sent,
+		    int (*resend)(void *arg, u32 k), void *arg);
 
 /**
  * struct nck_rtt - smoothed round trip (RFC 6298)
@@ -174,6 +185,22 @@ void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
 struct sk_buff *nck_ctl_frame(struct nck_comm *c, u16 type, u32 seq, u32 dst,
 			      u16 tag, u32 cum, u32 sack, u16 flags,
 			     u16 opcode);
+/*
+ * A repair request (AGG_NACK) for the fragments from `from` on that the
+ * asker lacks: its payload maps which of the next NETCOLL_NACK_MAP_MAX * 8
+ * are in s (NULL: none asked about but from); below bounds it (holes
+ * seen, each asked once), 0 asks for all (a timeout).
+ */
+struct sk_buff *nck_nack_frame(struct nck_comm *c, u32 seq, u32 dst, u16 tag,
+			       const struct nck_frags *s, u32 from, u32 below);
+
+/* Does the bitmap of a repair request (len bytes, after from) have k? */
+static inline bool nck_nack_has(const u8 *map, u32 len, u32 from, u32 k)
+{
+	u32 i = k - from - 1;
+
+	return k > from && i < len * 8 && (map[i / 8] & (1U << (i % 8)));
+}
 
 static inline bool nck_seq_before(u32 a, u32 b)
 {

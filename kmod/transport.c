@@ -600,24 +600,18 @@ static int nck_op_push(struct nck_op *op)
  * a burst dropped shows no hole before its timeout, and probing it would
  * cost contended orders a round trip per burst.
  */
+static int nck_tx_probe_resend(void *arg, u32 idx)
+{
+	struct nck_tx_ctx *x = arg;
+
+	return nck_resend(x->op, x->m, idx);
+}
+
 static int nck_msg_probe(struct nck_op *op, struct nck_msg *m)
 {
-	u32 f, last;
-	int err;
+	struct nck_tx_ctx x = { .op = op, .m = m };
 
-	f = find_next_zero_bit(m->fr.bits, m->sent, m->fr.cum);
-	if (f >= m->sent)
-		return 0;
-	err = nck_resend(op, m, f);
-	if (err)
-		return err;
-	/* Holes the coming ack shows go again, even if resent before. */
-	m->fr.resent_below = m->fr.cum;
-	/* The newest one the ack's selective bits can still show. */
-	last = min(m->sent, f + 1 + NCK_SACK_BITS) - 1;
-	while (last > f && test_bit(last, m->fr.bits))
-		last--;
-	return last > f ? nck_resend(op, m, last) : 0;
+	return nck_frags_probe(&m->fr, m->sent, nck_tx_probe_resend, &x);
 }
 
 static int nck_msg_resend_all(struct nck_op *op, struct nck_msg *m)

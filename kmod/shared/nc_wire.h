@@ -199,7 +199,12 @@ static inline int nc_wire_check(const void *frame, u32 frame_len,
 	case NETCOLL_T_AGG_UP:
 	case NETCOLL_T_AGG_DOWN:
 		return nc_wire_check_frag(f);
-	default:		/* ACK, AGG_ACK, AGG_NACK, JOIN*: no payload */
+	case NETCOLL_T_AGG_NACK:	/* a bitmap; msg_len: asks only below it */
+		if (f->len > NETCOLL_NACK_MAP_MAX || f->frag_size || f->frag_off ||
+		    (f->msg_len && f->msg_len <= f->seq))
+			return NETCOLL_STAT_DROP_LENGTH;
+		return 0;
+	default:		/* ACK, AGG_ACK, JOIN*: no payload */
 		if (f->len || f->msg_len || f->frag_size)
 			return NETCOLL_STAT_DROP_LENGTH;
 		return 0;

@@ -39,6 +39,9 @@
  *   agg-nack    repair request for piece 0 of operation --seq, from
  *               fragment 0 (the receiver must be that piece's root or
  *               the sender's parent)
+ *   agg-holes   the same, for the holes below fragment 1000000 (seen
+ *               arriving a fragment: answered once per hole, not per
+ *               interval)
  *   join        JOIN to rank 0, each with another nonce
  */
 #include <arpa/inet.h>
@@ -126,7 +129,8 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 							a->dstrank + 2;
 	else if (!strcmp(a->kase, "state"))
 		f.op_seq = 0x40000000;
-	else if (!strcmp(a->kase, "agg-nack") || !strcmp(a->kase, "join")) {
+	else if (!strcmp(a->kase, "agg-nack") || !strcmp(a->kase, "agg-holes") ||
+		 !strcmp(a->kase, "join")) {
 		f.type = strcmp(a->kase, "join") ? NETCOLL_T_AGG_NACK :
 						   NETCOLL_T_JOIN;
 		f.op_seq = a->seq;
@@ -137,6 +141,8 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 			f.epoch = 0x6e630000ULL + i + 1;	/* the nonce */
 		} else {
 			f.opcode = NETCOLL_OP_SUM << 8 | NETCOLL_DT_DOUBLE;
+			if (!strcmp(a->kase, "agg-holes"))
+				f.msg_len = 1000000;
 		}
 		len = NETCOLL_HDR_LEN;
 	}

@@ -231,11 +231,30 @@ TEST(aggregation_frames)
 	f.seq = 0;
 	f.frag_off = 0;
 	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
-	/* acks and nacks carry no payload */
+	/* acks carry no payload; nacks a bitmap of at most 32 bytes */
 	f.type = NETCOLL_T_AGG_NACK;
 	f.frag_size = 0;
 	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
 	f.len = 4;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 4), 0);
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 3), NETCOLL_STAT_DROP_LENGTH);
+	f.len = NETCOLL_NACK_MAP_MAX + 1;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_LENGTH);
+	f.len = 0;
+	f.frag_off = 1;		/* the bitmap is the payload's */
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), NETCOLL_STAT_DROP_LENGTH);
+	f.frag_off = 0;
+	/* a nack for the holes below fragment msg_len, from seq */
+	f.seq = 2;
+	f.msg_len = 5;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
+	f.msg_len = 2;		/* nothing to ask for */
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), NETCOLL_STAT_DROP_LENGTH);
+	f.type = NETCOLL_T_AGG_ACK;	/* only a nack bounds its request */
+	f.msg_len = 5;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), NETCOLL_STAT_DROP_LENGTH);
+	f.msg_len = 0;
+	f.len = 4;		/* nor carries a payload */
 	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 4), NETCOLL_STAT_DROP_LENGTH);
 	/* p2p frames carry no opcode */
 	f = data_frame();

@@ -521,7 +521,8 @@ struct netcoll_wait {
 /* ------------------------------------------------------------------ */
 
 #define NETCOLL_ETHERTYPE		0x88B5	/* IEEE local experimental 1 */
-#define NETCOLL_WIRE_VERSION		2
+/* 3: AGG_NACK carries a bitmap of what the asker has and may be bounded */
+#define NETCOLL_WIRE_VERSION		3
 
 enum netcoll_frame_type {
 	NETCOLL_T_DATA = 1,		/* a fragment of a message */
@@ -536,9 +537,18 @@ enum netcoll_frame_type {
 	NETCOLL_T_AGG_ACK = 5,		/* parent to child: fragments held, like
 					 * ACK (answers AGG_UP with ACK_NOW)
 					 */
-	NETCOLL_T_AGG_NACK = 6,		/* asks the result's sender again: seq and
-					 * frag_off as in ACK, of what this rank
-					 * has
+	NETCOLL_T_AGG_NACK = 6,		/* asks the result's sender again for
+					 * the fragments from seq on that this
+					 * rank lacks.  The payload (at most
+					 * NETCOLL_NACK_MAP_MAX bytes) is a
+					 * bitmap of the ones after seq it has
+					 * (bit i of byte i / 8: fragment
+					 * seq + 1 + i); frag_off is 0.  msg_len
+					 * 0: every one it lacks (its timer
+					 * expired; seq is its cumulative
+					 * point), else only those below msg_len
+					 * (holes it saw arriving fragment
+					 * msg_len)
 					 */
 	NETCOLL_T_JOIN = 7,		/* to rank 0: which epoch?  epoch carries
 					 * the asker's random nonce; seq:frag_off
@@ -613,6 +623,7 @@ struct netcoll_hdr {
 };
 
 #define NETCOLL_HDR_LEN			56
+#define NETCOLL_NACK_MAP_MAX		32	/* AGG_NACK: bitmap bytes */
 
 /*
  * Authenticated frames (the communicator has a key) carry NETCOLL_F_AUTH
