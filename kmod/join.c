@@ -42,6 +42,7 @@
 #define NCK_JOIN_RTO_MAX		HZ
 /* Backoff steps of the challenges to one peer (rto_min_ms << shift). */
 #define NCK_ANSWER_SHIFT_MAX	6
+#define NCK_ANSWER_MIN_MS	10U	/* floor of the interval between answers */
 
 /* A header-only join frame: epoch is the nonce or the epoch, echo the other. */
 static void nck_join_send(struct nck_comm *c, u16 type, u32 dst, u64 epoch,
@@ -108,8 +109,10 @@ void nck_join_stop(struct nck_comm *c)
 
 /*
  * Under c->lock: may rank 0 challenge peer now?  At most once per
- * rto_min_ms << n, n growing with every challenge, which is as often as
- * a peer backing off its own requests asks.
+ * max(rto_min_ms, NCK_ANSWER_MIN_MS) << n, n growing with every challenge:
+ * about as often as a peer backing off its own requests asks, and never
+ * more often than the floor, however small the retransmission timeout is
+ * tuned.
  */
 static bool nck_join_may_answer(struct nck_comm *c, u32 peer)
 {
@@ -119,7 +122,8 @@ static bool nck_join_may_answer(struct nck_comm *c, u32 peer)
 	lockdep_assert_held(&c->lock);
 	if (p->answer_at && time_before(now, p->answer_at))
 		return false;
-	p->answer_at = (now + (msecs_to_jiffies(nck_rto_min_ms) << p->answer_shift)) ?: 1;
+	p->answer_at = (now + (msecs_to_jiffies(max(nck_rto_min_ms, NCK_ANSWER_MIN_MS)) <<
+				p->answer_shift)) ?: 1;
 	if (p->answer_shift < NCK_ANSWER_SHIFT_MAX)
 		p->answer_shift++;
 	return true;

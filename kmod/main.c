@@ -49,7 +49,12 @@ unsigned short nck_ethertype = NETCOLL_ETHERTYPE;
 module_param_named(ethertype, nck_ethertype, ushort, 0444);
 MODULE_PARM_DESC(ethertype, "Ethertype of netcoll frames (default 0x88B5)");
 
-unsigned int nck_rto_min_ms = 10;
+/*
+ * 2 ms: a lost frame of a small reduction costs about a round trip, not
+ * several (docs/loss-bench.md); the estimate (SRTT + 4 RTTVAR) keeps
+ * slower paths slower.  Not below one jiffy, whatever HZ is.
+ */
+unsigned int nck_rto_min_ms = 2;
 module_param_named(rto_min_ms, nck_rto_min_ms, uint, 0644);
 MODULE_PARM_DESC(rto_min_ms, "Smallest retransmission timeout in ms");
 
