@@ -40,13 +40,9 @@ bool nck_may_admin_net(struct net *net)
 
 bool nck_may_bind(const struct nck_comm *c)
 {
-	const struct cred *cred = current_cred();
-
-	if (uid_eq(cred->euid, c->owner))
-		return true;
 	if (gid_valid(c->group) && in_egroup_p(c->group))
 		return true;
-	return nck_may_admin_net(c->nn->net);
+	return nck_may_end(c);
 }
 
 /*

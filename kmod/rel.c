@@ -223,6 +223,26 @@ void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
 /* Control frames                                                    */
 /* ---------------------------------------------------------------- */
 
+/*
+ * A header with len payload bytes to follow, f filled in by the caller
+ * past nck_frame_hdr(); the send is counted as a drop when there is no
+ * memory.
+ */
+static struct sk_buff *nck_ctl_alloc(struct nck_comm *c, struct nc_frame *f,
+				     u32 len)
+{
+	struct sk_buff *skb;
+
+	skb = nck_frame_alloc(len, GFP_ATOMIC);
+	if (!skb) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
+		return NULL;
+	}
+	f->len = len;
+	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), f);
+	return skb;
+}
+
 struct sk_buff *nck_ctl_frame(struct nck_comm *c, u16 type, u32 seq, u32 dst,
 			      u16 tag, u32 cum, u32 sack, u16 flags,
 			     u16 opcode)
@@ -230,18 +250,13 @@ struct sk_buff *nck_ctl_frame(struct nck_comm *c, u16 type, u32 seq, u32 dst,
 	struct sk_buff *skb;
 	struct nc_frame f;
 
-	skb = nck_frame_alloc(0, GFP_ATOMIC);
-	if (!skb) {
-		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
-		return NULL;
-	}
 	nck_frame_hdr(c, &f, type, seq, dst, tag);
 	f.flags = flags;
 	f.opcode = opcode;
 	f.seq = cum;
 	f.frag_off = sack;
-	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
-	if (type == NETCOLL_T_ACK || type == NETCOLL_T_AGG_ACK)
+	skb = nck_ctl_alloc(c, &f, 0);
+	if (skb && (type == NETCOLL_T_ACK || type == NETCOLL_T_AGG_ACK))
 		nck_stat_inc(c->nn, NETCOLL_STAT_TX_ACKS);
 	return skb;
 }
@@ -259,16 +274,12 @@ struct sk_buff *nck_nack_frame(struct nck_comm *c, u32 seq, u32 dst, u16 tag,
 	if (below)			/* asks nothing at or past below */
 		nbits = min(nbits, below - from - 1);
 	len = DIV_ROUND_UP(nbits, 8);
-	skb = nck_frame_alloc(len, GFP_ATOMIC);
-	if (!skb) {
-		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
-		return NULL;
-	}
 	nck_frame_hdr(c, &f, NETCOLL_T_AGG_NACK, seq, dst, tag);
 	f.seq = from;
 	f.msg_len = below;
-	f.len = len;
-	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
+	skb = nck_ctl_alloc(c, &f, len);
+	if (!skb)
+		return NULL;
 	map = skb_put_zero(skb, len);
 	for (i = 0; i < nbits; i++)
 		if (test_bit(from + 1 + i, s->bits))
