@@ -28,8 +28,9 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iuapi -Iuserlib/include \
 	  -Ikmod/shared -fPIC
-NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
-NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
+# The libraries libnetcoll uses: libnl (netlink), json-c (LLDP data).
+DEP_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 json-c 2>/dev/null)
+DEP_LIBS := $(shell pkg-config --libs libnl-genl-3.0 json-c 2>/dev/null)
 
 USER_TARGETS :=
 UNIT_TESTS :=
@@ -54,7 +55,7 @@ user: $(USER_TARGETS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(NL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEP_CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

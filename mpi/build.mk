@@ -18,7 +18,7 @@ $(NCMPI_SRCS:%.c=$(1)/%.o): $(1)/%.o: %.c mpi/netcoll_mpi.h
 
 $(1)/libnetcoll-mpi.so: $(NCMPI_SRCS:%.c=$(1)/%.o) $$(LIBNC_OBJS) mpi/netcoll-mpi.map
 	$(2) $$(LDFLAGS) -shared -Wl,--version-script=mpi/netcoll-mpi.map \
-		-o $$@ $(NCMPI_SRCS:%.c=$(1)/%.o) $$(LIBNC_OBJS) $$(NL_LIBS) -pthread
+		-o $$@ $(NCMPI_SRCS:%.c=$(1)/%.o) $$(LIBNC_OBJS) $$(DEP_LIBS) -pthread
 
 $(1)/selftests/mpi/mpi_check: selftests/mpi/mpi_check.c
 	@mkdir -p $$(dir $$@)

@@ -148,9 +148,9 @@ sed -n '/^\.\\" example-begin/,/^\.\\" example-end/p' "$LIB_MAN" | sed '1d;$d' |
 if [ ! -s "$tmp/example.c" ]; then
 	echo "no example between .\\\" example-begin and .\\\" example-end" >"$tmp/why"
 	fail "libnetcoll.3 example compiles"
-elif [ ! -f build/libnetcoll.a ] || ! pkg-config --exists libnl-genl-3.0 2>/dev/null; then
-	tap_skip "man: libnetcoll.3 example compiles" "no build/libnetcoll.a (make user) or libnl"
-elif read -ra nl_libs < <(pkg-config --libs libnl-genl-3.0) &&
+elif [ ! -f build/libnetcoll.a ] || ! pkg-config --exists libnl-genl-3.0 json-c 2>/dev/null; then
+	tap_skip "man: libnetcoll.3 example compiles" "no build/libnetcoll.a (make user) or libnl, json-c"
+elif read -ra nl_libs < <(pkg-config --libs libnl-genl-3.0 json-c) &&
 	${CC:-cc} -Wall -Wextra -Werror -Iuserlib/include "$tmp/example.c" \
 	build/libnetcoll.a "${nl_libs[@]}" -pthread \
 	-o "$tmp/example" >"$tmp/why" 2>&1; then

@@ -8,7 +8,7 @@ UNIT_TEST_BINS := $(UNIT_TEST_NAMES:%=$(B)/selftests/unit/%)
 
 # -lm: tests compare against closed forms (the tree model's logarithms).
 $(UNIT_TEST_BINS): $(B)/selftests/unit/%: $(B)/selftests/unit/%.o $(LIBNC_A)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(NL_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(DEP_LIBS) -lm
 
 UNIT_TESTS += $(UNIT_TEST_BINS)
 # ncbench's UDP tree baseline, on the build host (needs build/ncbench).
@@ -18,7 +18,7 @@ UNIT_TESTS += selftests/unit/make_install_check.sh
 
 # The InfiniBand topology reader against ibsim + OpenSM + infiniband-diags.
 $(B)/selftests/ib/ib_model: $(B)/selftests/ib/ib_model.o $(LIBNC_A)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(NL_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(DEP_LIBS) -lm
 UNIT_TESTS += selftests/ib/t_ib_topo.sh
 selftests/ib/t_ib_topo.sh: $(B)/selftests/ib/ib_model
 
@@ -31,6 +31,6 @@ NET_TEST_NAMES := nc_check nl_reject ep_errors nc_inject nc_red_check nc_bcast_c
 NET_TEST_BINS := $(NET_TEST_NAMES:%=$(B)/selftests/net/%)
 
 $(NET_TEST_BINS): $(B)/selftests/net/%: $(B)/selftests/net/%.o $(LIBNC_A)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(NL_LIBS) -lm -pthread
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBNC_A) $(DEP_LIBS) -lm -pthread
 
 USER_TARGETS += $(NET_TEST_BINS)

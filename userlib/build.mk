@@ -4,7 +4,7 @@
 
 LIBNC_SRCS := userlib/nl.c userlib/endpoint.c userlib/text.c \
 	      userlib/errors.c userlib/args.c \
-	      userlib/topo.c userlib/topo_parse.c userlib/topo_gen.c userlib/topo_ib.c userlib/topo_query.c \
+	      userlib/topo.c userlib/topo_parse.c userlib/topo_gen.c userlib/topo_ib.c userlib/topo_lldp.c userlib/topo_query.c \
 	      userlib/sched_aapc.c userlib/sched_sync.c userlib/sched_fattree.c \
 	      userlib/sched_order.c userlib/sched_verify.c userlib/sched_install.c \
 	      userlib/tree.c userlib/bcast_plan.c userlib/model.c userlib/red_names.c \
@@ -33,7 +33,7 @@ $(LIBNC_A): $(LIBNC_OBJS)
 $(B)/$(LIBNC_SONAME): $(LIBNC_OBJS) $(LIBNC_MAP)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIBNC_SONAME) -Wl,--no-undefined \
-		-Wl,--version-script=$(LIBNC_MAP) -o $@ $(LIBNC_OBJS) $(NL_LIBS) -pthread
+		-Wl,--version-script=$(LIBNC_MAP) -o $@ $(LIBNC_OBJS) $(DEP_LIBS) -pthread
 
 $(LIBNC_SO): $(B)/$(LIBNC_SONAME)
 	ln -sf $(notdir $<) $@

@@ -4,10 +4,12 @@
  * tree paths and the text writer.  Parsing lives in topo_parse.c and the
  * generators in topo_gen.c.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -772,4 +774,33 @@ void nc_topo_link_capacities(const struct nc_topo *t, uint32_t *cap)
 			c = t->nhosts;
 		cap[l] = c >= 2 ? (uint32_t)(c + 1e-9) : 1;
 	}
+}
+
+void nc_topo_valid_name(const char *in, char *out, size_t size)
+{
+	size_t i, n = 0;
+
+	for (i = 0; in[i] && n + 1 < size; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		out[n++] = isalnum(c) || c == '_' || c == '-' || c == '.' ? (char)c : '_';
+	}
+	out[n] = '\0';
+	if (!isalpha((unsigned char)out[0]))
+		out[0] = '\0';
+}
+
+void nc_topo_err_prefix(struct nc_topo_err *err, const char *path)
+{
+	char msg[512];
+	size_t n;
+
+	if (err->line)
+		snprintf(msg, sizeof(msg), "%s:%u: %s", path, err->line, err->msg);
+	else
+		snprintf(msg, sizeof(msg), "%s: %s", path, err->msg);
+	n = strnlen(msg, sizeof(err->msg) - 1);
+	memcpy(err->msg, msg, n);
+	err->msg[n] = '\0';
+	err->line = 0;
 }

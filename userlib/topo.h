@@ -147,7 +147,8 @@ int nc_topo_parse(struct nc_topo *t, const char *text, struct nc_topo_err *err);
 int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err);
 /*
  * File or generator spec, as users name a topology: an existing file,
- * "ib:NETDISCOVER[,LFTS]" is an InfiniBand fabric (nc_topo_load_ib()), a
+ * "ib:NETDISCOVER[,LFTS]" is an InfiniBand fabric (nc_topo_load_ib()),
+ * "lldp:PATH[,PATH...]" an Ethernet network from LLDP (nc_topo_load_lldp()), a
  * name starting like a spec ("ft:", ...) is generated, anything else is a
  * file that cannot be read (-ENOENT, -EISDIR, ... with the path in err).
  */
@@ -174,14 +175,32 @@ int nc_topo_parse_ib(struct nc_topo *t, const char *netdiscover,
 int nc_topo_load_ib(struct nc_topo *t, const char *netdiscover_path,
 		    const char *lfts_path, struct nc_topo_err *err);
 
+/*
+ * Ethernet from LLDP (topo_lldp.c): texts holding each node's `lldpcli -f
+ * json show chassis` then its `lldpcli -f json show neighbors details` (any
+ * number of such pairs per text).  Switches are the chassis with the Bridge
+ * or Router capability, hosts the others, ranked in version order of their
+ * names; rates from the ports' operational MAU type.  0 or -errno with
+ * err; *err_text (if not NULL) is the index of the text err refers to
+ * (ntexts: the whole).  nc_topo_load_lldp() reads files, or every *.json
+ * of a directory, and puts "FILE: " into err->msg.
+ */
+int nc_topo_parse_lldp(struct nc_topo *t, const char *const *texts,
+		       uint32_t ntexts, struct nc_topo_err *err,
+		       uint32_t *err_text);
+int nc_topo_load_lldp(struct nc_topo *t, const char *const *paths,
+		      uint32_t npaths, struct nc_topo_err *err);
+
+/*
+ * A node name as the text format takes it, made of in: other characters
+ * become '_', "" if it does not start with a letter (cut to size - 1).
+ */
+void nc_topo_valid_name(const char *in, char *out, size_t size);
+/* err->msg becomes "PATH:LINE: msg" (or "PATH: msg"), err->line 0. */
+void nc_topo_err_prefix(struct nc_topo_err *err, const char *path);
+
 /* Does text start like a generator spec (a known name and ':')? */
 int nc_topo_spec_like(const char *text);
-/*
- * Writes the topology back in the text format (generators -> cluster.sh):
- * switches, then hosts in rank order, then switch links; rate and delay
- * only.  Finished trees only (-EINVAL otherwise).
- */
-int nc_topo_write(const struct nc_topo *t, FILE *out);
 
 /*
  * Generators (call nc_topo_finish() themselves; t is initialized here and

@@ -460,20 +460,6 @@ static int other_side(const struct ib_fabric *f, const struct ib_port *p,
 	return (int)(q - f->ports);
 }
 
-static void make_valid(const char *in, char *out, size_t size)
-{
-	size_t i, n = 0;
-
-	for (i = 0; in[i] && n + 1 < size; i++) {
-		unsigned char c = (unsigned char)in[i];
-
-		out[n++] = isalnum(c) || c == '_' || c == '-' || c == '.' ? (char)c : '_';
-	}
-	out[n] = '\0';
-	if (!isalpha((unsigned char)out[0]))
-		out[0] = '\0';
-}
-
 static int name_taken(const struct ib_fabric *f, uint32_t upto, const char *name)
 {
 	uint32_t i;
@@ -494,7 +480,7 @@ static uint32_t first_word(const char *desc, char *out, size_t size)
 		n = sizeof(w) - 1;
 	memcpy(w, desc, n);
 	w[n] = '\0';
-	make_valid(w, out, size);
+	nc_topo_valid_name(w, out, size);
 	return (uint32_t)strlen(out);
 }
 
@@ -522,11 +508,11 @@ static void choose_names(struct ib_fabric *f)
 
 		if (n->name[0])
 			continue;
-		make_valid(n->desc, n->name, sizeof(n->name));
+		nc_topo_valid_name(n->desc, n->name, sizeof(n->name));
 		if (!n->name[0] || !strcmp(n->name, "fabric") ||
 		    name_taken(f, i, n->name) ||
 		    strlen(n->desc) >= sizeof(n->name))
-			make_valid(n->id, n->name, sizeof(n->name));
+			nc_topo_valid_name(n->id, n->name, sizeof(n->name));
 	}
 	free(cand);
 }
@@ -758,22 +744,6 @@ int nc_topo_parse_ib(struct nc_topo *t, const char *netdiscover,
 	return ret;
 }
 
-/* err->msg becomes "PATH:LINE: msg" (or "PATH: msg"), err->line 0. */
-static void prefix_path(struct nc_topo_err *err, const char *path)
-{
-	char msg[512];
-	size_t n;
-
-	if (err->line)
-		snprintf(msg, sizeof(msg), "%s:%u: %s", path, err->line, err->msg);
-	else
-		snprintf(msg, sizeof(msg), "%s: %s", path, err->msg);
-	n = strnlen(msg, sizeof(err->msg) - 1);
-	memcpy(err->msg, msg, n);
-	err->msg[n] = '\0';
-	err->line = 0;
-}
-
 int nc_topo_load_ib(struct nc_topo *t, const char *netdiscover_path,
 		    const char *lfts_path, struct nc_topo_err *err)
 {
@@ -792,14 +762,14 @@ int nc_topo_load_ib(struct nc_topo *t, const char *netdiscover_path,
 	if (ret) {
 		if (err) {
 			snprintf(err->msg, sizeof(err->msg), "%s", strerror(-ret));
-			prefix_path(err, in_lfts ? lfts_path : netdiscover_path);
+			nc_topo_err_prefix(err, in_lfts ? lfts_path : netdiscover_path);
 		}
 		free(nd);
 		return ret;
 	}
 	ret = nc_topo_parse_ib(t, nd, lf, err, &in_lfts);
 	if (ret && err && (err->line || err->msg[0]))
-		prefix_path(err, in_lfts ? lfts_path : netdiscover_path);
+		nc_topo_err_prefix(err, in_lfts ? lfts_path : netdiscover_path);
 	free(nd);
 	free(lf);
 	return ret;

@@ -668,6 +668,32 @@ int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err)
  * ("star:", "ft:", ...) is read as a spec, so a mistyped file name says
  * that the file does not exist, not that the spec is bad.
  */
+/* lldp:PATH[,PATH...]: every host's and switch's LLDP view */
+static int open_lldp(struct nc_topo *t, const char *list,
+		     struct nc_topo_err *err)
+{
+	const char *paths[64];
+	char *copy, *p, *save = NULL;
+	uint32_t n = 0;
+	int ret;
+
+	copy = strdup(list);
+	if (!copy)
+		return -ENOMEM;
+	for (p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (n == sizeof(paths) / sizeof(paths[0])) {
+			free(copy);
+			return nc_topo_fail(err, 0, "lldp: more than %zu paths (name directories)",
+					    sizeof(paths) / sizeof(paths[0]));
+		}
+		paths[n++] = p;
+	}
+	ret = n ? nc_topo_load_lldp(t, paths, n, err) :
+		  nc_topo_fail(err, 0, "lldp: wants a file or directory");
+	free(copy);
+	return ret;
+}
+
 int nc_topo_open(struct nc_topo *t, const char *topology,
 		 struct nc_topo_err *err)
 {
@@ -687,6 +713,8 @@ int nc_topo_open(struct nc_topo *t, const char *topology,
 		nd[n] = '\0';
 		return nc_topo_load_ib(t, nd, comma ? comma + 1 : NULL, err);
 	}
+	if (!strncmp(topology, "lldp:", 5) && stat(topology, &st) != 0)
+		return open_lldp(t, topology + 5, err);
 	if (stat(topology, &st) == 0 || !nc_topo_spec_like(topology))
 		return nc_topo_load(t, topology, err);
 	return nc_topo_gen_spec(t, topology, err);

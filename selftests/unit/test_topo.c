@@ -1076,6 +1076,139 @@ TEST(infiniband_dumps)
 	CHECK_EQ(t.nnodes, 0);
 }
 
+/*
+ * LLDP (topo_lldp.c), as `lldpcli -f json` prints it: a chassis keyed by
+ * its system name, one interface as an object instead of a list, a host
+ * with a second cable, a host with no listing of its own, a cable seen
+ * from both ends, rates from MAU types.  Real lldpd output on the emulated
+ * clusters is selftests/net/t_topo.sh.
+ */
+#define LL_CH(name, mac, cap) \
+	"{\"" name "\":{\"id\":{\"type\":\"mac\",\"value\":\"" mac "\"}," \
+	"\"capability\":[{\"type\":\"Router\",\"enabled\":false}," \
+	"{\"type\":\"" cap "\",\"enabled\":true}]}}"
+#define LL_LOCAL(ch)	"{\"local-chassis\":{\"chassis\":" ch "}}\n"
+#define LL_NB(ifname, ch, mau) \
+	"{\"" ifname "\":{\"via\":\"LLDP\",\"chassis\":" ch ",\"port\":{\"id\":" \
+	"{\"type\":\"ifname\",\"value\":\"p\"},\"auto-negotiation\":" \
+	"{\"supported\":false,\"enabled\":false,\"current\":\"" mau "\"}}}}"
+#define LL_LEAF		LL_CH("leaf1", "0a:00:00:00:00:01", "Bridge")
+#define LL_SPINE	LL_CH("spine", "0a:00:00:00:00:02", "Bridge")
+#define LL_NODE1	LL_CH("node1", "02:00:00:00:00:01", "Station")
+#define LL_NODE2	LL_CH("node2", "02:00:00:00:00:02", "Station")
+#define LL_NODE10	LL_CH("node10", "02:00:00:00:00:0a", "Station")
+
+static const char *const ll_texts[] = {
+	LL_LOCAL(LL_LEAF) "{\"lldp\":{\"interface\":["
+	LL_NB("swp1", LL_NODE1, "1000BaseTFD - Four-pair Category 5 UTP, full duplex mode") ","
+	LL_NB("swp2", LL_NODE10, "10GbaseT - Four-pair Category 6A or better") ","
+	LL_NB("swp3", LL_SPINE, "10GbaseR - R PCS/PMA, serial 1550 nm") "]}}\n",
+	/* spine lists node1's second cable too, and the trunk again */
+	LL_LOCAL(LL_SPINE) "{\"lldp\":{\"interface\":["
+	LL_NB("swp1", LL_NODE2, "100BaseTXFD - 2 pair category 5 UTP, full duplex mode") ","
+	LL_NB("swp2", LL_NODE1, "1000BaseTFD") ","
+	LL_NB("swp3", LL_LEAF, "10GbaseR") "]}}",
+	/* two nodes in one text; node10's one interface is an object */
+	LL_LOCAL(LL_NODE1) "{\"lldp\":{\"interface\":["
+	LL_NB("eth0", LL_LEAF, "1000BaseTFD") "," LL_NB("eth1", LL_SPINE, "1000BaseTFD") "]}}"
+	LL_LOCAL(LL_NODE10) "{\"lldp\":{\"interface\":"
+	LL_NB("eth0", LL_LEAF, "10GbaseT") "}}",
+};
+
+TEST(lldp_views)
+{
+	uint32_t i, host, sw, bad, nleaf, nspine;
+	struct nc_topo_err err;
+	struct nc_topo t;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	n = nc_topo_parse_lldp(&t, ll_texts, 3, &err, &bad);
+	CHECK_EQ(n, 0);
+	if (n) {
+		printf("# text %u: %s\n", bad, err.msg);
+		return;
+	}
+	/* hosts in version order; node2 has no listing of its own */
+	CHECK_EQ(t.nhosts, 3);
+	CHECK(!strcmp(t.nodes[t.host_node[0]].name, "node1"));
+	CHECK(!strcmp(t.nodes[t.host_node[1]].name, "node2"));
+	CHECK(!strcmp(t.nodes[t.host_node[2]].name, "node10"));
+	nleaf = (uint32_t)nc_topo_find(&t, "leaf1");
+	nspine = (uint32_t)nc_topo_find(&t, "spine");
+	CHECK(t.nodes[nleaf].kind == NC_NODE_SWITCH && t.nodes[nspine].kind == NC_NODE_SWITCH);
+	/* 3 host cables (node1's second left out) and one trunk, seen twice */
+	CHECK_EQ(t.nlinks, 4);
+	CHECK(t.is_tree);
+	for (i = 0; i < t.nlinks; i++) {
+		const struct nc_topo_link *l = &t.links[i];
+
+		host = t.nodes[l->a].kind == NC_NODE_HOST ? l->a :
+		       t.nodes[l->b].kind == NC_NODE_HOST ? l->b : NC_TOPO_NONE;
+		sw = host == l->a ? l->b : l->a;
+		if (host == NC_TOPO_NONE)
+			CHECK_EQ(l->rate_mbit, 10000);
+		else if (!strcmp(t.nodes[host].name, "node1"))
+			CHECK(sw == nleaf && l->rate_mbit == 1000);
+		else if (!strcmp(t.nodes[host].name, "node2"))
+			CHECK(sw == nspine && l->rate_mbit == 100);
+		else
+			CHECK(sw == nleaf && l->rate_mbit == 10000);
+	}
+	/* written as text, it reads back the same */
+	f = open_memstream(&text, &len);
+	CHECK(f && nc_topo_write(&t, f) == 0);
+	if (f)
+		fclose(f);
+	nc_topo_free(&t);
+	CHECK(text && strstr(text, "host node2 spine rate 100mbit\n") &&
+	      strstr(text, "link leaf1 spine rate 10gbit\n"));
+	if (text && nc_topo_parse(&t, text, &err) == 0) {
+		CHECK_EQ(t.nhosts, 3);
+		CHECK_EQ(t.nlinks, 4);
+		nc_topo_free(&t);
+	}
+	free(text);
+
+	/* errors say which text and what */
+	{
+		const char *bad_texts[] = {
+			ll_texts[0],
+			"{\"lldp\":{\"interface\":[]}}",
+			"{\"x\":1}",
+			LL_LOCAL(LL_NODE2) "{\"lldp\":",
+			LL_LOCAL(LL_NODE2) "{\"lldp\":[{\"interface\":[{\"name\":\"eth0\"}]}]}",
+			LL_LOCAL("{\"node2\":{\"descr\":\"no id\"}}"),
+			LL_LOCAL(LL_NODE2),
+		};
+		static const char *const want[] = {
+			NULL, "before the chassis", "neither", "cut short",
+			"json0", "without an ID", "node2: no cable seen",
+		};
+
+		for (i = 1; i < (sizeof(bad_texts) / sizeof(bad_texts[0])); i++) {
+			const char *two[2] = { bad_texts[0], bad_texts[i] };
+
+			CHECK_EQ(nc_topo_parse_lldp(&t, two, 2, &err, &bad), -EINVAL);
+			CHECK(strstr(err.msg, want[i]) != NULL);
+			/* the last one is the whole network's fault */
+			CHECK_EQ(bad, i + 1 == (sizeof(bad_texts) / sizeof(bad_texts[0])) ? 2 : 1);
+			CHECK_EQ(t.nnodes, 0);
+		}
+	}
+	/* the hosts' views only: two stars with nothing between them */
+	{
+		const char *hosts_only[] = { ll_texts[2],
+			LL_LOCAL(LL_NODE2) "{\"lldp\":{\"interface\":"
+			LL_NB("eth0", LL_SPINE, "100BaseTXFD") "}}" };
+
+		CHECK_EQ(nc_topo_parse_lldp(&t, hosts_only, 2, &err, &bad), -EINVAL);
+		CHECK(strstr(err.msg, "not connected") != NULL);
+	}
+}
+
 int main(void)
 {
 	RUN(every_topology_file_parses);
@@ -1100,5 +1233,6 @@ int main(void)
 	RUN(parse_write_round_trip);
 	RUN(hosts_1024_in_well_under_10_ms);
 	RUN(infiniband_dumps);
+	RUN(lldp_views);
 	return DONE();
 }

@@ -48,7 +48,7 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 #define NC_LIB_VERSION_MAJOR	0
-#define NC_LIB_VERSION_MINOR	2
+#define NC_LIB_VERSION_MINOR	3
 
 /* Library errors (returned negated, like errno values). */
 enum nc_error {

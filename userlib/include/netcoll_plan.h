@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "netcoll.h"
 
@@ -64,6 +65,13 @@ struct nc_topo_err {
  */
 int nc_topo_create(nc_topo **t, const char *topology, struct nc_topo_err *err);
 void nc_topo_destroy(nc_topo *t);
+/*
+ * t in the text format (selftests/net/cluster.sh; what nc_topo_create()
+ * reads back): switches, then hosts in rank order, then the links between
+ * switches; rate and delay only.  0, -EINVAL for a topology with cycles or
+ * parallel links (the format holds trees), -EIO if out fails.  Since 0.3.
+ */
+int nc_topo_write(const nc_topo *t, FILE *out);
 uint32_t nc_topo_nhosts(const nc_topo *t);
 uint32_t nc_topo_nswitches(const nc_topo *t);
 uint32_t nc_topo_nlinks(const nc_topo *t);
