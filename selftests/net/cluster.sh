@@ -13,6 +13,7 @@
 #   cluster.sh show | hosts | members | mac HOST | ns HOST | ip HOST
 #   cluster.sh set-link HOST OPTS... | set-link SW1 SW2 OPTS...
 #   cluster.sh on HOST CMD...
+#   cluster.sh lldp-up | lldp-collect DIR [TIMEOUT_S]   LLDP agents (below)
 #
 # Topology format (line based; '#' starts a comment; tokens split on blanks):
 #   switch NAME
@@ -61,7 +62,8 @@
 # cluster_switches, cluster_count, cluster_fabric_ns, cluster_ns HOST, cluster_mac HOST,
 # cluster_ip HOST, cluster_rank HOST, cluster_members, cluster_set_link,
 # cluster_link_opts HOST|SW1 SW2,
-# cluster_show, on HOST CMD...
+# cluster_show, cluster_lldp_up, cluster_lldp_collect DIR [TIMEOUT_S],
+# on HOST CMD...
 # All return non-zero with a message on stderr on error; none calls exit.
 
 _nc_env() {
@@ -533,9 +535,108 @@ _nc_list_ns() {
 	return 0
 }
 
+# --- LLDP: what a real network tells about itself -----------------------------------
+# cluster_lldp_up starts lldpd(8) on every host (eth0) and, for every switch,
+# one in the fabric namespace on that bridge's ports, as a switch's own
+# agent would run: chassis ID the bridge's MAC, system name the switch's
+# name, Bridge capability.  Each has its control socket
+# $_NC_STATE/lldp/NAME.sock and sends every second (TTL 4 s); its settings
+# are applied before its first frame (-O), so no neighbor ever sees another
+# identity.  cluster_lldp_collect DIR waits until every node sees every
+# cable it has, writes DIR/NAME.json (`lldpcli -f json show chassis`, then
+# `show neighbors details`: what `nctl topo discover` reads) and stops them;
+# cluster_down stops them too.
+_nc_lldp_stop() {
+	local pid
+	[ -r "$_NC_STATE/lldp/pids" ] || return 0
+	while read -r pid; do kill "$pid" 2>/dev/null; done < "$_NC_STATE/lldp/pids"
+	while read -r pid; do	# 5 s each, then for good
+		for _ in {1..50}; do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$pid" 2>/dev/null
+	done < "$_NC_STATE/lldp/pids"
+	rm -f "$_NC_STATE/lldp/pids"
+}
+
+# _nc_lldp_start NAME NS IFACES CHASSIS_ID|"" : one agent
+_nc_lldp_start() {
+	local d=$_NC_STATE/lldp
+	{
+		echo "configure system hostname $1"
+		[ -n "$4" ] && echo "configure system chassisid $4"
+		echo "configure lldp tx-interval 1"
+	} > "$d/$1.conf"
+	ip netns exec "$2" lldpd -d -u "$d/$1.sock" -I "$3" -O "$d/$1.conf" \
+		> "$d/$1.log" 2>&1 &
+	echo $! >> "$d/pids"
+}
+
+cluster_lldp_up() {
+	local r h s m i p j br rest ports id
+	local -A swports=()
+	_nc_env
+	[ -r "$_NC_STATE/hosts" ] || { _nc_err "no cluster is up"; return 1; }
+	command -v lldpd > /dev/null || { _nc_err "lldpd is not installed"; return 1; }
+	_nc_lldp_stop
+	mkdir -p "$_NC_STATE/lldp" /run/lldpd || return 1	# lldpd's chroot
+	while read -r r h s m i p; do
+		swports[$s]+="${swports[$s]:+,}$p"
+		_nc_lldp_start "$h" "$_NC_P$h" eth0 ""
+	done < "$_NC_STATE/hosts"
+	while read -r r rest; do
+		case "$r" in t*) ;; *) continue ;; esac
+		read -r i p j br s h rest <<< "$rest"	# ns a_dev ns b_dev a b
+		swports[$s]+="${swports[$s]:+,}$p"
+		swports[$h]+="${swports[$h]:+,}$br"
+	done < "$_NC_STATE/links"
+	while read -r j s br; do
+		id=$(ip netns exec "$_NC_FAB" cat "/sys/class/net/$br/address") || return 1
+		_nc_lldp_start "$s" "$_NC_FAB" "${swports[$s]}" "$id"
+	done < "$_NC_STATE/switches"
+}
+
+# _nc_lldp_seen NAME : how many neighbors NAME's agent knows
+_nc_lldp_seen() {
+	lldpcli -u "$_NC_STATE/lldp/$1.sock" show neighbors 2>/dev/null | grep -c '^Interface:'
+}
+
+cluster_lldp_collect() { # DIR [TIMEOUT_S]
+	local dir=${1:?usage: cluster_lldp_collect DIR [TIMEOUT_S]} t=${2:-60} n want
+	local r h s rest i
+	local -A cables=()
+	_nc_env
+	[ -r "$_NC_STATE/lldp/pids" ] || { _nc_err "no LLDP agents (cluster_lldp_up)"; return 1; }
+	while read -r r h s rest; do
+		cables[$h]=1; cables[$s]=$((${cables[$s]:-0} + 1))
+	done < "$_NC_STATE/hosts"
+	while read -r r rest; do
+		case "$r" in t*) ;; *) continue ;; esac
+		read -r i i i i s h rest <<< "$rest"
+		cables[$s]=$((${cables[$s]:-0} + 1)); cables[$h]=$((${cables[$h]:-0} + 1))
+	done < "$_NC_STATE/links"
+	mkdir -p "$dir" || return 1
+	for n in "${!cables[@]}"; do
+		want=${cables[$n]}
+		while [ "$(_nc_lldp_seen "$n")" -lt "$want" ]; do
+			if [ "$t" -le 0 ]; then
+				_nc_err "LLDP: $n sees $(_nc_lldp_seen "$n") of its $want cables"
+				_nc_lldp_stop; return 1
+			fi
+			sleep 1; t=$((t - 1))
+		done
+	done
+	for n in "${!cables[@]}"; do
+		{
+			lldpcli -u "$_NC_STATE/lldp/$n.sock" -f json show chassis &&
+			lldpcli -u "$_NC_STATE/lldp/$n.sock" -f json show neighbors details
+		} > "$dir/$n.json" || { _nc_err "LLDP: lldpcli for $n failed"; _nc_lldp_stop; return 1; }
+	done
+	_nc_lldp_stop
+}
+
 cluster_down() { # remove every namespace of this cluster (and stale ones)
 	local ns cmds=""
 	_nc_env
+	_nc_lldp_stop
 	local -A seen=()
 	if [ -r "$_NC_STATE/namespaces" ]; then
 		while read -r ns; do seen[$ns]=1; done < "$_NC_STATE/namespaces"
@@ -705,6 +806,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	mac|ns|ip|rank) "cluster_$cmd" "$@" ;;
 	set-link) cluster_set_link "$@" ;;
 	link-opts) cluster_link_opts "$@" ;;
+	lldp-up) cluster_lldp_up ;;
+	lldp-collect) cluster_lldp_collect "$@" ;;
 	on|exec) on "$@" ;;
 	*) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac

@@ -33,12 +33,14 @@ static const struct opt path_opts[] = {
 
 static int topo_show(int argc, char **argv);
 static int topo_path(int argc, char **argv);
+static int topo_discover(int argc, char **argv);
 static int usage(int argc, char **argv);
 
 static const struct cmd cmds[] = {
 	{ "show",	topo_show,	show_opts, NULL },
 	{ "path",	topo_path,	NULL,
 	  "path from HOST to HOST { topology TOPOLOGY | service ADDR }" },
+	{ "discover",	topo_discover,	NULL, "discover PATH..." },
 	{ "help",	usage,		NULL, NULL },
 	{ NULL }
 };
@@ -48,13 +50,17 @@ static int usage(int argc, char **argv)
 	(void)argc;	/* help takes no further words */
 	(void)argv;
 	cmd_usage(stdout, "topo", cmds);
-	printf("TOPOLOGY := { FILE | ib:NETDISCOVER[,LFTS] | SPEC }\n"
+	printf("TOPOLOGY := { FILE | ib:NETDISCOVER[,LFTS] | lldp:PATH[,PATH...] | SPEC }\n"
 	       "ADDR := { unix:PATH | [HOST:]PORT }\n"
 	       "\n"
 	       "show prints the hosts in rank order, the switches and the links with\n"
 	       "their rates; path the nodes from one host to another (the routed path\n"
 	       "on an InfiniBand fabric read with its forwarding tables), its hops\n"
-	       "and its slowest link, from the topology or from netcoll-topod(8).\n");
+	       "and its slowest link, from the topology or from netcoll-topod(8).\n"
+	       "discover writes, as a topology file, the Ethernet network that LLDP\n"
+	       "shows: PATH is a file or a directory of *.json files, each holding a\n"
+	       "host's or switch's `lldpcli -f json show chassis` followed by its\n"
+	       "`lldpcli -f json show neighbors details`.\n");
 	return NCTL_OK;
 }
 
@@ -179,6 +185,44 @@ static int topo_path(int argc, char **argv)
 					 msg[0] ? msg : strerror(-ret));
 	}
 	print_route(&r);
+	return NCTL_OK;
+}
+
+/* The text format, from every node's LLDP view (lldp:PATH,...). */
+static int topo_discover(int argc, char **argv)
+{
+	size_t len = sizeof("lldp:");
+	char *spec;
+	nc_topo *t;
+	int i, ret;
+
+	if (argc < 1)
+		return nctl_usage("topo discover needs PATH...");
+	for (i = 0; i < argc; i++) {
+		if (!argv[i][0] || strchr(argv[i], ','))
+			return nctl_fail("%s: a path with a comma cannot be named",
+					 argv[i]);
+		len += strlen(argv[i]) + 1;
+	}
+	spec = malloc(len);
+	if (!spec)
+		return nctl_fail("out of memory");
+	strcpy(spec, "lldp:");
+	for (i = 0; i < argc; i++) {
+		if (i)
+			strcat(spec, ",");
+		strcat(spec, argv[i]);
+	}
+	ret = load(&t, spec);
+	free(spec);
+	if (ret)
+		return NCTL_ERR;
+	ret = nc_topo_write(t, stdout);
+	nc_topo_destroy(t);
+	if (ret == -EINVAL)
+		return nctl_fail("the network LLDP shows is not a tree (cycles or parallel cables): the text format cannot hold it; `nctl topo show lldp:PATH` lists it");
+	if (ret)
+		return nctl_fail("writing the topology: %s", strerror(-ret));
 	return NCTL_OK;
 }
 
