@@ -101,8 +101,7 @@ int nc_bcast_delays(const struct nc_topo *t, double hop_us, uint64_t bytes,
 				ret = n;
 				goto out;
 			}
-			delay[(size_t)a * P + b] = hops * hop_us +
-				(slow > 0 ? (double)bytes * 8 / slow : 0);
+			delay[(size_t)a * P + b] = nc_bcast_delay_of(hops, slow, hop_us, bytes);
 		}
 	}
 out:

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The client side of the topology query service (netcoll-topod): one
- * connection per question, one line each way (see the service's header
- * for the protocol).
+ * The client side of the topology query service (netcoll-topod): one line
+ * each way per question (see the service's header for the protocol), over
+ * a session: nc_topo_query() asks one question, nc_topo_query_hosts() and
+ * nc_bcast_delays_query() ask many over one connection, as seed 003's MPI
+ * library asks for every pair of its processes.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -14,7 +16,19 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "bcast_plan.h"
 #include "topo.h"
+
+/* An answer line may hold every host's name ("hosts ..."). */
+#define ANSWER_MAX	(1U << 20)
+
+struct session {
+	int fd;
+	char *buf;		/* what was read and not yet taken */
+	size_t len, cap;
+	char *msg;		/* the caller's, for the service's words */
+	size_t msg_size;
+};
 
 /* A connected stream socket to "unix:PATH" or "[HOST:]PORT", or -errno. */
 static int connect_to(const char *addr)
@@ -89,50 +103,225 @@ static int parse_path(char *line, struct nc_topo_route *r)
 	return 0;
 }
 
-int nc_topo_query(const char *addr, const char *a, const char *b,
-		  struct nc_topo_route *r, char *msg, size_t msg_size)
+static int session_open(struct session *se, const char *addr, char *msg,
+			size_t msg_size)
 {
-	char req[2 * NC_TOPO_NAME_MAX + 16], line[4096];
-	size_t len = 0;
-	ssize_t n;
-	int fd, ret;
-
+	memset(se, 0, sizeof(*se));
+	se->fd = -1;
+	se->msg = msg;
+	se->msg_size = msg_size;
 	if (msg && msg_size)
 		msg[0] = '\0';
-	if (!addr || !a || !b || !r || strlen(a) >= NC_TOPO_NAME_MAX ||
-	    strlen(b) >= NC_TOPO_NAME_MAX || strpbrk(a, ": \n") || strpbrk(b, ": \n"))
+	if (!addr)
 		return -EINVAL;
-	fd = connect_to(addr);
-	if (fd < 0)
-		return fd;
-	snprintf(req, sizeof(req), "query %s:%s\n", a, b);
-	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
-		ret = -errno;
-		close(fd);
-		return ret ? ret : -EIO;
+	se->fd = connect_to(addr);
+	return se->fd < 0 ? se->fd : 0;
+}
+
+static void session_close(struct session *se)
+{
+	if (se->fd >= 0) {
+		/* a polite end; the service closes idle clients anyway */
+		ssize_t ignored = write(se->fd, "quit\n", 5);
+
+		(void)ignored;
+		close(se->fd);
 	}
-	while (len < sizeof(line) - 1 && !memchr(line, '\n', len)) {
-		n = read(fd, line + len, sizeof(line) - 1 - len);
+	free(se->buf);
+	se->fd = -1;
+	se->buf = NULL;
+}
+
+/*
+ * Sends req (a line without its newline) and reads the answer into *line
+ * (NUL-terminated, valid until the next call).  An "error ..." answer is
+ * -ENOENT (unknown host), -EHOSTUNREACH (no path), -EBUSY, else -EPROTO;
+ * its words go to the caller's msg.
+ */
+static int session_ask(struct session *se, const char *req, char **line)
+{
+	size_t rlen = strlen(req);
+	char *nl;
+	ssize_t n;
+
+	se->len = 0;			/* one answer per question, read whole */
+	if (write(se->fd, req, rlen) != (ssize_t)rlen || write(se->fd, "\n", 1) != 1)
+		return errno ? -errno : -EIO;
+	while (!(nl = se->len ? memchr(se->buf, '\n', se->len) : NULL)) {
+		if (se->len + 4096 + 1 > se->cap) {
+			size_t cap = se->cap ? se->cap * 2 : 8192;
+			char *b;
+
+			if (cap > ANSWER_MAX)
+				return -EPROTO;
+			b = realloc(se->buf, cap);
+			if (!b)
+				return -ENOMEM;
+			se->buf = b;
+			se->cap = cap;
+		}
+		n = read(se->fd, se->buf + se->len, se->cap - se->len - 1);
 		if (n <= 0)
-			break;
-		len += (size_t)n;
+			return se->len ? -EPROTO : -ECONNRESET;
+		se->len += (size_t)n;
 	}
-	close(fd);
-	line[len] = '\0';
-	if (!memchr(line, '\n', len))
-		return len ? -EPROTO : -ECONNRESET;
-	*strchr(line, '\n') = '\0';
-	if (msg)
-		snprintf(msg, msg_size, "%s", line);
-	if (!strncmp(line, "error ", 6)) {
-		if (!strncmp(line + 6, "unknown host", 12))
+	*nl = '\0';
+	*line = se->buf;
+	if (se->msg)
+		snprintf(se->msg, se->msg_size, "%s", se->buf);
+	if (!strncmp(se->buf, "error ", 6)) {
+		if (!strncmp(se->buf + 6, "unknown host", 12))
 			return -ENOENT;
-		if (!strncmp(line + 6, "no path", 7))
+		if (!strncmp(se->buf + 6, "no path", 7))
 			return -EHOSTUNREACH;
-		if (!strncmp(line + 6, "busy", 4))
+		if (!strncmp(se->buf + 6, "busy", 4))
 			return -EBUSY;
 		return -EPROTO;
 	}
+	return 0;
+}
+
+static int valid_host(const char *h)
+{
+	return h && strlen(h) < NC_TOPO_NAME_MAX && h[0] && !strpbrk(h, ": \n");
+}
+
+static int ask_path(struct session *se, const char *a, const char *b,
+		    struct nc_topo_route *r)
+{
+	char req[2 * NC_TOPO_NAME_MAX + 16], *line;
+	int ret;
+
+	snprintf(req, sizeof(req), "query %s:%s", a, b);
+	ret = session_ask(se, req, &line);
+	if (ret)
+		return ret;
 	memset(r, 0, sizeof(*r));
 	return parse_path(line, r);
+}
+
+int nc_topo_query(const char *addr, const char *a, const char *b,
+		  struct nc_topo_route *r, char *msg, size_t msg_size)
+{
+	struct session se;
+	int ret;
+
+	if (msg && msg_size)
+		msg[0] = '\0';
+	if (!addr || !valid_host(a) || !valid_host(b) || !r)
+		return -EINVAL;
+	ret = session_open(&se, addr, msg, msg_size);
+	if (!ret)
+		ret = ask_path(&se, a, b, r);
+	session_close(&se);
+	return ret;
+}
+
+/* "info ... generation G": the service's model, to notice a reload. */
+static int ask_generation(struct session *se, unsigned long *gen)
+{
+	char *line, *g;
+	int ret = session_ask(se, "info", &line);
+
+	if (ret)
+		return ret;
+	g = strstr(line, " generation ");
+	if (!g || sscanf(g + 12, "%lu", gen) != 1)
+		return -EPROTO;
+	return 0;
+}
+
+int nc_topo_query_hosts(const char *addr, char ***names, uint32_t *n,
+			char *msg, size_t msg_size)
+{
+	struct session se;
+	char *line, *w, *save = NULL, **v = NULL, *p;
+	uint32_t count = 0, i;
+	size_t bytes = 0;
+	int ret;
+
+	if (!names || !n)
+		return -EINVAL;
+	*names = NULL;
+	*n = 0;
+	ret = session_open(&se, addr, msg, msg_size);
+	if (!ret)
+		ret = session_ask(&se, "hosts", &line);
+	if (!ret && strncmp(line, "hosts", 5))
+		ret = -EPROTO;
+	if (ret) {
+		session_close(&se);
+		return ret;
+	}
+	/* one allocation: the pointers, then the names */
+	for (w = line + 5; *w; w++)
+		count += *w == ' ';
+	bytes = (count + 1) * sizeof(*v) + strlen(line) + 1;
+	v = malloc(bytes);
+	if (!v) {
+		session_close(&se);
+		return -ENOMEM;
+	}
+	p = (char *)(v + count + 1);
+	i = 0;
+	for (w = strtok_r(line + 5, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (!valid_host(w) || i == count) {
+			ret = -EPROTO;
+			break;
+		}
+		v[i++] = strcpy(p, w);
+		p += strlen(w) + 1;
+	}
+	session_close(&se);
+	if (ret || !i) {
+		free(v);
+		return ret ? ret : -ENOENT;
+	}
+	v[i] = NULL;
+	*names = v;
+	*n = i;
+	return 0;
+}
+
+int nc_bcast_delays_query(const char *addr, const char *const *names,
+			  uint32_t P, double hop_us, uint64_t bytes,
+			  double *delay, char *msg, size_t msg_size)
+{
+	unsigned long gen_before, gen_after;
+	struct nc_topo_route r;
+	struct session se;
+	uint32_t a, b, tries;
+	int ret;
+
+	if (!names || !P || !delay || !(hop_us >= 0))
+		return -EINVAL;
+	for (a = 0; a < P; a++)
+		if (!valid_host(names[a]))
+			return -EINVAL;
+	ret = session_open(&se, addr, msg, msg_size);
+	/* a reload between the questions would mix two networks: ask again */
+	for (tries = 0; !ret && tries < 3; tries++) {
+		ret = ask_generation(&se, &gen_before);
+		for (a = 0; !ret && a < P; a++) {
+			for (b = 0; !ret && b < P; b++) {
+				if (a == b) {
+					delay[(size_t)a * P + b] = 0;
+					continue;
+				}
+				ret = ask_path(&se, names[a], names[b], &r);
+				if (!ret)
+					delay[(size_t)a * P + b] =
+						nc_bcast_delay_of(r.hops, r.slowest_mbit,
+								  hop_us, bytes);
+			}
+		}
+		if (!ret)
+			ret = ask_generation(&se, &gen_after);
+		if (!ret && gen_after == gen_before)
+			break;
+		if (!ret && tries == 2)
+			ret = -EAGAIN;
+	}
+	session_close(&se);
+	return ret;
 }

@@ -229,6 +229,24 @@ if [ -f "$work/ft2.lfts" ] && [ -x "$TOPOD" ]; then
 	want=$("$NCTL" topo path from n01 to n16 topology "ib:$work/ft2.nd,$work/ft2.lfts" 2>&1)
 	diag="service '$out', topology '$want'"
 	check "topod: nctl topo path through the service = computed here" test "$out" = "$want"
+	# seed 003's broadcast trees from the service's answers, pair by pair
+	for args in "root 0 size 65536" "root 5 size 1048576 degree 4 hop-us 0.5"; do
+		# shellcheck disable=SC2086 # the words of args
+		out=$("$NCTL" tree bcast service "$q" $args 2>&1)
+		# shellcheck disable=SC2086
+		want=$("$NCTL" tree bcast topology "ib:$work/ft2.nd,$work/ft2.lfts" $args 2>&1)
+		diag=$(diff <(echo "$want") <(echo "$out") | head -n 8)
+		check "topod: nctl tree bcast $args through the service = computed here ($(grep -c . <<<"$out") lines, $(grep '^best' <<<"$out"))" \
+			test "$out" = "$want"
+	done
+	out=$("$NCTL" tree bcast service "$q" hosts n16,n01,n09,n05 2>&1)
+	diag=$out
+	check "topod: tree bcast for 4 of its hosts, in the job's order" \
+		grep -q '^hosts 4 degree 2 root 0' <<<"$out"
+	out=$("$NCTL" tree bcast service "$q" hosts n01,nobody 2>&1)
+	diag=$out
+	check "topod: tree bcast for an unknown host: the service's error" \
+		grep -q "error unknown host 'nobody'" <<<"$out"
 	out=$(ask "$q" "query n01" "query n01:n02:n03" "" "query nobody:n01" \
 		"query n01:sw1_0" "hello" "info")
 	diag=$out

@@ -64,10 +64,12 @@ static const struct opt plan_opts[] = {
 	{ NULL }
 };
 
-enum { B_TOPOLOGY, B_DEGREE, B_ROOT, B_SIZE, B_HOP };
+enum { B_TOPOLOGY, B_SERVICE, B_HOSTS, B_DEGREE, B_ROOT, B_SIZE, B_HOP };
 
 static const struct opt bcast_opts[] = {
-	[B_TOPOLOGY] = { "topology", OPT_VAL | OPT_REQ, "TOPOLOGY" },
+	[B_TOPOLOGY] = { "topology", OPT_VAL, "TOPOLOGY" },
+	[B_SERVICE] = { "service", OPT_VAL, "ADDR" },
+	[B_HOSTS] = { "hosts", OPT_VAL, "HOST,HOST..." },
 	[B_DEGREE] = { "degree", OPT_VAL, "F" },
 	[B_ROOT] = { "root", OPT_VAL, "RANK" },
 	[B_SIZE] = { "size", OPT_VAL, "BYTES" },
@@ -562,10 +564,36 @@ static void delay_summary(const double *delay, uint32_t P, double out[3])
 }
 
 /*
- * Seed 003's broadcast trees for a topology: the delay matrix, then the
- * f-nomial tree with its hosts placed in rank order (unaware), depth first
- * and breadth first (closest free host per child), each with the time the
- * model predicts.
+ * The hosts of "hosts H,H,...": one allocation like nc_topo_query_hosts's
+ * (free(*names)).
+ */
+static int split_hosts(const char *list, char ***names, uint32_t *n)
+{
+	size_t len = strlen(list);
+	uint32_t count = 1, i = 0;
+	char **v, *p, *w, *save = NULL;
+	const char *c;
+
+	for (c = list; *c; c++)
+		count += *c == ',';
+	v = malloc((count + 1) * sizeof(*v) + len + 1);
+	if (!v)
+		return -ENOMEM;
+	p = strcpy((char *)(v + count + 1), list);
+	for (w = strtok_r(p, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		v[i++] = w;
+	v[i] = NULL;
+	*names = v;
+	*n = i;
+	return i ? 0 : -EINVAL;
+}
+
+/*
+ * Seed 003's broadcast trees for a topology, or for hosts the topology
+ * query service knows (its delay matrix asked pair by pair, as the paper's
+ * MPI library does): the f-nomial tree with its hosts placed in rank order
+ * (unaware), depth first and breadth first (closest free host per child),
+ * each with the time the model predicts.
  */
 static int tree_bcast(int argc, char **argv)
 {
@@ -575,7 +603,8 @@ static int tree_bcast(int argc, char **argv)
 	uint64_t bytes = 65536;
 	double hop = 1.0, *delay = NULL, t[3], sum[3];
 	enum nc_bcast_order best;
-	nc_topo *topo;
+	nc_topo *topo = NULL;
+	char **hosts = NULL, msg[256] = "";
 	int err, ret;
 
 	ret = opt_parse(bcast_opts, v, argc, argv);
@@ -586,7 +615,11 @@ static int tree_bcast(int argc, char **argv)
 	    (v[B_SIZE].val && nctl_u64(v[B_SIZE].val, "size", &bytes)) ||
 	    (v[B_HOP].val && parse_us(v[B_HOP].val, "hop-us", &hop)))
 		return NCTL_USAGE;
-	{
+	if (!v[B_TOPOLOGY].val == !v[B_SERVICE].val)
+		return nctl_usage("tree bcast needs topology TOPOLOGY or service ADDR");
+	if (v[B_HOSTS].val && !v[B_SERVICE].val)
+		return nctl_usage("hosts goes with service ADDR");
+	if (v[B_TOPOLOGY].val) {
 		struct nc_topo_err e = { 0 };
 
 		err = nc_topo_create(&topo, v[B_TOPOLOGY].val, &e);
@@ -595,11 +628,17 @@ static int tree_bcast(int argc, char **argv)
 		if (err)
 			return nctl_fail("%s: %s", v[B_TOPOLOGY].val,
 					 e.msg[0] ? e.msg : "cannot read");
+		P = nc_topo_nhosts(topo);
+	} else {
+		err = v[B_HOSTS].val ? split_hosts(v[B_HOSTS].val, &hosts, &P) :
+		      nc_topo_query_hosts(v[B_SERVICE].val, &hosts, &P, msg, sizeof(msg));
+		if (err)
+			return nctl_fail("%s: %s", v[B_HOSTS].val ? "hosts" : v[B_SERVICE].val,
+					 err == -EPROTO && msg[0] ? msg : strerror(-err));
 	}
-	P = nc_topo_nhosts(topo);
 	ret = NCTL_ERR;
 	if (root >= P) {
-		nctl_usage("root must be below %u, the topology's host count", P);
+		nctl_usage("root must be below %u, the host count", P);
 		ret = NCTL_USAGE;
 		goto out;
 	}
@@ -613,9 +652,12 @@ static int tree_bcast(int argc, char **argv)
 		nctl_fail("out of memory");
 		goto out;
 	}
-	err = nc_bcast_delays(topo, hop, bytes, delay);
+	msg[0] = '\0';
+	err = topo ? nc_bcast_delays(topo, hop, bytes, delay) :
+	      nc_bcast_delays_query(v[B_SERVICE].val, (const char *const *)hosts, P,
+				    hop, bytes, delay, msg, sizeof(msg));
 	if (err) {
-		nctl_fail("delays: %s", strerror(-err));
+		nctl_fail("delays: %s", msg[0] && !topo ? msg : strerror(-err));
 		goto out;
 	}
 	for (k = 0; k < 3; k++) {
@@ -663,9 +705,12 @@ static int tree_bcast(int argc, char **argv)
 		print_text("%8s  %-12s %-12s %-12s\n", "position", "unaware", "dft", "bft");
 		for (pos = 0; pos < P; pos++) {
 			print_text("%8u", pos);
-			for (k = 0; k < 3; k++)
-				print_text("  %-12s",
-					   nc_topo_host_name(topo, order[(size_t)k * P + pos]));
+			for (k = 0; k < 3; k++) {
+				uint32_t rank = order[(size_t)k * P + pos];
+
+				print_text("  %-12s", topo ? nc_topo_host_name(topo, rank) :
+					   hosts[rank]);
+			}
 			print_nl();
 		}
 	}
@@ -673,6 +718,7 @@ static int tree_bcast(int argc, char **argv)
 out:
 	free(delay);
 	free(order);
+	free(hosts);
 	nc_topo_destroy(topo);
 	return ret;
 }

@@ -120,6 +120,13 @@ int nc_topo_host_path(const nc_topo *t, uint32_t from, uint32_t to,
  */
 int nc_topo_query(const char *addr, const char *a, const char *b,
 		  struct nc_topo_route *r, char *msg, size_t msg_size);
+/*
+ * The hosts the service knows, in its rank order: *names is one
+ * allocation (free(*names)), NULL-terminated, *n entries.  0, or -errno
+ * as nc_topo_query().  Since 0.3.
+ */
+int nc_topo_query_hosts(const char *addr, char ***names, uint32_t *n,
+			char *msg, size_t msg_size);
 
 /*
  * Trees with known link rates: the least time any alltoall of 1 byte per
@@ -259,6 +266,18 @@ enum nc_bcast_order {
  */
 int nc_bcast_delays(const nc_topo *t, double hop_us, uint64_t bytes,
 		    double *delay);
+/*
+ * Seed 003's way, for hosts the planner has no topology of: the same
+ * matrix asked of the topology query service (netcoll-topod(8)) at addr,
+ * pair by pair over one connection, for the P hosts names[] (an MPI job's
+ * hosts in rank order, say).  Asked again if the service reloads its
+ * model meanwhile (-EAGAIN after three tries).  0, or -errno as
+ * nc_topo_query(); msg (if not NULL) gets the service's last words.
+ * Since 0.3.
+ */
+int nc_bcast_delays_query(const char *addr, const char *const *names,
+			  uint32_t P, double hop_us, uint64_t bytes,
+			  double *delay, char *msg, size_t msg_size);
 /*
  * order[pos] = the rank placed at position pos (order[0] = root) for the
  * f-nomial broadcast tree of the given degree, by how.  delay may be NULL
