@@ -194,4 +194,4 @@ module_exit(nck_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("netcoll: collective operations below the socket layer");
 MODULE_AUTHOR("netcoll developers");
-MODULE_VERSION("0.1");
+MODULE_VERSION("0.3");

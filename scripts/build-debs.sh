@@ -8,6 +8,15 @@ set -euo pipefail
 out=$(mkdir -p "$1" && cd "$1" && pwd -P)
 cd "$(dirname "$0")/.."
 ver=$(dpkg-parsechangelog -S Version)
+# One version: the packages', DKMS's (its source directory and status name
+# it) and the library's (netcoll.pc).
+dkms_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+lib_ver=$(awk '$2 == "NC_LIB_VERSION_MAJOR" { M = $3 } $2 == "NC_LIB_VERSION_MINOR" { m = $3 }
+	END { print M "." m }' userlib/include/netcoll.h)
+if [ "$dkms_ver" != "$ver" ] || [ "$lib_ver" != "$ver" ]; then
+	echo "build-debs: debian/changelog says $ver, dkms.conf $dkms_ver, netcoll.h $lib_ver" >&2
+	exit 1
+fi
 work="$out/src"
 rm -rf "$work" "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
 mkdir -p "$work/netcoll-$ver"

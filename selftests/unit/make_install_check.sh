@@ -22,6 +22,7 @@ fi
 # source directory the module's (dkms.conf)
 lib_ver=$(awk '$2 == "NC_LIB_VERSION_MAJOR" { M = $3 } $2 == "NC_LIB_VERSION_MINOR" { m = $3 }
 	END { print M "." m }' "$top/userlib/include/netcoll.h")
+mod_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 want=(opt/nc/lib64/libnetcoll.so.$lib_ver opt/nc/lib64/libnetcoll.so.0
       opt/nc/lib64/libnetcoll.so opt/nc/lib64/libnetcoll.a
       opt/nc/lib64/pkgconfig/netcoll.pc opt/nc/include/netcoll.h
@@ -29,8 +30,8 @@ want=(opt/nc/lib64/libnetcoll.so.$lib_ver opt/nc/lib64/libnetcoll.so.0
       opt/nc/sbin/netcoll-topod opt/nc/share/man/man8/netcoll-topod.8
       opt/nc/share/man/man8/nctl.8 opt/nc/share/man/man1/ncbench.1
       opt/nc/share/man/man3/libnetcoll.3 etc/udev/rules.d/60-netcoll.rules
-      usr/src/netcoll-0.2/dkms.conf usr/src/netcoll-0.2/Kbuild
-      usr/src/netcoll-0.2/kmod/main.c usr/src/netcoll-0.2/uapi/linux/netcoll.h)
+      "usr/src/netcoll-$mod_ver/dkms.conf" "usr/src/netcoll-$mod_ver/Kbuild"
+      "usr/src/netcoll-$mod_ver/kmod/main.c" "usr/src/netcoll-$mod_ver/uapi/linux/netcoll.h")
 # the MPI interposer, when an MPI compiler built it
 command -v mpicc >/dev/null &&
 	want+=(opt/nc/lib64/netcoll/libnetcoll-mpi.so opt/nc/share/man/man7/libnetcoll-mpi.7)
