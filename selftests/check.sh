@@ -3,11 +3,10 @@
 # boundary (abi-check), checkpatch and
 # sparse over the kernel code, a DKMS build, then the module tests inside a
 # QEMU guest (selftests/net/run-all.sh) on Debian's default kernel, the
-# Debian packages (built, lintian, then installed and removed in a guest:
-# selftests/install/t_install.sh); the module is also built for the 6.12
-# line and runs the guest suite there (the install test on 6.12: make
-# check-next), and for the PREEMPT_RT variant of both lines, each with a
-# smoke subset in a guest.  One TAP stream (selftests/lib/tap.sh): "ok N - name" or
+# Debian packages (built, lintian, then installed, rebooted into 6.12 and
+# removed in guests: selftests/install/install-boots.sh); the module is
+# also built for the 6.12 line and runs the guest suite there, and for the
+# PREEMPT_RT variant of both lines, each with a smoke subset in a guest.  One TAP stream (selftests/lib/tap.sh): "ok N - name" or
 # "not ok N - name" per test, the plan, and a last line "N passed, N failed".
 #
 #   selftests/check.sh --kver KERNEL_RELEASE [--kver-next RELEASE] UNIT_TEST_BINARY...
@@ -83,26 +82,28 @@ vm_suite() {
 }
 vm_suite vm "$kver"
 
-# The Debian packages: built and lintian-clean, then installed, used and
-# removed in a guest on an overlay root: install_suite NAME KVER
+# The Debian packages: built and lintian-clean, then installed on 6.1 (and
+# DKMS-built for the 6.12 line too), used, booted again fresh, booted on
+# 6.12, used and removed: three guests on one disk (install-boots.sh).
 step debs scripts/build-debs.sh build/deb
-install_suite() {
-	local name=$1 kv=$2 status before=$TAP_FAILED
-	selftests/vm/run-vm.sh --kver "$kv" --overlay --timeout 1800 \
-		--out "build/vm/$name" -- selftests/install/t_install.sh build/deb \
-		>"$log/$name.log" 2>&1
-	status=$?
-	sub_run "$name" "$name/" "$log/$name.log" $status "$before"
-}
-[ -f build/deb/netcoll-dkms_*_all.deb ] && install_suite install "$kver"
+if [ -f build/deb/netcoll-dkms_*_all.deb ]; then
+	before=$TAP_FAILED
+	selftests/install/install-boots.sh build/deb build/vm/install-boots "$kver" $kver_next
+	for name in install install-boot install-next; do
+		[ -f "build/vm/install-boots/$name.log" ] || continue
+		cp "build/vm/install-boots/$name.log" "$log/$name.log"
+		sub_run "$name" "$name/" "$log/$name.log" \
+			"$(cat "build/vm/install-boots/$name.status" 2>/dev/null || echo 1)" "$before"
+		before=$TAP_FAILED
+	done
+fi
 
 # The second kernel line (Debian 12's 6.12): the module built out of tree
 # for it, without warnings, and the whole guest suite on it.  An oops
 # panics that guest at once (oops=panic; panic=-1 with -no-reboot ends
 # QEMU): one 6.12 run oopsed in the alltoall receive path in November
 # 2026 and has not come back since (slub_debug runs included), and a hung
-# guest would cost CI its timeout.  The packages' install test on 6.12
-# (about 12 minutes more) is `make check-next` (NC_CHECK_NEXT=1 here).
+# guest would cost CI its timeout.
 if [ -z "$kver_next" ]; then
 	tap_fail "next kernel: no Debian 6.12 headers installed (make deps)"
 else
@@ -110,8 +111,6 @@ else
 	step "module-$kver_next" scripts/build-module.sh "$kver_next" "$next_dir"
 	if [ -f "$next_dir/kmod/netcoll.ko" ]; then
 		VM_APPEND="oops=panic" vm_suite vm-next "$kver_next" "$PWD/$next_dir/kmod/netcoll.ko"
-		[ "${NC_CHECK_NEXT:-0}" = 1 ] && [ -f build/deb/netcoll-dkms_*_all.deb ] &&
-			install_suite install-next "$kver_next"
 	fi
 fi
 

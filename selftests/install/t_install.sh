@@ -1,22 +1,31 @@
 #!/bin/bash
 # The Debian packages on a machine, as a user installs them.  Runs in a
-# guest whose root is a tmpfs overlay over the host's (selftests/vm/run-vm.sh
-# --overlay), so dpkg, DKMS and depmod change nothing on the host:
-#   dpkg -i netcoll-dkms libnetcoll0 libnetcoll-dev netcoll-tools netcoll-mpi;
-#   DKMS built and installed the module for the running kernel;
-#   modprobe / modprobe -r; the first `nctl` call autoloads the module
-#   (generic netlink alias), and so does the first open of /dev/netcoll
-#   (char-major alias, node from modules.devname as systemd creates it);
-#   pkg-config; a program built against the installed header and library
-#   runs an allreduce and an alltoall on a 3-host emulated cluster, and an
-#   Open MPI job preloads the installed interposer there;
-#   modprobe -r is clean; dpkg -r removes every file and DKMS forgets the
-#   module (modprobe no longer finds it).
+# guest whose root is an overlay over the host's (selftests/vm/run-vm.sh
+# --overlay, or --upper IMG to keep it across boots), so dpkg, DKMS and
+# depmod change nothing on the host.  Steps, in the order given:
+#   install: dpkg -i netcoll-dkms libnetcoll0 libnetcoll-dev netcoll-tools
+#     netcoll-mpi; DKMS built and installed the module for the running
+#     kernel (and for each kernel of $NC_INSTALL_KVERS, as the kernel's
+#     postinst hook does when one is installed); modprobe / modprobe -r;
+#     the first `nctl` call autoloads the module (generic netlink alias),
+#     and so does the first open of /dev/netcoll (char-major alias, node
+#     from modules.devname as systemd creates it);
+#   boot: a machine booted with the packages installed: nothing loaded the
+#     module, DKMS's module is there for this kernel, and the first `nctl`
+#     call loads it;
+#   use: pkg-config; a program built against the installed header and
+#     library runs an allreduce and an alltoall on a 3-host emulated
+#     cluster, and an Open MPI job preloads the installed interposer there;
+#   remove: modprobe -r is clean; dpkg -r removes every file and DKMS
+#     forgets the module (modprobe no longer finds it).
 #
-#   t_install.sh DEB_DIR
+#   t_install.sh DEB_DIR [STEP...]      (default: install use remove)
 T_NAME=install
 source "$(dirname "$0")/../net/lib.sh"
-debs=$(cd "${1:?usage: t_install.sh DEB_DIR}" && pwd)
+debs=$(cd "${1:?usage: t_install.sh DEB_DIR [STEP...]}" && pwd)
+shift
+steps=" ${*:-install use remove} "
+step() { [[ "$steps" == *" $1 "* ]]; }
 kver=$(uname -r)
 NCTL=/usr/sbin/nctl	# the installed one, for lib.sh's helpers too
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
@@ -29,25 +38,45 @@ if [ -w / ] && ! grep -q ' / 9p ' /proc/mounts; then :; else
 	t_fail "the root is not a writable overlay (run under run-vm.sh --overlay)"
 	t_done; exit
 fi
-loaded && rmmod netcoll
-[ -e /usr/sbin/nctl ] && { t_fail "netcoll is already installed on this root"; t_done; exit; }
+# dkms_installed KVER : DKMS says the module is installed for KVER
+dkms_installed() {
+	local status
+	status=$(dkms status -m netcoll -v "$ver" -k "$1" 2>/dev/null)
+	if grep -q "^netcoll/$ver, $1, [^:]*: installed" <<<"$status"; then
+		t_ok "dkms status: $status"
+	else
+		t_fail "dkms status for $1: '$status'"
+	fi
+}
+dkms_module_found() {
+	local ko
+	ko=$(modinfo -n netcoll 2>&1)
+	case "$ko" in
+	/lib/modules/"$kver"/updates/dkms/netcoll.ko*) t_ok "modinfo finds DKMS's module ($ko)" ;;
+	*) t_fail "modinfo -n netcoll: $ko" ;;
+	esac
+}
 
 # --- install -----------------------------------------------------------------
+if step install; then
+loaded && rmmod netcoll
+[ -e /usr/sbin/nctl ] && { t_fail "netcoll is already installed on this root"; t_done; exit; }
 start=$(date +%s)
 t_check "dpkg -i the five packages (DKMS builds the module for $kver)" \
 	dpkg -i "${pkgs[@]}"
 echo "# dpkg -i took $(( $(date +%s) - start )) s"
-status=$(dkms status -m netcoll -v "$ver" -k "$kver" 2>&1)
-if grep -q "^netcoll/$ver, $kver, [^:]*: installed" <<<"$status"; then
-	t_ok "dkms status: $status"
-else
-	t_fail "dkms status: '$status'"
-fi
-ko=$(modinfo -n netcoll 2>&1)
-case "$ko" in
-/lib/modules/"$kver"/updates/dkms/netcoll.ko*) t_ok "modinfo finds DKMS's module ($ko)" ;;
-*) t_fail "modinfo -n netcoll: $ko" ;;
-esac
+dkms_installed "$kver"
+for k in ${NC_INSTALL_KVERS:-}; do
+	[ -d "/lib/modules/$k/build" ] || { t_fail "no headers for $k"; continue; }
+	if ! dkms status -m netcoll -v "$ver" -k "$k" | grep -q ': installed'; then
+		start=$(date +%s)
+		t_check "dkms install for $k (what its postinst hook does)" \
+			dkms install -m netcoll -v "$ver" -k "$k"
+		echo "# dkms install for $k took $(( $(date +%s) - start )) s"
+	fi
+	dkms_installed "$k"
+done
+dkms_module_found
 t_expect_fail "the module is not loaded by the install" "^" loaded
 
 # --- modprobe and autoload ---------------------------------------------------
@@ -77,8 +106,24 @@ mknod -m 0666 /dev/netcoll c 10 249
 t_check "opening /dev/netcoll loads the module (char-major-10-249)" \
 	bash -c 'exec 3<>/dev/netcoll'
 t_check "... and it is loaded" loaded
+fi
+
+# --- a fresh boot with the packages installed ---------------------------------
+if step boot; then
+if [ ! -e /usr/sbin/nctl ]; then
+	t_fail "booted $kver without netcoll installed (run the install step first, with --upper)"
+	t_done; exit
+fi
+t_expect_fail "booted $kver: nothing loaded the module" "^" loaded
+dkms_installed "$kver"
+dkms_module_found
+t_check "nctl dev show, the first call since boot, loads the module (genl family alias)" \
+	nctl dev show
+t_check "... and it is loaded" loaded
+fi
 
 # --- build and run a program against the installed files ---------------------
+if step use; then
 libs=$(pkg-config --libs netcoll 2>&1 | xargs)
 cflags=$(pkg-config --cflags netcoll 2>&1 | xargs)
 if [ "$libs" = "-lnetcoll" ] && [ "$(pkg-config --modversion netcoll)" = "$ver" ]; then
@@ -126,15 +171,17 @@ else
 	t_skip "the installed MPI interposer" "no Open MPI, mpi_check or interposer"
 fi
 cluster_down >/dev/null 2>&1
+fi
 
 # --- remove ------------------------------------------------------------------
+if step remove; then
 t_check "modprobe -r netcoll (nothing holds it)" modprobe -r netcoll
 t_expect_fail "unloaded" "^" loaded
 mapfile -t files < <(dpkg -L netcoll-dkms libnetcoll0 libnetcoll-dev netcoll-tools netcoll-mpi |
 	while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "$f"; done)
 t_check "dpkg -r the five packages" dpkg -r netcoll-mpi netcoll-tools libnetcoll-dev libnetcoll0 netcoll-dkms
 left=()
-for f in "${files[@]}" /lib/modules/"$kver"/updates/dkms/netcoll.ko*; do
+for f in "${files[@]}" /lib/modules/*/updates/dkms/netcoll.ko*; do
 	[ -e "$f" ] || [ -L "$f" ] && left+=("$f")
 done
 if [ ${#files[@]} -gt 20 ] && [ ${#left[@]} -eq 0 ]; then
@@ -145,4 +192,5 @@ fi
 status=$(dkms status -m netcoll 2>&1)
 [ -z "$status" ] && t_ok "dkms status is empty" || t_fail "dkms status: $status"
 t_expect_fail "modprobe netcoll after removal: not found" "not found" modprobe netcoll
+fi
 t_done

@@ -6,7 +6,7 @@
 #                          [--mem MB] [--smp N]
 #                          [--out DIR] [--append KERNEL_ARGS] [--qemu ARG]...
 #                          [--dmesg-allow REGEX] [--no-dmesg-check] [--quiet]
-#                          [--overlay] -- COMMAND [ARGS...]
+#                          [--overlay] [--upper IMG] -- COMMAND [ARGS...]
 #
 # In the guest COMMAND runs under bash as root, cwd = the repository (same
 # absolute path as on the host), with NC_VM=1, NC_OUT=/run/ncout (a writable
@@ -25,6 +25,10 @@
 # a real machine without touching the host; and the kernel's own module
 # requests (request_module: netlink families, char-major aliases) run the
 # root's /sbin/modprobe, so autoloading works as on an installed system.
+# --upper IMG: --overlay with the upper layer on the ext4 image IMG (a
+# virtio disk; created, 4 GB sparse, if missing) instead of a tmpfs, so
+# what one guest installed is there when the next one boots, on the same
+# or another kernel: a machine that reboots.
 #
 # Kernel warnings are NOT turned into panics (no panic_on_warn, no oops=panic):
 # a WARN or an oops in the module under test fails the run through the dmesg
@@ -56,6 +60,7 @@ DMESG_ALLOW=""
 DMESG_CHECK=1
 QUIET=0
 OVERLAY=0
+UPPER=""
 QEMU_EXTRA=()
 
 while [ $# -gt 0 ]; do
@@ -72,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--no-dmesg-check) DMESG_CHECK=0; shift ;;
 	--quiet|-q) QUIET=1; shift ;;
 	--overlay) OVERLAY=1; shift ;;
+	--upper) UPPER=${2:?}; OVERLAY=1; shift 2 ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
 	*) die "unknown option '$1' (COMMAND goes after --)" ;;
@@ -129,6 +135,8 @@ mod_add() { # NAME
 	MOD_ORDER+=("$n")
 }
 for m in virtio_pci 9pnet_virtio 9p overlay; do mod_add "$m"; done
+# the upper layer's disk (ext4 asks the crypto API for crc32c at mount)
+[ -z "$UPPER" ] || for m in virtio_blk crc32c_generic ext4; do mod_add "$m"; done
 
 # --- the guest's /init (busybox sh) -------------------------------------------
 # Parameters come from $NC_OUT/.vm/params (written per run below), so the
@@ -167,7 +175,12 @@ if grep -q 'nc\.overlay=1' /proc/cmdline; then
 	mkdir -p /lower /rw
 	mount -t 9p -o "$O9P,ro,cache=loose" hostroot /lower ||
 		{ msg "mounting the host root over 9p failed"; halt_now; }
-	mount -t tmpfs -o mode=0755 tmpfs /rw
+	if grep -q 'nc\.upper=1' /proc/cmdline; then
+		mount -t ext4 /dev/vda /rw ||
+			{ msg "mounting the upper layer's disk failed"; halt_now; }
+	else
+		mount -t tmpfs -o mode=0755 tmpfs /rw
+	fi
 	mkdir -p /rw/upper /rw/work
 	mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work \
 		overlay /newroot || { msg "mounting the overlay root failed"; halt_now; }
@@ -237,7 +250,7 @@ INIT_EOF
 
 # --- build (or reuse) the initramfs -----------------------------------------
 mkdir -p "$BUILD"
-INITRD="$BUILD/initramfs-$KVER.cpio"
+INITRD="$BUILD/initramfs-$KVER${UPPER:+-disk}.cpio"
 key=$({
 	sha256sum "$SELF"
 	stat -L -c '%n %s %Y' "$BUSYBOX"
@@ -343,6 +356,14 @@ printf '%s' "$DMESG_ALLOW" > "$V/dmesg-allow"
 CMDLINE="console=ttyS0 tsc=reliable clocksource=tsc panic=-1 loglevel=4"
 CMDLINE+=" 8250.nr_uarts=2 rdinit=/init$APPEND"
 [ "$OVERLAY" = 0 ] || CMDLINE+=" nc.overlay=1"
+if [ -n "$UPPER" ]; then
+	if [ ! -e "$UPPER" ]; then
+		truncate -s 4G "$UPPER" && mkfs.ext4 -q -F "$UPPER" ||
+			die "cannot make the upper layer's disk $UPPER"
+	fi
+	CMDLINE+=" nc.upper=1"
+	QEMU_EXTRA+=(-drive "file=$UPPER,if=virtio,format=raw")
+fi
 # The CPU model is QEMU's default plus RDRAND: the kernel trusts it and seeds
 # its random generator at boot, before the second CPU runs. Without it the
 # generator became ready only after a minute of tests, and flipping its
