@@ -50,6 +50,19 @@
  *    alltoall transport.  A rank asked about an operation it has not
  *    finished answers with an ack, so slow but alive peers reset the retry
  *    count; only the operation's time budget then ends the wait.
+ *  - repetition: a small operation (pieces of one or two fragments) is
+ *    one round trip, and a lost frame costs it a timeout, many times its
+ *    clean time: no later fragment reveals the loss.  So once a rank has
+ *    had to repair (it resent or asked, or was asked: a loss, or a peer
+ *    slower than the timeout -- one fragment cannot tell them apart) it
+ *    sends its frames of small operations twice, back to back, for the
+ *    next NCK_AGG_REPEAT_OPS operations: a lost frame then rarely costs a
+ *    timeout.  Where no operation ever times out nothing is repeated; a
+ *    copy that arrives second is an ordinary duplicate (a parent answers
+ *    it with an ack, a result copy is dropped).  A small frame more is
+ *    cheap next to a timeout.  Larger operations are not repeated:
+ *    sending their last fragments twice (a tail-loss probe) did not make
+ *    128 KiB allreduces under loss any faster.
  *
  * Outstanding operations: a rank starts operation s only when its
  * operation s - OSO is finished (callers sleep, they do not fail).  Hence
@@ -91,6 +104,8 @@
 #define NCK_AGG_DEFER_MAX	1024	/* float frames waiting for the worker */
 #define NCK_AGG_ASK_SHIFT_MAX	6	/* repair backoff: rto_min_ms << 6 */
 #define NCK_AGG_PROBE_EVERY	16	/* ops between round-trip probes */
+#define NCK_AGG_REPEAT_OPS	64	/* operations sent twice after a loss */
+#define NCK_AGG_REPEAT_FRAGS	2	/* ... if their pieces are that small */
 
 /*
  * A rank that may ask this one for a piece's result: when it may be
@@ -287,6 +302,28 @@ static void nck_agg_progress(struct nck_comm *c, struct nck_agg_op *op)
 /* Frames out                                                        */
 /* ---------------------------------------------------------------- */
 
+/* A frame of op was lost or late (a repair): repeat small operations a while. */
+static void nck_agg_saw_loss(struct nck_comm *c, struct nck_agg_op *op)
+{
+	lockdep_assert_held(&c->lock);
+	c->agg.repeat_until = op->seq + NCK_AGG_REPEAT_OPS;
+	c->agg.repeating = true;
+}
+
+/* Copies of each frame of piece p to send: 2 while repeating (see above). */
+static unsigned int nck_agg_copies(struct nck_comm *c,
+				   const struct nck_agg_op *op,
+				   const struct nck_agg_piece *p)
+{
+	if (!c->agg.repeating || p->nfrags > NCK_AGG_REPEAT_FRAGS)
+		return 1;
+	if (!nck_seq_before(op->seq, c->agg.repeat_until)) {
+		c->agg.repeating = false;
+		return 1;
+	}
+	return 2;
+}
+
 /*
  * Fragment k of piece p (type AGG_UP or AGG_DOWN) from op->buf, or with
  * marker set an empty AGG_DOWN: the piece is done.
@@ -297,14 +334,10 @@ static void nck_agg_send_frag(struct nck_comm *c, struct nck_agg_op *op,
 			     struct sk_buff_head *txq)
 {
 	u32 len = marker ? 0 : nck_agg_frag_len(op, p, k);
+	unsigned int n, copies = nck_agg_copies(c, op, p);
 	struct sk_buff *skb;
 	struct nc_frame f;
 
-	skb = nck_frame_alloc(len, GFP_ATOMIC);
-	if (!skb) {
-		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
-		return;		/* the timer sends it again */
-	}
 	nck_frame_hdr(c, &f, type, op->seq, dst, p - op->piece);
 	f.opcode = op->opcode;
 	f.flags = flags | (dst == NETCOLL_RANK_GROUP ? NETCOLL_F_MCAST : 0);
@@ -315,9 +348,18 @@ static void nck_agg_send_frag(struct nck_comm *c, struct nck_agg_op *op,
 		f.msg_len = p->len;
 		f.frag_size = op->fs;
 	}
-	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
-	skb_put_data(skb, op->buf + p->off + k * op->fs, len);
-	nck_frame_defer(txq, skb, dst);
+	for (n = 0; n < copies; n++) {
+		skb = nck_frame_alloc(len, GFP_ATOMIC);
+		if (!skb) {
+			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
+			return;		/* the timer sends it again */
+		}
+		nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
+		skb_put_data(skb, op->buf + p->off + k * op->fs, len);
+		nck_frame_defer(txq, skb, dst);
+		if (n)
+			nck_stat_inc(c->nn, NETCOLL_STAT_AGG_REPEATS);
+	}
 }
 
 /* AGG_ACK or AGG_NACK of piece j: a fragment set's ack. */
@@ -414,6 +456,7 @@ static void nck_agg_ask_holes(struct nck_comm *c, struct nck_agg_op *op,
 	p->res_asked = k;
 	if (from >= k)
 		return;		/* no hole below k */
+	nck_agg_saw_loss(c, op);
 	skb = nck_nack_frame(c, op->seq, p->src, p - op->piece, &p->res, from, k);
 	if (skb)
 		nck_frame_defer(txq, skb, p->src);
@@ -432,6 +475,7 @@ static void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
 		from = p->res.cum;
 	}
 	p->res_asked = max(p->res_asked, p->res.next);
+	nck_agg_saw_loss(c, op);
 	skb = nck_nack_frame(c, op->seq, p->src, p - op->piece,
 			     data ? &p->res : NULL, from, 0);
 	if (skb)
@@ -811,6 +855,7 @@ static int nck_agg_resend_up(void *arg, u32 k)
 
 	if (x->op->probe == x->p && x->op->probe_k == k)
 		x->op->probe = NULL;	/* Karn: its ack would be ambiguous */
+	nck_agg_saw_loss(x->c, x->op);
 	nck_agg_send_frag(x->c, x->op, x->p, k, NETCOLL_T_AGG_UP,
 			  NETCOLL_F_ACK_NOW, x->p->parent, false, x->txq);
 	nck_stat_inc(x->c->nn, NETCOLL_STAT_RETRANSMITS);
@@ -945,6 +990,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
 		return;
 	}
+	nck_agg_saw_loss(c, op);	/* what we sent x went missing */
 	x_data = ((op->flags & NETCOLL_RED_ALL) || x == op->root) && p->len;
 	if (f->msg_len && x_data && op->repair_budget) {
 		nck_agg_repair_holes(c, op, p, f, map, txq);

@@ -36,6 +36,8 @@ struct nck_tree;
  * @next: sequence of the next local operation; c->lock (read racily for
  *	dumps)
  * @rtt: round trip of fragments going up; c->lock
+ * @repeating: small operations are sent twice (a loss was seen); c->lock
+ * @repeat_until: ... until this operation; c->lock
  * @early: frames of operations not started here yet; c->lock
  * @timer: retransmission and deadlines of every operation; runs under
  *	c->lock
@@ -51,6 +53,8 @@ struct nck_agg {
 	struct nck_agg_op *slot[NCK_AGG_SLOTS];
 	u32 next;
 	struct nck_rtt rtt;
+	bool repeating;
+	u32 repeat_until;
 	struct sk_buff_head early;
 	struct timer_list timer;
 	struct work_struct work;

@@ -76,6 +76,7 @@ static const char *const nc_stat_names[__NETCOLL_STAT_MAX] = {
 	[NETCOLL_STAT_OPS_CANCELLED]	= "ops_cancelled",
 	[NETCOLL_STAT_JOINS]		= "joins",
 	[NETCOLL_STAT_ACKS_HELD]	= "acks_held",
+	[NETCOLL_STAT_AGG_REPEATS]	= "agg_repeats",
 };
 
 const char *nc_stat_name(unsigned int id)

@@ -310,6 +310,9 @@ enum netcoll_stat {
 	NETCOLL_STAT_ACKS_HELD,		/* acks held until the process copied:
 					 * receive memory was half used
 					 */
+	NETCOLL_STAT_AGG_REPEATS,	/* reduction frames sent a second time
+					 * (small operations after a loss)
+					 */
 
 	__NETCOLL_STAT_MAX,
 	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
