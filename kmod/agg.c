@@ -149,6 +149,7 @@ struct nck_agg_op {
 	unsigned long linger_until;	/* its endpoint closed: leave then */
 	u64 charge;		/* bytes of c->mem_used */
 	u32 repair_budget;	/* fragments this op may still resend on nacks */
+	bool repairing;		/* answering a nack: frames go once */
 	u32 acks_held;		/* children's acks held (rel.h flow control) */
 	int err;
 	u16 opcode;
@@ -302,26 +303,39 @@ static void nck_agg_progress(struct nck_comm *c, struct nck_agg_op *op)
 /* Frames out                                                        */
 /* ---------------------------------------------------------------- */
 
-/* A frame of op was lost or late (a repair): repeat small operations a while. */
+/*
+ * A frame of op was lost or late (a repair): repeat small operations a
+ * while.  The window only moves forward: a late repair of an old
+ * operation does not cut short what a newer one started.
+ */
 static void nck_agg_saw_loss(struct nck_comm *c, struct nck_agg_op *op)
 {
+	u32 until = op->seq + NCK_AGG_REPEAT_OPS;
+
 	lockdep_assert_held(&c->lock);
-	c->agg.repeat_until = op->seq + NCK_AGG_REPEAT_OPS;
+	if (!c->agg.repeating || nck_seq_before(c->agg.repeat_until, until))
+		c->agg.repeat_until = until;
 	c->agg.repeating = true;
 }
 
-/* Copies of each frame of piece p to send: 2 while repeating (see above). */
+/*
+ * Copies of each frame of piece p to send: 2 while repeating (see above),
+ * except for repairs: what a nack gets is counted against the operation's
+ * repair budget frame by frame, so a peer's nacks cannot make more.
+ */
 static unsigned int nck_agg_copies(struct nck_comm *c,
 				   const struct nck_agg_op *op,
 				   const struct nck_agg_piece *p)
 {
-	if (!c->agg.repeating || p->nfrags > NCK_AGG_REPEAT_FRAGS)
+	lockdep_assert_held(&c->lock);
+	if (!c->agg.repeating)
 		return 1;
+	/* expired first, so the window's end is seen even by large pieces */
 	if (!nck_seq_before(op->seq, c->agg.repeat_until)) {
 		c->agg.repeating = false;
 		return 1;
 	}
-	return 2;
+	return p->nfrags > NCK_AGG_REPEAT_FRAGS || op->repairing ? 1 : 2;
 }
 
 /*
@@ -953,6 +967,7 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 		return;
 	}
 	a->holes_below[j] = end;
+	op->repairing = true;
 	for (k = f->seq; k < end && sent < NCK_AGG_BURST &&
 	     sent < op->repair_budget; k++) {
 		if (nck_nack_has(map, f->len, f->seq, k) ||
@@ -962,6 +977,9 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 				  f->src_rank, false, txq);
 		sent++;
 	}
+	op->repairing = false;
+	if (sent)
+		nck_agg_saw_loss(c, op);	/* what we sent went missing */
 	op->repair_budget -= sent;
 	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 }
@@ -990,7 +1008,6 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
 		return;
 	}
-	nck_agg_saw_loss(c, op);	/* what we sent x went missing */
 	x_data = ((op->flags & NETCOLL_RED_ALL) || x == op->root) && p->len;
 	if (f->msg_len && x_data && op->repair_budget) {
 		nck_agg_repair_holes(c, op, p, f, map, txq);
@@ -1015,6 +1032,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 					 0, 0, txq);
 		return;
 	}
+	op->repairing = true;
 	if (!x_data) {
 		nck_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN, 0, x, true,
 				  txq);
@@ -1028,6 +1046,9 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 				  txq);
 		sent++;
 	}
+	op->repairing = false;
+	/* what we sent x went missing (a repair within budget and rate) */
+	nck_agg_saw_loss(c, op);
 	op->repair_budget -= min(sent, op->repair_budget);
 	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 }
