@@ -30,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,7 @@ static int cap_switches(struct json_object *c)
 
 	return type && (!strcmp(type, "Bridge") || !strcmp(type, "Router")) &&
 	       json_object_object_get_ex(c, "enabled", &on) &&
+	       json_object_is_type(on, json_type_boolean) &&
 	       json_object_get_boolean(on);
 }
 
@@ -169,6 +171,8 @@ static int node_of(struct ll_net *n, struct json_object *ch,
 		return (int)i;
 	}
 	ret = grow((void **)&n->nodes, &n->cap_nodes, n->nnodes, sizeof(*n->nodes));
+	if (ret == -E2BIG)
+		return nc_topo_fail(err, 0, "more chassis than a network may have");
 	if (ret)
 		return ret;
 	x = &n->nodes[n->nnodes];
@@ -195,7 +199,10 @@ static double mau_mbit(const char *mau)
 		v *= 1000;
 		end++;
 	}
-	return strncasecmp(end, "base", 4) ? 0 : v;
+	/* no Ethernet runs faster than 1.6 Tbit/s (yet): a bigger one is junk */
+	if (!isfinite(v) || v > 1.6e6 || strncasecmp(end, "base", 4))
+		return 0;
+	return v;
 }
 
 static double port_rate(struct json_object *nb)
@@ -223,6 +230,8 @@ static int add_seen(struct ll_net *n, uint32_t from, struct json_object *nb,
 	if ((uint32_t)to == from)
 		return 0;	/* its own frames, looped back: not a cable */
 	ret = grow((void **)&n->seen, &n->cap_seen, n->nseen, sizeof(*n->seen));
+	if (ret == -E2BIG)
+		return nc_topo_fail(err, 0, "more neighbors than a network may have");
 	if (ret)
 		return ret;
 	n->seen[n->nseen].from = from;
@@ -448,6 +457,9 @@ static int build_model(struct ll_net *n, struct nc_topo *t,
 					    n->nodes[i].name, n->nodes[k].name);
 		ret = nc_topo_add_link(t, n->nodes[i].topo, n->nodes[k].topo,
 				       pair_rate(n, i, (uint32_t)k), 0);
+		if (ret < 0)
+			return nc_topo_fail(err, 0, "host %s: cannot add its cable (%s)",
+					    n->nodes[i].name, strerror(-ret));
 	}
 	for (i = 0; i < n->nnodes && ret >= 0; i++) {
 		for (j = i + 1; j < n->nnodes && ret >= 0; j++) {
@@ -459,6 +471,10 @@ static int build_model(struct ll_net *n, struct nc_topo *t,
 			while (k-- > 0 && ret >= 0)
 				ret = nc_topo_add_link(t, n->nodes[i].topo, n->nodes[j].topo,
 						       pair_rate(n, i, j), 0);
+			if (ret < 0)
+				return nc_topo_fail(err, 0, "switches %s and %s: cannot add their cable (%s)",
+						    n->nodes[i].name, n->nodes[j].name,
+						    strerror(-ret));
 		}
 	}
 	if (ret < 0)

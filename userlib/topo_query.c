@@ -122,7 +122,7 @@ static void session_close(struct session *se)
 {
 	if (se->fd >= 0) {
 		/* a polite end; the service closes idle clients anyway */
-		ssize_t ignored = write(se->fd, "quit\n", 5);
+		ssize_t ignored = send(se->fd, "quit\n", 5, MSG_NOSIGNAL);
 
 		(void)ignored;
 		close(se->fd);
@@ -140,13 +140,28 @@ static void session_close(struct session *se)
  */
 static int session_ask(struct session *se, const char *req, char **line)
 {
+	char out[2 * NC_TOPO_NAME_MAX + 32];
 	size_t rlen = strlen(req);
 	char *nl;
 	ssize_t n;
 
 	se->len = 0;			/* one answer per question, read whole */
-	if (write(se->fd, req, rlen) != (ssize_t)rlen || write(se->fd, "\n", 1) != 1)
-		return errno ? -errno : -EIO;
+	if (rlen + 2 > sizeof(out))
+		return -EINVAL;
+	/*
+	 * One send per question (two would meet Nagle and the service's
+	 * delayed ack: 40 ms a question over TCP); a service that went away
+	 * is an error, not SIGPIPE for the whole program.
+	 */
+	memcpy(out, req, rlen);
+	out[rlen++] = '\n';
+	do {
+		n = send(se->fd, out, rlen, MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != rlen)
+		return -EIO;
 	while (!(nl = se->len ? memchr(se->buf, '\n', se->len) : NULL)) {
 		if (se->len + 4096 + 1 > se->cap) {
 			size_t cap = se->cap ? se->cap * 2 : 8192;
@@ -161,7 +176,11 @@ static int session_ask(struct session *se, const char *req, char **line)
 			se->cap = cap;
 		}
 		n = read(se->fd, se->buf + se->len, se->cap - se->len - 1);
-		if (n <= 0)
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)	/* SO_RCVTIMEO: a service that does not answer */
+			return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
+		if (n == 0)
 			return se->len ? -EPROTO : -ECONNRESET;
 		se->len += (size_t)n;
 	}
@@ -247,7 +266,7 @@ int nc_topo_query_hosts(const char *addr, char ***names, uint32_t *n,
 	ret = session_open(&se, addr, msg, msg_size);
 	if (!ret)
 		ret = session_ask(&se, "hosts", &line);
-	if (!ret && strncmp(line, "hosts", 5))
+	if (!ret && strncmp(line, "hosts ", 6) && strcmp(line, "hosts"))
 		ret = -EPROTO;
 	if (ret) {
 		session_close(&se);

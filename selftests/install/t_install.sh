@@ -26,6 +26,11 @@ debs=$(cd "${1:?usage: t_install.sh DEB_DIR [STEP...]}" && pwd)
 shift
 steps=" ${*:-install use remove} "
 step() { [[ "$steps" == *" $1 "* ]]; }
+for s in $steps; do
+	case "$s" in install|boot|use|remove) ;;
+	*) t_fail "unknown step '$s' (install, boot, use, remove)"; t_done; exit 2 ;;
+	esac
+done
 kver=$(uname -r)
 NCTL=/usr/sbin/nctl	# the installed one, for lib.sh's helpers too
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)

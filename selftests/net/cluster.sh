@@ -552,7 +552,7 @@ _nc_lldp_stop() {
 	while read -r pid; do kill "$pid" 2>/dev/null; done < "$_NC_STATE/lldp/pids"
 	while read -r pid; do	# 5 s each, then for good
 		for _ in {1..50}; do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-		kill -9 "$pid" 2>/dev/null
+		kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
 	done < "$_NC_STATE/lldp/pids"
 	rm -f "$_NC_STATE/lldp/pids"
 }
@@ -589,6 +589,7 @@ cluster_lldp_up() {
 		swports[$h]+="${swports[$h]:+,}$br"
 	done < "$_NC_STATE/links"
 	while read -r j s br; do
+		[ -n "${swports[$s]:-}" ] || continue	# no cable: nothing to tell
 		id=$(ip netns exec "$_NC_FAB" cat "/sys/class/net/$br/address") || return 1
 		_nc_lldp_start "$s" "$_NC_FAB" "${swports[$s]}" "$id"
 	done < "$_NC_STATE/switches"

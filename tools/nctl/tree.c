@@ -583,9 +583,13 @@ static int split_hosts(const char *list, char ***names, uint32_t *n)
 	for (w = strtok_r(p, ",", &save); w; w = strtok_r(NULL, ",", &save))
 		v[i++] = w;
 	v[i] = NULL;
+	if (!i) {
+		free(v);
+		return -EINVAL;
+	}
 	*names = v;
 	*n = i;
-	return i ? 0 : -EINVAL;
+	return 0;
 }
 
 /*

@@ -242,7 +242,7 @@ static void answer(const char *req, char *out, size_t size)
 			slow = l->rate_mbit;
 	}
 	if (len < size)
-		snprintf(out + len, size - len, " hops %d slowest_mbit %.15g\n", n, slow);
+		snprintf(out + len, size - len, " hops %d slowest_mbit %.17g\n", n, slow);
 out:
 	free(edges);
 	snap_put(s);
