@@ -20,10 +20,42 @@ int nck_frags_init(struct nck_frags *s, u32 n, gfp_t gfp)
 	return s->bits ? 0 : -ENOMEM;
 }
 
+int nck_frags_init_tx(struct nck_frags *s, u32 n, gfp_t gfp)
+{
+	int err = nck_frags_init(s, n, gfp);
+
+	if (err)
+		return err;
+	s->min_rtt_us = U32_MAX;
+	s->tx = kvcalloc(n ?: 1, sizeof(*s->tx), gfp);
+	return s->tx ? 0 : -ENOMEM;
+}
+
 void nck_frags_free(struct nck_frags *s)
 {
 	bitmap_free(s->bits);
 	s->bits = NULL;
+	kvfree(s->tx);
+	s->tx = NULL;
+}
+
+/* Microseconds, the low 31 bits a stamp keeps. */
+static u32 nck_now_us(void)
+{
+	return (u32)div_u64(ktime_get_ns(), NSEC_PER_USEC) & 0x7fffffff;
+}
+
+void nck_frags_sent(struct nck_frags *s, u32 k)
+{
+	struct nck_tx_stamp *t;
+
+	if (!s->tx || k >= s->n)
+		return;
+	t = &s->tx[k];
+	t->resent = t->order != 0;
+	t->order = ++s->tx_count;
+	t->us = nck_now_us();
+	s->tx_next = max(s->tx_next, k + 1);
 }
 
 bool nck_frags_set(struct nck_frags *s, u32 k)
@@ -79,16 +111,43 @@ void nck_frags_hold_ack(struct nck_comm *c, struct nck_frags *s, u32 *held)
 	nck_stat_inc(c->nn, NETCOLL_STAT_ACKS_HELD);
 }
 
+/*
+ * Fragment k was acked for the first time: the transmission that arrived
+ * moves the RACK point.  A resent fragment's ack may be its first copy's,
+ * late: it moves the point only when it came at least the smallest round
+ * trip after the resend (RFC 8985, 6.2), which fragments sent once tell.
+ */
+static void nck_frags_stamp_acked(struct nck_frags *s, u32 k, u32 now)
+{
+	const struct nck_tx_stamp *t = &s->tx[k];
+	u32 us = (now - t->us) & 0x7fffffff;
+
+	if (!t->order)
+		return;
+	if (t->resent) {
+		if (s->min_rtt_us == U32_MAX || us < s->min_rtt_us)
+			return;
+	} else {
+		s->min_rtt_us = min(s->min_rtt_us, us);
+	}
+	s->rack_order = max(s->rack_order, t->order);
+}
+
 u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
 		  void (*newly)(void *arg, u32 k), void *arg)
 {
-	u32 k, b, sacked = 0;
+	u32 k, b, sacked = 0, now = s->tx ? nck_now_us() : 0;
 
 	/* nobody acknowledges what was never sent */
 	cum = min(cum, sent);
-	for (k = s->cum; k < cum; k++)
-		if (nck_frags_set(s, k) && newly)
+	for (k = s->cum; k < cum; k++) {
+		if (!nck_frags_set(s, k))
+			continue;
+		if (s->tx)
+			nck_frags_stamp_acked(s, k, now);
+		if (newly)
 			newly(arg, k);
+	}
 	s->cum = max(s->cum, cum);
 	for (b = 0; b < NCK_SACK_BITS; b++) {
 		k = cum + 1 + b;
@@ -96,21 +155,37 @@ u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
 			break;
 		if (!(sack & (1U << b)))
 			continue;
-		if (nck_frags_set(s, k) && newly)
-			newly(arg, k);
 		sacked = k;
+		if (!nck_frags_set(s, k))
+			continue;
+		if (s->tx)
+			nck_frags_stamp_acked(s, k, now);
+		if (newly)
+			newly(arg, k);
 	}
 	return sacked;
+}
+
+/* Sent before a transmission that arrived, and not acknowledged: lost. */
+static bool nck_frags_rack_lost(const struct nck_frags *s, u32 k)
+{
+	return s->tx && s->tx[k].order && s->tx[k].order < s->rack_order;
 }
 
 int nck_frags_fast_retransmit(struct nck_frags *s, u32 sacked,
 			      int (*resend)(void *arg, u32 k), void *arg)
 {
-	u32 k;
+	u32 k, end = sacked;
 	int n = 0, err;
 
-	for (k = max(s->cum, s->resent_below); k < sacked; k++) {
+	/* what an ack can show: its cumulative point and selective bits */
+	if (s->tx)
+		end = max(end, min(s->tx_next, s->cum + 1 + NCK_SACK_BITS));
+	for (k = s->cum; k < end; k++) {
 		if (test_bit(k, s->bits))
+			continue;
+		if (!(k < sacked && k >= s->resent_below) &&
+		    !nck_frags_rack_lost(s, k))
 			continue;
 		err = resend(arg, k);
 		if (err)

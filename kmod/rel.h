@@ -11,15 +11,25 @@
  *                     acks every NCK_ACK_EVERY new fragments, on a hole, on
  *                     a duplicate, when asked and when complete
  *   fast retransmit   holes below the highest selectively acked fragment
- *                     are resent once; a timeout probes with the oldest and
- *                     newest unacknowledged fragment, and the holes their
- *                     ack shows go again
+ *                     are resent at once; a sender stamps every
+ *                     transmission, and a fragment still unacknowledged
+ *                     when one sent after it was acked is lost (RACK, RFC
+ *                     8985, by transmission order), so a lost
+ *                     retransmission goes again after a round trip, not a
+ *                     timeout; a timeout probes with the oldest and newest
+ *                     unacknowledged fragment, and the holes their ack
+ *                     shows go again
  *   round trip, RTO   RFC 6298 estimate (Karn's rule is the callers': they
- *                     sample only fragments sent once); the retransmission
+ *                     sample only fragments sent once; they time one
+ *                     fragment at a time, not every ack: a window's later
+ *                     fragments wait behind the others at the receiver,
+ *                     and a timeout grown by that wait is what the tail of
+ *                     a lossy message then waits for); the retransmission
  *                     timer doubles up to rto_max_ms, and nck_max_retries
  *                     expiries without an answer end the operation; a
- *                     receiver asked about an operation it has not started,
- *                     or whose acks it holds, answers that it is alive
+ *                     receiver asked about an operation it has not
+ *                     started, or whose acks it holds, answers that it is
+ *                     alive
  *   early frames      frames of an operation not started yet are held,
  *                     charged to the communicator's receive memory
  *   flow control      past half its receive memory, a receiver holds the
@@ -46,6 +56,18 @@ struct nck_comm;
 #define NCK_SACK_BITS		32
 
 /**
+ * struct nck_tx_stamp - a sender's last transmission of one fragment
+ * @order: the set's transmission count then (0: never sent)
+ * @us: the time then, low 31 bits of microseconds
+ * @resent: sent more than once: its ack may be the first copy's
+ */
+struct nck_tx_stamp {
+	u32 order;
+	u32 us : 31;
+	u32 resent : 1;
+};
+
+/**
  * struct nck_frags - the fragments of one message one side has
  * @bits: fragment k received (receiver) or acknowledged (sender)
  * @n: fragments of the message
@@ -55,6 +77,12 @@ struct nck_comm;
  * @since_ack: receiver: fragments set since its last ack
  * @resent_below: sender: holes below were resent already
  * @ack_held: receiver: an ack waits for the consumer (nck_frags_hold_ack)
+ * @tx: sender: each fragment's last transmission (nck_frags_init_tx)
+ * @tx_count: sender: transmissions so far
+ * @tx_next: sender: one past the highest fragment sent
+ * @rack_order: sender: the latest transmission known to have arrived;
+ *	an unacknowledged fragment sent before it is lost
+ * @min_rtt_us: sender: smallest round trip seen (U32_MAX: none yet)
  */
 struct nck_frags {
 	unsigned long *bits;
@@ -62,9 +90,22 @@ struct nck_frags {
 	u32 since_ack;
 	u32 resent_below;
 	bool ack_held;
+	struct nck_tx_stamp *tx;
+	u32 tx_count, tx_next, rack_order, min_rtt_us;
 };
 
 int nck_frags_init(struct nck_frags *s, u32 n, gfp_t gfp);
+/* A sender's set: nck_frags_init() and a stamp per fragment. */
+int nck_frags_init_tx(struct nck_frags *s, u32 n, gfp_t gfp);
+/* Bytes nck_frags_init_tx() allocates for n fragments (for charges). */
+static inline size_t nck_frags_tx_bytes(u32 n)
+{
+	return BITS_TO_LONGS(n ?: 1) * sizeof(long) +
+	       (size_t)n * sizeof(struct nck_tx_stamp);
+}
+
+/* Sender: fragment k goes out (first time or again) now. */
+void nck_frags_sent(struct nck_frags *s, u32 k);
 void nck_frags_free(struct nck_frags *s);
 /* Fragment k is here; true if it was not before. */
 bool nck_frags_set(struct nck_frags *s, u32 k);
@@ -120,8 +161,10 @@ static inline void nck_frags_unhold_ack(struct nck_frags *s, u32 *held)
 u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
 		  void (*newly)(void *arg, u32 k), void *arg);
 /*
- * Sender: resend(arg, k) each hole below sacked not resent before; stops
- * at the first error.  Returns the number resent or that error.
+ * Sender, after each ack: resend(arg, k) each hole below sacked not
+ * resent before, and (with stamps) each fragment the ack's view shows
+ * missing that was sent before one that arrived.  Stops at the first
+ * error.  Returns the number resent or that error.
  */
 int nck_frags_fast_retransmit(struct nck_frags *s, u32 sacked,
 			      int (*resend)(void *arg, u32 k), void *arg);

@@ -8,11 +8,14 @@
  * into fragments of the device MTU.  The receiver keeps a fragment set
  * per message and acks as the core says; the sender keeps at most
  * nck_tx_window fragments in flight, and holes that selective acks reveal
- * are resent at once.  A retransmission timeout resends what is
+ * are resent at once, again if a later transmission arrived first (the
+ * core's RACK).  A retransmission timeout resends what is
  * unacknowledged; until the operation has seen a hole, only each
  * message's oldest and newest such fragment, as a probe.  The timeout
  * follows the measured round trip (Karn's rule: no samples from
- * retransmitted fragments), so a receiver that is slow to run rarely
+ * retransmitted fragments; one fragment in flight at a time is timed, not
+ * every ack: a receiver holds acks while its process copies, and those
+ * waits are not the path's), so a receiver that is slow to run rarely
  * causes spurious retransmissions, and one that does costs two frames per
  * message.  After nck_max_retries such timeouts, or when the operation's
  * time budget is spent, the operation fails with -ETIMEDOUT.  Nothing is
@@ -119,6 +122,7 @@ static int nck_send_frag(struct nck_op *op, struct nck_msg *m, u32 idx, u16 flag
 		kfree_skb(skb);
 		return -EFAULT;
 	}
+	nck_frags_sent(&m->fr, idx);
 	return nck_frame_xmit(op->c, skb, m->d.peer);
 }
 
@@ -148,9 +152,11 @@ static struct nck_msg *nck_msg_find(struct nck_msg *msgs, struct nck_key *keys,
 
 /* Messages for d[0 .. n), cut at frag_size, their sets allocated. */
 static int nck_msgs_init(struct nck_msg **msgs, struct nck_key **keys,
-			 const struct nck_msg_desc *d, u32 n, u32 frag_size)
+			 const struct nck_msg_desc *d, u32 n, u32 frag_size,
+			 bool tx)
 {
-	u32 i;
+	u32 i, nf;
+	int err;
 
 	*msgs = kvcalloc(n, sizeof(**msgs), GFP_KERNEL_ACCOUNT);
 	*keys = kvcalloc(n, sizeof(**keys), GFP_KERNEL_ACCOUNT);
@@ -162,9 +168,11 @@ static int nck_msgs_init(struct nck_msg **msgs, struct nck_key **keys,
 		m->d = d[i];
 		m->frag_size = frag_size;
 		(*keys)[i] = (struct nck_key){ d[i].peer, d[i].tag, i };
-		if (nck_frags_init(&m->fr, nc_wire_nfrags(d[i].len, frag_size),
-				   GFP_KERNEL_ACCOUNT))
-			return -ENOMEM;
+		nf = nc_wire_nfrags(d[i].len, frag_size);
+		err = tx ? nck_frags_init_tx(&m->fr, nf, GFP_KERNEL_ACCOUNT) :
+			   nck_frags_init(&m->fr, nf, GFP_KERNEL_ACCOUNT);
+		if (err)
+			return err;
 	}
 	sort(*keys, n, sizeof(**keys), nck_key_cmp, NULL);
 	return 0;
@@ -188,15 +196,21 @@ static void nck_op_free(struct nck_op *op)
 	kfree(op);
 }
 
-/* What an operation's bookkeeping takes: messages, keys, fragment sets. */
-static u64 nck_op_bytes(const struct nck_msg_desc *d, u32 n, u32 frag_size)
+/*
+ * What an operation's bookkeeping takes: messages, keys, fragment sets
+ * (a sender's with their stamps).
+ */
+static u64 nck_op_bytes(const struct nck_msg_desc *d, u32 n, u32 frag_size,
+			bool tx)
 {
 	u64 bytes = (u64)n * (sizeof(struct nck_msg) + sizeof(struct nck_key));
-	u32 i;
+	u32 i, nf;
 
-	for (i = 0; i < n; i++)
-		bytes += BITS_TO_LONGS(nc_wire_nfrags(d[i].len, frag_size)) *
-			 sizeof(long);
+	for (i = 0; i < n; i++) {
+		nf = nc_wire_nfrags(d[i].len, frag_size);
+		bytes += tx ? nck_frags_tx_bytes(nf) :
+			      BITS_TO_LONGS(nf) * sizeof(long);
+	}
 	return bytes;
 }
 
@@ -205,8 +219,9 @@ static struct nck_op *nck_op_alloc(struct nck_comm *c,
 				 const struct nck_msg_desc *rx, u32 nrx,
 				 u32 frag_size, int *err)
 {
-	u64 charge = sizeof(struct nck_op) + nck_op_bytes(tx, ntx, frag_size) +
-		     nck_op_bytes(rx, nrx, frag_size);
+	u64 charge = sizeof(struct nck_op) +
+		     nck_op_bytes(tx, ntx, frag_size, true) +
+		     nck_op_bytes(rx, nrx, frag_size, false);
 	struct nck_op *op;
 
 	/* Charged before it is allocated: over the limit is ENOBUFS. */
@@ -234,8 +249,8 @@ static struct nck_op *nck_op_alloc(struct nck_comm *c,
 	 * Receive sets for senders that cut at our fragment size (the same
 	 * MTU); nck_rx_take() replaces one in the rare other case.
 	 */
-	if (nck_msgs_init(&op->tx, &op->tx_keys, tx, ntx, frag_size) ||
-	    nck_msgs_init(&op->rx, &op->rx_keys, rx, nrx, frag_size)) {
+	if (nck_msgs_init(&op->tx, &op->tx_keys, tx, ntx, frag_size, true) ||
+	    nck_msgs_init(&op->rx, &op->rx_keys, rx, nrx, frag_size, false)) {
 		nck_op_free(op);
 		return NULL;
 	}
@@ -316,8 +331,6 @@ static int nck_input_ack(struct nck_op *op, const struct nc_frame *f)
 		op->tx_first++;
 	if (op->progress)
 		nck_op_progress(op);
-	if (!sacked)
-		return 0;
 	n = nck_frags_fast_retransmit(&x.m->fr, sacked, nck_tx_resend, &x);
 	return n < 0 ? n : 0;
 }
