@@ -33,36 +33,46 @@
  *  - up: a piece's partial result is a message from child to parent.  The
  *    parent keeps a fragment set per child and acks as the core says (every
  *    NCK_ACK_EVERY fragments, on holes, duplicates and request); the child
- *    resends holes its selective acks show at once and the rest on its
- *    retransmission timeout.  The result arriving later acks everything
- *    implicitly, so a one-fragment allreduce costs one frame per tree edge
- *    and no acks.
+ *    resends holes its selective acks show at once, again when a later
+ *    transmission arrived first (RACK), and the rest on its retransmission
+ *    timeout.  The result arriving later acks everything implicitly, so a
+ *    one-fragment allreduce costs one frame per tree edge and no acks.
  *  - down: the result is a message from the root (multicast) or the
- *    parent (down the tree).  A rank whose result shows a hole, or is
- *    still missing when its timer fires, sends the sender its set's ack
- *    (AGG_NACK) and gets the missing fragments by unicast.  With multicast
+ *    parent (down the tree).  A rank whose result shows a hole sends the
+ *    sender its set's ack (AGG_NACK) for the holes below the fragment
+ *    that showed them; holes still missing a retransmission timeout later
+ *    are asked for again, in a new round, by the next fragment that
+ *    arrives; a result still missing when the timer fires is asked for
+ *    whole.  The missing fragments come by unicast.  With multicast
  *    distribution that is the repair path: the fast path stays one frame
  *    per result fragment.  SHARP sends every result twice (UD multicast and
  *    RC); on a software switch that doubles the per-host frame cost for a
  *    loss that is rare, so we repair on demand instead.
  *  - timing: the round trip of fragments going up (a probe now and then
  *    asks for an ack at once) gives the retransmission timeout, as for the
- *    alltoall transport.  A rank asked about an operation it has not
- *    finished answers with an ack, so slow but alive peers reset the retry
- *    count; only the operation's time budget then ends the wait.
- *  - repetition: a small operation (pieces of one or two fragments) is
- *    one round trip, and a lost frame costs it a timeout, many times its
- *    clean time: no later fragment reveals the loss.  So once a rank has
- *    had to repair (it resent or asked, or was asked: a loss, or a peer
- *    slower than the timeout -- one fragment cannot tell them apart) it
- *    sends its frames of small operations twice, back to back, for the
- *    next NCK_AGG_REPEAT_OPS operations: a lost frame then rarely costs a
- *    timeout.  Where no operation ever times out nothing is repeated; a
- *    copy that arrives second is an ordinary duplicate (a parent answers
- *    it with an ack, a result copy is dropped).  A small frame more is
- *    cheap next to a timeout.  Larger operations are not repeated:
- *    sending their last fragments twice (a tail-loss probe) did not make
- *    128 KiB allreduces under loss any faster.
+ *    alltoall transport.  Only the probe is timed, not every ack: the
+ *    later fragments of a window wait behind their siblings' at the
+ *    parent, and a timeout grown by that wait is what the tail of a lossy
+ *    operation then waits for.  A rank asked about an operation it has
+ *    not finished answers with an ack, so slow but alive peers reset the
+ *    retry count; only the operation's time budget then ends the wait.
+ *  - repetition: a frame whose loss nothing later would reveal costs a
+ *    timeout, many times a round trip: the fragments of a small operation
+ *    (pieces of one or two fragments: the operation is one round trip),
+ *    the last fragment of a piece to leave a rank, and every frame sent
+ *    to make up for a loss (retransmissions an ack showed needed, repairs,
+ *    fragments a peer asked for before this rank had them; not a
+ *    timeout's burst, which is mostly late frames).  So
+ *    once a rank has had to repair (it resent or asked, or was asked: a
+ *    loss, or a peer slower than the timeout -- one fragment cannot tell
+ *    them apart) it sends those frames twice, back to back, for the next
+ *    NCK_AGG_REPEAT_OPS operations; the first-time fragments of larger
+ *    pieces still go once, their losses show as holes.  Where no
+ *    operation ever times out nothing is repeated; a copy that arrives
+ *    second is an ordinary duplicate (a parent answers it with an ack, a
+ *    result copy is dropped).  A frame more is
+ *    cheap next to a timeout: under 10 % loss per cable this halved the
+ *    time of 128 KiB allreduces.
  *
  * Outstanding operations: a rank starts operation s only when its
  * operation s - OSO is finished (callers sleep, they do not fail).  Hence
@@ -116,6 +126,7 @@ struct nck_agg_asker {
 	unsigned long at;		/* this interval ends; 0: none yet */
 	u32 cum[NETCOLL_TREES_MAX];	/* what it said it had, per piece */
 	u32 holes_below[NETCOLL_TREES_MAX]; /* its holes below were answered */
+	u32 holes_round[NETCOLL_TREES_MAX]; /* its latest round answered */
 	u8 shift;
 	u8 answered;			/* pieces answered this interval */
 };
@@ -134,6 +145,8 @@ struct nck_agg_piece {
 	struct nck_frags up;	/* what the parent acked */
 	struct nck_frags res;	/* result fragments here */
 	u32 res_asked;		/* holes below this were asked for already */
+	u32 ask_round;		/* requests for holes asked before */
+	u64 ask_ns;		/* the latest request for the result */
 	bool done_mark;		/* the root says the piece is done */
 	bool complete;
 	bool bdata;		/* a broadcast's data: nothing goes up */
@@ -149,7 +162,7 @@ struct nck_agg_op {
 	unsigned long linger_until;	/* its endpoint closed: leave then */
 	u64 charge;		/* bytes of c->mem_used */
 	u32 repair_budget;	/* fragments this op may still resend on nacks */
-	bool repairing;		/* answering a nack: frames go once */
+	bool again;		/* frames going out are sent again */
 	u32 acks_held;		/* children's acks held (rel.h flow control) */
 	int err;
 	u16 opcode;
@@ -319,36 +332,66 @@ static void nck_agg_saw_loss(struct nck_comm *c, struct nck_agg_op *op)
 }
 
 /*
- * Copies of each frame of piece p to send: 2 while repeating (see above),
- * except for repairs: what a nack gets is counted against the operation's
- * repair budget frame by frame, so a peer's nacks cannot make more.
+ * Is fragment k the last of piece p to go out of this rank (of type)?
+ * Nothing after it shows the receiver that it was lost.  Up, fragments go
+ * in order; down, in the order they complete here.
  */
-static unsigned int nck_agg_copies(struct nck_comm *c,
-				   const struct nck_agg_op *op,
-				   const struct nck_agg_piece *p)
+static bool nck_agg_last_out(const struct nck_comm *c,
+			     const struct nck_agg_piece *p, u32 k, u16 type)
+{
+	if (type == NETCOLL_T_AGG_UP)
+		return k == p->nfrags - 1;
+	return (nck_agg_is_root(c, p) ? p->nready : p->res.count) == p->nfrags;
+}
+
+/*
+ * Copies of fragment k of piece p to send: while repeating (see above),
+ * 2 of small pieces' fragments, of a piece's last fragment to go out and
+ * of every fragment sent again (a retransmission, a repair), else 1.
+ * What a nack gets is counted against the operation's repair budget frame
+ * by frame, so a peer's nacks cannot make more than the budget.
+ */
+static bool nck_agg_repeating(struct nck_comm *c, const struct nck_agg_op *op)
 {
 	lockdep_assert_held(&c->lock);
 	if (!c->agg.repeating)
-		return 1;
+		return false;
 	/* expired first, so the window's end is seen even by large pieces */
 	if (!nck_seq_before(op->seq, c->agg.repeat_until)) {
 		c->agg.repeating = false;
-		return 1;
+		return false;
 	}
-	return p->nfrags > NCK_AGG_REPEAT_FRAGS || op->repairing ? 1 : 2;
+	return true;
+}
+
+static unsigned int nck_agg_copies(struct nck_comm *c,
+				   const struct nck_agg_op *op,
+				   const struct nck_agg_piece *p, u32 k,
+				   u16 type, u32 dst)
+{
+	if (!nck_agg_repeating(c, op))
+		return 1;
+	/* dst asked for k before we had it: a repair too */
+	if (type == NETCOLL_T_AGG_DOWN && op->askers && dst < c->size &&
+	    op->askers[dst].holes_below[p - op->piece] > k)
+		return 2;
+	return op->again || p->nfrags <= NCK_AGG_REPEAT_FRAGS ||
+	       nck_agg_last_out(c, p, k, type) ? 2 : 1;
 }
 
 /*
  * Fragment k of piece p (type AGG_UP or AGG_DOWN) from op->buf, or with
- * marker set an empty AGG_DOWN: the piece is done.
+ * marker set an empty AGG_DOWN: the piece is done.  Returns the frames
+ * queued.
  */
-static void nck_agg_send_frag(struct nck_comm *c, struct nck_agg_op *op,
-			      struct nck_agg_piece *p, u32 k, u16 type,
-			     u16 flags, u32 dst, bool marker,
-			     struct sk_buff_head *txq)
+static unsigned int nck_agg_send_frag(struct nck_comm *c,
+				      struct nck_agg_op *op,
+				      struct nck_agg_piece *p, u32 k, u16 type,
+				      u16 flags, u32 dst, bool marker,
+				      struct sk_buff_head *txq)
 {
 	u32 len = marker ? 0 : nck_agg_frag_len(op, p, k);
-	unsigned int n, copies = nck_agg_copies(c, op, p);
+	unsigned int n, copies = nck_agg_copies(c, op, p, k, type, dst);
 	struct sk_buff *skb;
 	struct nc_frame f;
 
@@ -362,11 +405,13 @@ static void nck_agg_send_frag(struct nck_comm *c, struct nck_agg_op *op,
 		f.msg_len = p->len;
 		f.frag_size = op->fs;
 	}
+	if (type == NETCOLL_T_AGG_UP)
+		nck_frags_sent(&p->up, k);
 	for (n = 0; n < copies; n++) {
 		skb = nck_frame_alloc(len, GFP_ATOMIC);
 		if (!skb) {
 			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
-			return;		/* the timer sends it again */
+			return n;	/* the timer sends it again */
 		}
 		nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
 		skb_put_data(skb, op->buf + p->off + k * op->fs, len);
@@ -374,6 +419,7 @@ static void nck_agg_send_frag(struct nck_comm *c, struct nck_agg_op *op,
 		if (n)
 			nck_stat_inc(c->nn, NETCOLL_STAT_AGG_REPEATS);
 	}
+	return n;
 }
 
 /* AGG_ACK or AGG_NACK of piece j: a fragment set's ack. */
@@ -451,29 +497,60 @@ static void nck_agg_acks_release(struct nck_comm *c, struct nck_agg_op *op,
 }
 
 /*
+ * A repair request to the sender of piece p's result (nck_nack_frame()).
+ * It goes once: the sender refuses a copy as a replay and counts it as a
+ * drop, and a lost request is asked again (ask_holes' next round, or the
+ * timer).
+ */
+static void nck_agg_send_nack(struct nck_comm *c, struct nck_agg_op *op,
+			      struct nck_agg_piece *p,
+			      const struct nck_frags *s, u32 from, u32 below,
+			      u32 round, struct sk_buff_head *txq)
+{
+	struct sk_buff *skb;
+
+	skb = nck_nack_frame(c, op->seq, p->src, p - op->piece, s, from, below,
+			     round);
+	if (skb)
+		nck_frame_defer(txq, skb, p->src);
+}
+
+/*
  * Result fragment k arrived past holes not asked for yet: ask the sender
- * for those (below k) now, not one timeout later.  Each hole is asked for
- * once this way; what is still missing when the timer fires is asked for
- * again (nck_agg_ask).  Fragments past k may still be on their way: they
- * are not asked for, so the sender does not send them twice.
+ * for those (below k) now, not one timeout later.  Holes asked for a
+ * retransmission timeout ago and still missing were lost again (the
+ * request or its answer): the next fragment that arrives asks for them
+ * once more, in a new round, so that under loss the result is repaired
+ * in round trips rather than timeouts.  Fragments past k may still be on
+ * their way: they are not asked for, so the sender does not send them
+ * twice.  What is missing when the timer fires is asked for again
+ * (nck_agg_ask).
  */
 static void nck_agg_ask_holes(struct nck_comm *c, struct nck_agg_op *op,
 			      struct nck_agg_piece *p, u32 k,
 			      struct sk_buff_head *txq)
 {
-	struct sk_buff *skb;
-	u32 from;
+	u32 from, below = max(k, p->res_asked), round = 0;
+	u64 now = ktime_get_ns();
 
-	if (k <= p->res_asked)
-		return;
-	from = find_next_zero_bit(p->res.bits, k, max(p->res.cum, p->res_asked));
-	p->res_asked = k;
-	if (from >= k)
+	from = find_next_zero_bit(p->res.bits, p->res_asked, p->res.cum);
+	if (from >= p->res_asked)
+		p->res.cum = p->res_asked;	/* the next scan starts there */
+	else if (now - p->ask_ns >=
+		 (u64)nck_rtt_rto_us(&c->agg.rtt) * NSEC_PER_USEC)
+		round = ++p->ask_round;		/* lost again */
+	if (!round) {
+		if (k <= p->res_asked)
+			return;
+		from = find_next_zero_bit(p->res.bits, k,
+					  max(p->res.cum, p->res_asked));
+	}
+	p->res_asked = below;
+	if (from >= below)
 		return;		/* no hole below k */
+	p->ask_ns = now;
 	nck_agg_saw_loss(c, op);
-	skb = nck_nack_frame(c, op->seq, p->src, p - op->piece, &p->res, from, k);
-	if (skb)
-		nck_frame_defer(txq, skb, p->src);
+	nck_agg_send_nack(c, op, p, &p->res, from, below, round, txq);
 }
 
 /* Ask the sender of piece p's result for everything missing (timeout). */
@@ -481,7 +558,6 @@ static void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
 			struct nck_agg_piece *p, struct sk_buff_head *txq)
 {
 	bool data = p->want_data && p->len;
-	struct sk_buff *skb;
 	u32 from = 0;
 
 	if (data) {
@@ -489,11 +565,9 @@ static void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
 		from = p->res.cum;
 	}
 	p->res_asked = max(p->res_asked, p->res.next);
+	p->ask_ns = ktime_get_ns();
 	nck_agg_saw_loss(c, op);
-	skb = nck_nack_frame(c, op->seq, p->src, p - op->piece,
-			     data ? &p->res : NULL, from, 0);
-	if (skb)
-		nck_frame_defer(txq, skb, p->src);
+	nck_agg_send_nack(c, op, p, data ? &p->res : NULL, from, 0, 0, txq);
 }
 
 /* ---------------------------------------------------------------- */
@@ -847,6 +921,7 @@ struct nck_agg_ack_ctx {
 	struct nck_agg_op *op;
 	struct nck_agg_piece *p;
 	struct sk_buff_head *txq;
+	bool lost;	/* an ack showed them lost (not a timeout's guess) */
 };
 
 static void nck_agg_newly_acked(void *arg, u32 k)
@@ -870,8 +945,11 @@ static int nck_agg_resend_up(void *arg, u32 k)
 	if (x->op->probe == x->p && x->op->probe_k == k)
 		x->op->probe = NULL;	/* Karn: its ack would be ambiguous */
 	nck_agg_saw_loss(x->c, x->op);
+	/* a timeout's burst is mostly late, not lost: it goes once */
+	x->op->again = x->lost;
 	nck_agg_send_frag(x->c, x->op, x->p, k, NETCOLL_T_AGG_UP,
 			  NETCOLL_F_ACK_NOW, x->p->parent, false, x->txq);
+	x->op->again = false;
 	nck_stat_inc(x->c->nn, NETCOLL_STAT_RETRANSMITS);
 	return 0;
 }
@@ -880,7 +958,8 @@ static int nck_agg_resend_up(void *arg, u32 k)
 static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
 			   const struct nc_frame *f, struct sk_buff_head *txq)
 {
-	struct nck_agg_ack_ctx x = { c, op, nck_agg_piece_of(c, op, f), txq };
+	struct nck_agg_ack_ctx x = { c, op, nck_agg_piece_of(c, op, f), txq,
+				     true };
 	struct nck_agg_piece *p = x.p;
 	u32 sacked;
 
@@ -898,8 +977,7 @@ static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
 			       nck_agg_newly_acked, &x);
 	if (op->progress)
 		nck_agg_progress(c, op);
-	if (sacked)
-		nck_frags_fast_retransmit(&p->up, sacked, nck_agg_resend_up, &x);
+	nck_frags_fast_retransmit(&p->up, sacked, nck_agg_resend_up, &x);
 	nck_agg_push_all(c, op, txq);
 	nck_agg_piece_check(c, op, p);
 }
@@ -950,9 +1028,10 @@ static bool nck_agg_may_repair(struct nck_agg_op *op, u32 x, u32 j, u32 cum)
 /*
  * Rank x saw holes in piece p's result below fragment f->msg_len: resend
  * the ones from f->seq on it lacks and this rank has sent (the others
- * are still to come).  Each hole once: a request at or below what was
- * answered already is a copy (or a replay), and the asker's timer asks
- * again for what is still missing.
+ * are still to come).  Each request once: one for holes at or below what
+ * was answered already is a copy (or a replay) unless it carries a newer
+ * round (the asker's request again, after a round trip without the
+ * answer).  The operation's repair budget bounds what all of them get.
  */
 static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 				 struct nck_agg_piece *p,
@@ -961,26 +1040,28 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 {
 	struct nck_agg_asker *a = &op->askers[f->src_rank];
 	u32 j = p - op->piece, end = min(f->msg_len, p->nfrags), k, sent = 0;
+	u32 frames = 0;
 
-	if (f->seq < a->holes_below[j]) {
+	if (f->seq < a->holes_below[j] && f->frag_off <= a->holes_round[j]) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 		return;
 	}
-	a->holes_below[j] = end;
-	op->repairing = true;
-	for (k = f->seq; k < end && sent < NCK_AGG_BURST &&
-	     sent < op->repair_budget; k++) {
+	a->holes_below[j] = max(a->holes_below[j], end);
+	a->holes_round[j] = max(a->holes_round[j], f->frag_off);
+	op->again = true;
+	for (k = f->seq; k < end && frames < NCK_AGG_BURST &&
+	     frames < op->repair_budget; k++) {
 		if (nck_nack_has(map, f->len, f->seq, k) ||
 		    !nck_agg_have_frag(c, p, k))
 			continue;
-		nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
-				  f->src_rank, false, txq);
+		frames += nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
+					    f->src_rank, false, txq);
 		sent++;
 	}
-	op->repairing = false;
+	op->again = false;
 	if (sent)
 		nck_agg_saw_loss(c, op);	/* what we sent went missing */
-	op->repair_budget -= sent;
+	op->repair_budget -= min(frames, op->repair_budget);
 	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 }
 
@@ -990,7 +1071,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 			    struct sk_buff_head *txq)
 {
 	struct nck_agg_piece *p = nck_agg_piece_of(c, op, f);
-	u32 x = f->src_rank, k, sent = 0;
+	u32 x = f->src_rank, k, sent = 0, frames = 0;
 	u8 map[NETCOLL_NACK_MAP_MAX];
 	bool x_data;
 	int ci;
@@ -1032,24 +1113,24 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 					 0, 0, txq);
 		return;
 	}
-	op->repairing = true;
+	op->again = true;
 	if (!x_data) {
-		nck_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN, 0, x, true,
-				  txq);
+		frames = nck_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN, 0, x,
+					   true, txq);
 		sent = 1;
 	}
-	for (k = f->seq; x_data && k < p->nfrags && sent < NCK_AGG_BURST &&
-	     sent < op->repair_budget; k++) {
+	for (k = f->seq; x_data && k < p->nfrags && frames < NCK_AGG_BURST &&
+	     frames < op->repair_budget; k++) {
 		if (nck_nack_has(map, f->len, f->seq, k))
 			continue;
-		nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0, x, false,
-				  txq);
+		frames += nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
+					    x, false, txq);
 		sent++;
 	}
-	op->repairing = false;
+	op->again = false;
 	/* what we sent x went missing (a repair within budget and rate) */
 	nck_agg_saw_loss(c, op);
-	op->repair_budget -= min(sent, op->repair_budget);
+	op->repair_budget -= min(frames, op->repair_budget);
 	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 }
 
@@ -1227,7 +1308,7 @@ static void nck_agg_retransmit(struct nck_comm *c, struct nck_agg_op *op,
 
 	lockdep_assert_held(&c->lock);
 	for (j = 0; j < op->npieces; j++) {
-		struct nck_agg_ack_ctx x = { c, op, &op->piece[j], txq };
+		struct nck_agg_ack_ctx x = { c, op, &op->piece[j], txq, false };
 		struct nck_agg_piece *p = x.p;
 		u32 sent = 0;
 
@@ -1343,7 +1424,8 @@ static u64 nck_agg_piece_bytes(u32 nchildren, u32 nfrags)
 	u64 set = BITS_TO_LONGS(nfrags) * sizeof(long);
 
 	return (u64)nchildren * sizeof(u32) + set +
-	       (u64)nchildren * (sizeof(struct nck_frags) + set) + 2 * set +
+	       (u64)nchildren * (sizeof(struct nck_frags) + set) + set +
+	       nck_frags_tx_bytes(nfrags) +
 	       (u64)nchildren * nfrags * sizeof(struct sk_buff *);
 }
 
@@ -1367,7 +1449,7 @@ static int nck_agg_piece_init(struct nck_comm *c, struct nck_agg_op *op,
 				   sizeof(struct sk_buff *), gfp);
 	p->got = kvcalloc(t->nchildren ?: 1, sizeof(*p->got), gfp);
 	if (!p->children || !p->ready || !p->got || (!p->held && !p->bdata) ||
-	    nck_frags_init(&p->up, p->nfrags, gfp) ||
+	    nck_frags_init_tx(&p->up, p->nfrags, gfp) ||
 	    nck_frags_init(&p->res, p->nfrags, gfp))
 		return -ENOMEM;
 	memcpy(p->children, t->children, t->nchildren * sizeof(u32));

@@ -232,12 +232,16 @@ void nck_rtt_sample(struct nck_rtt *r, u32 us)
 	r->srtt_us = ((7 * r->srtt_us + us) / 8) ?: 1;
 }
 
-unsigned long nck_rtt_rto(const struct nck_rtt *r)
+u32 nck_rtt_rto_us(const struct nck_rtt *r)
 {
 	u32 us = r->srtt_us + 4 * r->rttvar_us;
 
-	us = clamp(us, nck_rto_min_ms * USEC_PER_MSEC, nck_rto_max_ms * USEC_PER_MSEC);
-	return usecs_to_jiffies(us) ?: 1;
+	return clamp(us, nck_rto_min_ms * USEC_PER_MSEC, nck_rto_max_ms * USEC_PER_MSEC);
+}
+
+unsigned long nck_rtt_rto(const struct nck_rtt *r)
+{
+	return usecs_to_jiffies(nck_rtt_rto_us(r)) ?: 1;
 }
 
 void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r)
@@ -337,7 +341,8 @@ struct sk_buff *nck_ctl_frame(struct nck_comm *c, u16 type, u32 seq, u32 dst,
 }
 
 struct sk_buff *nck_nack_frame(struct nck_comm *c, u32 seq, u32 dst, u16 tag,
-			       const struct nck_frags *s, u32 from, u32 below)
+			       const struct nck_frags *s, u32 from, u32 below,
+			       u32 round)
 {
 	u32 nbits = 0, i, len;
 	struct sk_buff *skb;
@@ -352,6 +357,7 @@ struct sk_buff *nck_nack_frame(struct nck_comm *c, u32 seq, u32 dst, u16 tag,
 	nck_frame_hdr(c, &f, NETCOLL_T_AGG_NACK, seq, dst, tag);
 	f.seq = from;
 	f.msg_len = below;
+	f.frag_off = below ? round : 0;
 	skb = nck_ctl_alloc(c, &f, len);
 	if (!skb)
 		return NULL;

@@ -188,7 +188,9 @@ struct nck_rtt {
 };
 
 void nck_rtt_sample(struct nck_rtt *r, u32 us);
-/* SRTT + 4 RTTVAR within [rto_min_ms, rto_max_ms], in jiffies. */
+/* SRTT + 4 RTTVAR within [rto_min_ms, rto_max_ms], in microseconds. */
+u32 nck_rtt_rto_us(const struct nck_rtt *r);
+/* The same in jiffies. */
 unsigned long nck_rtt_rto(const struct nck_rtt *r);
 
 /**
@@ -232,10 +234,12 @@ struct sk_buff *nck_ctl_frame(struct nck_comm *c, u16 type, u32 seq, u32 dst,
  * A repair request (AGG_NACK) for the fragments from `from` on that the
  * asker lacks: its payload maps which of the next NETCOLL_NACK_MAP_MAX * 8
  * are in s (NULL: none asked about but from); below bounds it (holes
- * seen, each asked once), 0 asks for all (a timeout).
+ * seen), 0 asks for all (a timeout).  round 0 asks for new holes only;
+ * the asker's n-th request for holes asked before carries round n.
  */
 struct sk_buff *nck_nack_frame(struct nck_comm *c, u32 seq, u32 dst, u16 tag,
-			       const struct nck_frags *s, u32 from, u32 below);
+			       const struct nck_frags *s, u32 from, u32 below,
+			       u32 round);
 
 /* Does the bitmap of a repair request (len bytes, after from) have k? */
 static inline bool nck_nack_has(const u8 *map, u32 len, u32 from, u32 k)

@@ -200,7 +200,8 @@ static inline int nc_wire_check(const void *frame, u32 frame_len,
 	case NETCOLL_T_AGG_DOWN:
 		return nc_wire_check_frag(f);
 	case NETCOLL_T_AGG_NACK:	/* a bitmap; msg_len: asks only below it */
-		if (f->len > NETCOLL_NACK_MAP_MAX || f->frag_size || f->frag_off ||
+		if (f->len > NETCOLL_NACK_MAP_MAX || f->frag_size ||
+		    (f->frag_off && !f->msg_len) ||
 		    (f->msg_len && f->msg_len <= f->seq))
 			return NETCOLL_STAT_DROP_LENGTH;
 		return 0;

@@ -241,13 +241,16 @@ TEST(aggregation_frames)
 	f.len = NETCOLL_NACK_MAP_MAX + 1;
 	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_LENGTH);
 	f.len = 0;
-	f.frag_off = 1;		/* the bitmap is the payload's */
+	f.frag_off = 1;		/* a timer's request has no round */
 	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), NETCOLL_STAT_DROP_LENGTH);
 	f.frag_off = 0;
 	/* a nack for the holes below fragment msg_len, from seq */
 	f.seq = 2;
 	f.msg_len = 5;
 	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
+	f.frag_off = 3;		/* ... asked for the third time */
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
+	f.frag_off = 0;
 	f.msg_len = 2;		/* nothing to ask for */
 	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), NETCOLL_STAT_DROP_LENGTH);
 	f.type = NETCOLL_T_AGG_ACK;	/* only a nack bounds its request */

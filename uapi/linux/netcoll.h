@@ -311,7 +311,9 @@ enum netcoll_stat {
 					 * receive memory was half used
 					 */
 	NETCOLL_STAT_AGG_REPEATS,	/* reduction frames sent a second time
-					 * (small operations after a loss)
+					 * after a loss (small operations,
+					 * last fragments, resends and
+					 * repairs)
 					 */
 
 	__NETCOLL_STAT_MAX,
@@ -524,8 +526,11 @@ struct netcoll_wait {
 /* ------------------------------------------------------------------ */
 
 #define NETCOLL_ETHERTYPE		0x88B5	/* IEEE local experimental 1 */
-/* 3: AGG_NACK carries a bitmap of what the asker has and may be bounded */
-#define NETCOLL_WIRE_VERSION		3
+/*
+ * 3: AGG_NACK carries a bitmap of what the asker has and may be bounded;
+ * 4: a bounded AGG_NACK carries its round (frag_off)
+ */
+#define NETCOLL_WIRE_VERSION		4
 
 enum netcoll_frame_type {
 	NETCOLL_T_DATA = 1,		/* a fragment of a message */
@@ -546,12 +551,16 @@ enum netcoll_frame_type {
 					 * NETCOLL_NACK_MAP_MAX bytes) is a
 					 * bitmap of the ones after seq it has
 					 * (bit i of byte i / 8: fragment
-					 * seq + 1 + i); frag_off is 0.  msg_len
-					 * 0: every one it lacks (its timer
-					 * expired; seq is its cumulative
-					 * point), else only those below msg_len
+					 * seq + 1 + i).  msg_len 0: every one
+					 * it lacks (its timer expired; seq is
+					 * its cumulative point; frag_off is
+					 * 0), else only those below msg_len
 					 * (holes it saw arriving fragment
-					 * msg_len)
+					 * msg_len); frag_off then counts the
+					 * asker's requests for holes it asked
+					 * for before (0: new holes only), so
+					 * an old request is told from a new
+					 * one
 					 */
 	NETCOLL_T_JOIN = 7,		/* to rank 0: which epoch?  epoch carries
 					 * the asker's random nonce; seq:frag_off
