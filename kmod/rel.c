@@ -133,6 +133,18 @@ static void nck_frags_stamp_acked(struct nck_frags *s, u32 k, u32 now)
 	s->rack_order = max(s->rack_order, t->order);
 }
 
+/* An ack shows fragment k: the first time, stamp and tell newly(). */
+static void nck_frags_acked(struct nck_frags *s, u32 k, u32 now,
+			    void (*newly)(void *arg, u32 k), void *arg)
+{
+	if (!nck_frags_set(s, k))
+		return;
+	if (s->tx)
+		nck_frags_stamp_acked(s, k, now);
+	if (newly)
+		newly(arg, k);
+}
+
 u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
 		  void (*newly)(void *arg, u32 k), void *arg)
 {
@@ -140,14 +152,8 @@ u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
 
 	/* nobody acknowledges what was never sent */
 	cum = min(cum, sent);
-	for (k = s->cum; k < cum; k++) {
-		if (!nck_frags_set(s, k))
-			continue;
-		if (s->tx)
-			nck_frags_stamp_acked(s, k, now);
-		if (newly)
-			newly(arg, k);
-	}
+	for (k = s->cum; k < cum; k++)
+		nck_frags_acked(s, k, now, newly, arg);
 	s->cum = max(s->cum, cum);
 	for (b = 0; b < NCK_SACK_BITS; b++) {
 		k = cum + 1 + b;
@@ -156,12 +162,7 @@ u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
 		if (!(sack & (1U << b)))
 			continue;
 		sacked = k;
-		if (!nck_frags_set(s, k))
-			continue;
-		if (s->tx)
-			nck_frags_stamp_acked(s, k, now);
-		if (newly)
-			newly(arg, k);
+		nck_frags_acked(s, k, now, newly, arg);
 	}
 	return sacked;
 }
