@@ -992,12 +992,45 @@ static bool nck_agg_have_result(const struct nck_comm *c,
 				       nck_frags_full(&p->res);
 }
 
+/*
+ * Rank x (child ci of piece p, or -1) asked and gets no fragment: it is
+ * told we are alive (a child: and what we hold of its own).
+ */
+static void nck_agg_answer_alive(struct nck_comm *c, struct nck_agg_op *op,
+				 struct nck_agg_piece *p, int ci, u32 x,
+				 struct sk_buff_head *txq)
+{
+	if (ci >= 0)
+		nck_agg_answer_child(c, op, p, ci, txq);
+	else
+		nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, x, p - op->piece,
+				 0, 0, txq);
+}
+
 /* Fragment k of piece p's result is here (and was passed on). */
 static bool nck_agg_have_frag(const struct nck_comm *c,
 			      const struct nck_agg_piece *p, u32 k)
 {
 	return nck_agg_is_root(c, p) ? test_bit(k, p->ready) :
 				       nck_frags_test(&p->res, k);
+}
+
+/*
+ * Have we a fragment of piece p's result, from `from` on, that an asker
+ * lacks (map: what it has after from, len bytes)?  Only then is its
+ * request answered with fragments, and counted by the rate limit: one
+ * for fragments still to come here is told we are alive.
+ */
+static bool nck_agg_have_any(const struct nck_comm *c,
+			     const struct nck_agg_piece *p, u32 from,
+			     const u8 *map, u32 len)
+{
+	u32 k;
+
+	for (k = from; k < p->nfrags; k++)
+		if (!nck_nack_has(map, len, from, k) && nck_agg_have_frag(c, p, k))
+			return true;
+	return false;
 }
 
 /*
@@ -1097,22 +1130,21 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 		return;
 	}
 	/*
-	 * Not there yet, or an answer now would come too soon: say we are
-	 * alive (and what we hold of a child's), one frame for one.  One
+	 * Nothing there yet, or an answer now would come too soon: say we
+	 * are alive (and what we hold of a child's), one frame for one.  One
 	 * nack makes up to NCK_AGG_BURST frames otherwise: each asker is
 	 * answered at most once per interval and each operation only up to
 	 * its budget, so forged or replayed nacks cannot multiply traffic.
+	 * A partial result is answered with what there is: the asker need
+	 * not wait another timeout for fragments lost while a sibling's
+	 * held up the rest.
 	 */
-	if ((x_data ? !nck_agg_have_result(c, p) :
+	if ((x_data ? !nck_agg_have_any(c, p, f->seq, map, f->len) :
 	     !(p->done_mark || (nck_agg_is_root(c, p) && p->nready == p->nfrags))) ||
 	    !op->repair_budget || !nck_agg_may_repair(op, x, f->tag, f->seq)) {
 		if (op->repair_budget && nck_agg_have_result(c, p))
 			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
-		if (ci >= 0)
-			nck_agg_answer_child(c, op, p, ci, txq);
-		else
-			nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, x, f->tag,
-					 0, 0, txq);
+		nck_agg_answer_alive(c, op, p, ci, x, txq);
 		return;
 	}
 	op->again = true;
@@ -1123,7 +1155,8 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	for (k = f->seq; x_data && k < p->nfrags && frames < NCK_AGG_BURST &&
 	     frames < op->repair_budget; k++) {
-		if (nck_nack_has(map, f->len, f->seq, k))
+		if (nck_nack_has(map, f->len, f->seq, k) ||
+		    !nck_agg_have_frag(c, p, k))
 			continue;
 		frames += nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN, 0,
 					    x, false, txq);
