@@ -364,19 +364,22 @@ static bool nck_agg_repeating(struct nck_comm *c, const struct nck_agg_op *op)
  * fragment dst asked for before we had it and of every fragment sent
  * again (a retransmission an ack asked for, a repair), else 1.  What a
  * nack gets is counted against the operation's repair budget frame by
- * frame, so a peer's nacks cannot make more than the budget.
+ * frame (the second copy of a fragment asked for before, here), so a
+ * peer's nacks cannot make more than the budget.
  */
-static unsigned int nck_agg_copies(struct nck_comm *c,
-				   const struct nck_agg_op *op,
+static unsigned int nck_agg_copies(struct nck_comm *c, struct nck_agg_op *op,
 				   const struct nck_agg_piece *p, u32 k,
 				   u16 type, u32 dst)
 {
 	if (!nck_agg_repeating(c, op))
 		return 1;
-	/* dst asked for k before we had it: a repair too */
+	/* dst asked for k before we had it: a repair too, and charged so */
 	if (type == NETCOLL_T_AGG_DOWN && op->askers && dst < c->size &&
-	    op->askers[dst].holes_below[p - op->piece] > k)
+	    op->askers[dst].holes_below[p - op->piece] > k && !op->again &&
+	    op->repair_budget) {
+		op->repair_budget--;
 		return 2;
+	}
 	return op->again || p->nfrags <= NCK_AGG_REPEAT_FRAGS ||
 	       nck_agg_last_out(c, p, k, type) ? 2 : 1;
 }
@@ -535,8 +538,11 @@ static void nck_agg_ask_holes(struct nck_comm *c, struct nck_agg_op *op,
 	u32 from, below = max(k, p->res_asked), round = 0;
 	u64 now = ktime_get_ns();
 
+	bool old;
+
 	from = find_next_zero_bit(p->res.bits, p->res_asked, p->res.cum);
-	if (from >= p->res_asked)
+	old = from < p->res_asked;	/* holes asked for are outstanding */
+	if (!old)
 		p->res.cum = p->res_asked;	/* the next scan starts there */
 	else if (now - p->ask_ns >=
 		 (u64)nck_rtt_rto_us(&c->agg.rtt) * NSEC_PER_USEC)
@@ -550,8 +556,12 @@ static void nck_agg_ask_holes(struct nck_comm *c, struct nck_agg_op *op,
 	p->res_asked = below;
 	if (from >= below)
 		return;		/* no hole below k */
-	p->ask_ns = now;
+	/* the oldest request still outstanding: what a round waits for */
+	if (round || !old)
+		p->ask_ns = now;
 	nck_agg_saw_loss(c, op);
+	/* no further than the request's map can tell what we have */
+	below = min(below, from + 1 + NETCOLL_NACK_MAP_MAX * 8);
 	nck_agg_send_nack(c, op, p, &p->res, from, below, round, txq);
 }
 
@@ -947,7 +957,7 @@ static int nck_agg_resend_up(void *arg, u32 k)
 	if (x->op->probe == x->p && x->op->probe_k == k)
 		x->op->probe = NULL;	/* Karn: its ack would be ambiguous */
 	nck_agg_saw_loss(x->c, x->op);
-	/* a timeout's burst is mostly late, not lost: it goes once */
+	/* a timeout's burst is mostly late, not lost: not doubled as resent */
 	x->op->again = x->lost;
 	nck_agg_send_frag(x->c, x->op, x->p, k, NETCOLL_T_AGG_UP,
 			  NETCOLL_F_ACK_NOW, x->p->parent, false, x->txq);
@@ -984,14 +994,6 @@ static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
 	nck_agg_piece_check(c, op, p);
 }
 
-/* The whole result of piece p is here (at its root: combined here). */
-static bool nck_agg_have_result(const struct nck_comm *c,
-				const struct nck_agg_piece *p)
-{
-	return nck_agg_is_root(c, p) ? p->nready == p->nfrags :
-				       nck_frags_full(&p->res);
-}
-
 /*
  * Rank x (child ci of piece p, or -1) asked and gets no fragment: it is
  * told we are alive (a child: and what we hold of its own).
@@ -1016,6 +1018,16 @@ static bool nck_agg_have_frag(const struct nck_comm *c,
 }
 
 /*
+ * A request from `from` on is answered up to here: what its map can tell
+ * and one burst past it (the scan under the lock stays short).
+ */
+static u32 nck_agg_answer_end(const struct nck_agg_piece *p, u32 from)
+{
+	return min_t(u64, p->nfrags,
+		     (u64)from + 1 + NETCOLL_NACK_MAP_MAX * 8 + NCK_AGG_BURST);
+}
+
+/*
  * Have we a fragment of piece p's result, from `from` on, that an asker
  * lacks (map: what it has after from, len bytes)?  Only then is its
  * request answered with fragments, and counted by the rate limit: one
@@ -1027,7 +1039,7 @@ static bool nck_agg_have_any(const struct nck_comm *c,
 {
 	u32 k;
 
-	for (k = from; k < p->nfrags; k++)
+	for (k = from; k < nck_agg_answer_end(p, from); k++)
 		if (!nck_nack_has(map, len, from, k) && nck_agg_have_frag(c, p, k))
 			return true;
 	return false;
@@ -1077,7 +1089,10 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 	u32 j = p - op->piece, end = min(f->msg_len, p->nfrags), k, sent = 0;
 	u32 frames = 0;
 
-	if (f->seq < a->holes_below[j] && f->frag_off <= a->holes_round[j]) {
+	/* holes asked for before: a newer round, at the timer's rate */
+	if (f->seq < a->holes_below[j] &&
+	    (f->frag_off <= a->holes_round[j] ||
+	     !nck_agg_may_repair(op, f->src_rank, j, f->seq))) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 		return;
 	}
@@ -1108,7 +1123,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	struct nck_agg_piece *p = nck_agg_piece_of(c, op, f);
 	u32 x = f->src_rank, k, sent = 0, frames = 0;
 	u8 map[NETCOLL_NACK_MAP_MAX];
-	bool x_data;
+	bool x_data, avail;
 	int ci;
 
 	if (!p)
@@ -1139,10 +1154,11 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	 * not wait another timeout for fragments lost while a sibling's
 	 * held up the rest.
 	 */
-	if ((x_data ? !nck_agg_have_any(c, p, f->seq, map, f->len) :
-	     !(p->done_mark || (nck_agg_is_root(c, p) && p->nready == p->nfrags))) ||
-	    !op->repair_budget || !nck_agg_may_repair(op, x, f->tag, f->seq)) {
-		if (op->repair_budget && nck_agg_have_result(c, p))
+	avail = x_data ? nck_agg_have_any(c, p, f->seq, map, f->len) :
+		p->done_mark || (nck_agg_is_root(c, p) && p->nready == p->nfrags);
+	if (!avail || !op->repair_budget ||
+	    !nck_agg_may_repair(op, x, f->tag, f->seq)) {
+		if (avail && op->repair_budget)
 			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 		nck_agg_answer_alive(c, op, p, ci, x, txq);
 		return;
@@ -1153,8 +1169,8 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 					   true, txq);
 		sent = 1;
 	}
-	for (k = f->seq; x_data && k < p->nfrags && frames < NCK_AGG_BURST &&
-	     frames < op->repair_budget; k++) {
+	for (k = f->seq; x_data && k < nck_agg_answer_end(p, f->seq) &&
+	     frames < NCK_AGG_BURST && frames < op->repair_budget; k++) {
 		if (nck_nack_has(map, f->len, f->seq, k) ||
 		    !nck_agg_have_frag(c, p, k))
 			continue;
