@@ -98,6 +98,9 @@ i, t = 0, set()
 while i + 2 <= len(d):
     n = struct.unpack('<H', d[i:i+2])[0]
     f = d[i+2:i+2+n]
+    # the recorder is killed: its last, unflushed frame may be cut short
+    if len(f) < n or n < 16:
+        break
     t.add(f[15])	# netcoll type, after the 14-byte Ethernet header
     i += 2 + n
 print(len(t))
