@@ -245,20 +245,49 @@ unsigned long nck_rtt_rto(const struct nck_rtt *r)
 	return usecs_to_jiffies(nck_rtt_rto_us(r)) ?: 1;
 }
 
+unsigned long nck_rtt_pto(const struct nck_rtt *r)
+{
+	return r->srtt_us ? usecs_to_jiffies(2 * r->srtt_us) ?: 1 : 0;
+}
+
+/* The next expiry: a probe PTO from now if one is left and comes first. */
+static void nck_rtx_next(struct nck_rtx *t)
+{
+	unsigned long probe = jiffies + t->pto;
+
+	if (!t->pto || !time_before(probe, t->due))
+		t->tail = 0;
+	t->at = t->tail ? probe : t->due;
+}
+
+void nck_rtx_arm(struct nck_rtx *t)
+{
+	t->due = jiffies + t->rto;
+	t->tail = NCK_RTX_PROBES;
+	nck_rtx_next(t);
+}
+
 void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r)
 {
 	t->retries = 0;
 	t->rto = nck_rtt_rto(r);
-	t->at = jiffies + t->rto;
+	t->pto = nck_rtt_pto(r);
+	nck_rtx_arm(t);
 }
 
 int nck_rtx_expired(struct nck_rtx *t)
 {
+	if (t->tail) {
+		t->tail--;
+		nck_rtx_next(t);
+		return NCK_RTX_PROBE;
+	}
 	if (++t->retries > nck_max_retries)
 		return -ETIMEDOUT;
 	t->rto = min(t->rto * 2, msecs_to_jiffies(nck_rto_max_ms) ?: 1);
 	t->at = jiffies + t->rto;
-	return 0;
+	t->due = t->at;
+	return NCK_RTX_RTO;
 }
 
 /* ---------------------------------------------------------------- */

@@ -24,8 +24,10 @@
  *                     fragment at a time, not every ack: a window's later
  *                     fragments wait behind the others at the receiver,
  *                     and a timeout grown by that wait is what the tail of
- *                     a lossy message then waits for); the retransmission
- *                     timer doubles up to rto_max_ms, and nck_max_retries
+ *                     a lossy message then waits for); tail-loss probes
+ *                     at 2 SRTT come first (struct nck_rtx), then the
+ *                     retransmission timer doubles up to rto_max_ms, and
+ *                     nck_max_retries
  *                     expiries without an answer end the operation; a
  *                     receiver asked about an operation it has not
  *                     started, or whose acks it holds, answers that it is
@@ -193,20 +195,45 @@ u32 nck_rtt_rto_us(const struct nck_rtt *r);
 /* The same in jiffies. */
 unsigned long nck_rtt_rto(const struct nck_rtt *r);
 
+/* Twice the smoothed round trip, in jiffies (0: no estimate yet). */
+unsigned long nck_rtt_pto(const struct nck_rtt *r);
+
 /**
  * struct nck_rtx - an operation's retransmission timer
  * @rto: current timeout, jiffies
- * @at: when it expires
+ * @pto: tail-loss probe timeout (2 SRTT), jiffies
+ * @at: when it expires next (a probe's time or @due)
+ * @due: when the retransmission timeout expires
  * @retries: expiries since the last progress
+ * @tail: probes still to come before @due
+ *
+ * The last frames of a message have no later ones whose acks would show
+ * them lost, and an RTO is SRTT + 4 RTTVAR: on a busy host the variation
+ * is the larger part (under TCG 3 ms against a 2.6 ms SRTT).  So the timer
+ * first fires at the probe timeout (RFC 8985, 7.2): the caller probes
+ * (frames asking for an ack at once), and the ack shows the holes.  Up to
+ * NCK_RTX_PROBES of them, one PTO apart, as long as they come before the
+ * RTO is due (at 10 % loss per cable a probe or its ack is lost a third
+ * of the time); the RTO itself stays where it was, so a caller with
+ * nothing to probe waits no longer than without probes.  Probes neither
+ * back off nor count as retries; progress arms them again.
  */
 struct nck_rtx {
-	unsigned long rto, at;
+	unsigned long rto, pto, at, due;
 	unsigned int retries;
+	u8 tail;
 };
 
-/* Progress: the timeout goes back to the estimate, from now. */
+/* Progress: the timeouts go back to the estimate, armed from now. */
 void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r);
-/* It expired: back off, or -ETIMEDOUT after nck_max_retries in a row. */
+/* Frames go out after none were outstanding: armed from now. */
+void nck_rtx_arm(struct nck_rtx *t);
+/*
+ * It expired: NCK_RTX_PROBE (probe), NCK_RTX_RTO (back off and
+ * retransmit), or -ETIMEDOUT after nck_max_retries RTOs in a row.
+ */
+enum { NCK_RTX_RTO, NCK_RTX_PROBE };
+#define NCK_RTX_PROBES		2
 int nck_rtx_expired(struct nck_rtx *t);
 
 /*

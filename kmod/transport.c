@@ -552,7 +552,7 @@ static int nck_push_frag(struct nck_op *op, struct nck_msg *m)
 	if (err)
 		return err;
 	if (!op->inflight)
-		op->rtx.at = jiffies + op->rtx.rto;
+		nck_rtx_arm(&op->rtx);
 	if (!op->probe) {
 		op->probe = m;
 		op->probe_idx = m->sent;
@@ -606,9 +606,10 @@ static int nck_op_push(struct nck_op *op)
  * Retransmission timeout.  Once an ack has shown a hole, frames do get
  * lost on this path and a timeout means more of them were: resend every
  * fragment still unacknowledged.  Before that, a timeout is most likely a
- * late ack (a receiver slow to run): per message, resend only the oldest
- * and the newest unacknowledged fragment, which ask for an ack at once;
- * its selective bits let the fast retransmit fill any holes between.
+ * late ack (a receiver slow to run), and a tail-loss probe (rel.h) comes
+ * before the timeout is due: per message, resend only the oldest and the
+ * newest unacknowledged fragment, which ask for an ack at once; its
+ * selective bits let the fast retransmit fill any holes between.
  * The hole is the operation's, not the message's: a message whose tail
  * a burst dropped shows no hole before its timeout, and probing it would
  * cost contended orders a round trip per burst.
@@ -644,17 +645,19 @@ static int nck_msg_resend_all(struct nck_op *op, struct nck_msg *m)
 
 static int nck_op_retransmit(struct nck_op *op, u32 *stalled)
 {
+	int err, kind = nck_rtx_expired(&op->rtx);
 	u32 i;
-	int err;
 
-	if (nck_rtx_expired(&op->rtx)) {
+	if (kind < 0) {
 		*stalled = op->tx[op->tx_first].d.peer;
-		return -ETIMEDOUT;
+		return kind;
 	}
-	nck_stat_inc(op->c->nn, NETCOLL_STAT_RTO_EXPIRED);
+	if (kind == NCK_RTX_RTO)
+		nck_stat_inc(op->c->nn, NETCOLL_STAT_RTO_EXPIRED);
 	for (i = op->tx_first; i < op->ntx; i++) {
-		err = op->loss_seen ? nck_msg_resend_all(op, &op->tx[i]) :
-				      nck_msg_probe(op, &op->tx[i]);
+		err = op->loss_seen && kind == NCK_RTX_RTO ?
+		      nck_msg_resend_all(op, &op->tx[i]) :
+		      nck_msg_probe(op, &op->tx[i]);
 		if (err)
 			return err;
 	}
