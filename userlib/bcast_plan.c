@@ -40,13 +40,6 @@ static int bfs_hops(const struct nc_topo *t, uint32_t src, uint32_t *dist,
 	return 0;
 }
 
-static double host_rate(const struct nc_topo *t, uint32_t h)
-{
-	uint32_t n = t->host_node[h];
-
-	return t->links[t->adj[t->adj_off[n]]].rate_mbit;
-}
-
 int nc_bcast_delays(const struct nc_topo *t, double hop_us, uint64_t bytes,
 		    double *delay)
 {
@@ -67,7 +60,7 @@ int nc_bcast_delays(const struct nc_topo *t, double hop_us, uint64_t bytes,
 		int bfs_done = 0;
 
 		for (b = 0; b < P; b++) {
-			double slow = 0;
+			double slow = 0, ra, rb;
 			uint32_t hops;
 			int n;
 
@@ -91,8 +84,9 @@ int nc_bcast_delays(const struct nc_topo *t, double hop_us, uint64_t bytes,
 					bfs_hops(t, t->host_node[a], dist, queue);
 				bfs_done = 1;
 				hops = dist[t->host_node[b]];
-				slow = host_rate(t, a) < host_rate(t, b) ?
-				       host_rate(t, a) : host_rate(t, b);
+				ra = nc_topo_host_rate(t, a);
+				rb = nc_topo_host_rate(t, b);
+				slow = ra < rb ? ra : rb;
 				if (hops == UINT32_MAX) {
 					ret = -EHOSTUNREACH;
 					goto out;

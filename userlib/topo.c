@@ -750,8 +750,7 @@ static double host_rate(const struct nc_topo *t)
 	uint32_t i;
 
 	for (i = 0; i < t->nhosts; i++) {
-		uint32_t n = t->host_node[i];
-		double r = t->links[t->adj[t->adj_off[n]]].rate_mbit;
+		double r = nc_topo_host_rate(t, i);
 
 		if (r <= 0 || (rate > 0 && r != rate))
 			return 0;

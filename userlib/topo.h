@@ -91,6 +91,14 @@ struct nc_topo {
 	int ft_found;			/* ft_* recognized by nc_topo_finish() */
 };
 
+/* Rate of host h's (first) link in Mbit/s, 0 when unknown. */
+static inline double nc_topo_host_rate(const struct nc_topo *t, uint32_t h)
+{
+	uint32_t n = t->host_node[h];
+
+	return t->links[t->adj[t->adj_off[n]]].rate_mbit;
+}
+
 /* Hosts a text topology may have (cluster.sh: 16-bit MAC/IPv4 suffix). */
 #define NC_TOPO_HOSTS_MAX	65534
 

@@ -9,10 +9,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <linux/netcoll.h>
 
+#include "bcast_plan.h"
 #include "netcoll.h"
 #include "netcoll_plan.h"
 #include "nl.h"
@@ -124,9 +126,92 @@ out:
 	return err;
 }
 
-/* Fills order[size]; NULL topology: ranks in their own order. */
+/*
+ * Speed awareness (seed 003, section IV-B, turned round): a reduction is
+ * a broadcast run backwards -- a parent takes its children's partial
+ * results one after another over its own link -- so the positions with
+ * children are its critical part, and a host behind a slow link belongs
+ * on a leaf, where its link carries one message instead of one per child.
+ * Where the hosts' links do not all run at one rate, the hosts are placed
+ * on the f-nomial positions as the broadcast planner places them (DFT and
+ * BFT from the tree's root, which stays; bcast_plan.c), each child's
+ * delay measured towards its parent, for a vector of AWARE_BYTES; the
+ * placement the model predicts fastest is taken, the depth-first switch
+ * order where it is as fast.  A homogeneous network keeps that order.
+ */
+#define AWARE_BYTES	65536
+#define AWARE_HOP_US	1.0
+
+static int speeds_differ(const struct nc_topo *t)
+{
+	double rate = 0, r;
+	uint32_t h;
+
+	for (h = 0; h < t->nhosts; h++) {
+		r = nc_topo_host_rate(t, h);
+		if (r > 0 && rate > 0 && r != rate)
+			return 1;
+		if (r > 0)
+			rate = r;
+	}
+	return 0;
+}
+
+/*
+ * order[] holds the switch order from its root on; place speed-aware.
+ * The placements see one more term than the model: of hosts equally
+ * close to a parent (a slow parent makes every child equally slow), the
+ * one with the faster link goes first, since its own children send over
+ * it.  The term (a millionth of the vector's time on the host's link) is
+ * far below any real difference of delays.
+ */
+static int tree_place_aware(const struct nc_topo *t, uint32_t size,
+			    uint32_t degree, uint32_t *order)
+{
+	size_t P = size;
+	double *d = malloc(P * P * sizeof(*d)), *up = malloc(P * P * sizeof(*up));
+	uint32_t *cand = malloc(P * sizeof(*cand)), a, b;
+	double best, time, r;
+	int how, err;
+
+	err = d && up && cand ? nc_bcast_delays(t, AWARE_HOP_US, AWARE_BYTES, d) : -ENOMEM;
+	if (err)
+		goto out;
+	/* the broadcast model's delay[parent][child]: here child to parent */
+	for (a = 0; a < size; a++)
+		for (b = 0; b < size; b++)
+			up[a * P + b] = d[b * P + a];
+	best = nc_bcast_predict(up, size, degree, order);
+	for (b = 0; b < size; b++) {
+		r = nc_topo_host_rate(t, b);
+		for (a = 0; a < size; a++)
+			d[a * P + b] = up[a * P + b] + (r > 0 ? AWARE_BYTES * 8 / r * 1e-6 : 0);
+	}
+	for (how = NC_BCAST_DFT; how <= NC_BCAST_BFT && best >= 0; how++) {
+		err = nc_bcast_order(d, size, order[0], degree, how, cand);
+		if (err)
+			break;
+		time = nc_bcast_predict(up, size, degree, cand);
+		if (time >= 0 && time < best) {
+			best = time;
+			memcpy(order, cand, P * sizeof(*order));
+		}
+	}
+	if (best < 0)
+		err = (int)best;
+out:
+	free(d);
+	free(up);
+	free(cand);
+	return err;
+}
+
+/*
+ * Fills order[size]; NULL topology: ranks in their own order.  degree 0:
+ * the switch order alone; else speed-aware for that f-nomial tree.
+ */
 static int tree_order(const char *topology, uint32_t size, uint32_t rotate,
-		      uint32_t *order, struct nc_topo_err *e)
+		      uint32_t degree, uint32_t *order, struct nc_topo_err *e)
 {
 	struct nc_topo t;
 	uint32_t *dfs, v;
@@ -155,6 +240,12 @@ static int tree_order(const char *topology, uint32_t size, uint32_t rotate,
 	if (!err)
 		for (v = 0; v < size; v++)
 			order[v] = dfs[(uint32_t)(((uint64_t)v + rotate) % size)];
+	if (!err && degree && speeds_differ(&t)) {
+		err = tree_place_aware(&t, size, degree, order);
+		if (err)
+			snprintf(e->msg, sizeof(e->msg), "placing by speed: %s",
+				 strerror(-err));
+	}
 	free(dfs);
 out:
 	nc_topo_free(&t);
@@ -166,7 +257,17 @@ int nc_tree_order_topo(const char *topology, uint32_t size, uint32_t rotate,
 {
 	struct nc_topo_err e = { 0 };
 
-	return tree_order(topology, size, rotate, order, &e);
+	return tree_order(topology, size, rotate, 0, order, &e);
+}
+
+int nc_tree_order_aware(const char *topology, uint32_t size, uint32_t rotate,
+			uint32_t degree, uint32_t *order)
+{
+	struct nc_topo_err e = { 0 };
+
+	if (degree < 2)
+		return -EINVAL;
+	return tree_order(topology, size, rotate, degree, order, &e);
 }
 
 /*
@@ -196,7 +297,7 @@ uint32_t nc_split_for(size_t bytes, uint32_t size)
 int nc_tree_install_fnomial(nc_ctl *ctl, uint32_t comm_id, uint32_t ntrees,
 			    uint32_t degree, const char *topology)
 {
-	uint32_t *base = NULL, *order = NULL, *parents = NULL, j, v, size;
+	uint32_t *order = NULL, *parents = NULL, j, size;
 	struct nc_topo_err e = { 0 };
 	struct nc_comm_info ci;
 	int err;
@@ -208,34 +309,27 @@ int nc_tree_install_fnomial(nc_ctl *ctl, uint32_t comm_id, uint32_t ntrees,
 		return err;
 	size = ci.size;
 	nc_comm_info_free(&ci);
-	base = malloc(size * sizeof(*base));
 	order = malloc(size * sizeof(*order));
 	parents = malloc(size * sizeof(*parents));
-	if (!base || !order || !parents) {
+	if (!order || !parents) {
 		err = -ENOMEM;
 		goto out;
 	}
-	err = tree_order(topology, size, 0, base, &e);
-	if (err) {
-		if (e.line)
+	/* tree j: rotated by j * size / ntrees, as nc_tree_order_aware() */
+	for (j = 0; j < ntrees && !err; j++) {
+		err = tree_order(topology, size, (uint32_t)((uint64_t)j * size / ntrees),
+				 degree, order, &e);
+		if (err && e.line)
 			nc_ctl_seterr(ctl, "%s:%u: %s", topology, e.line, e.msg);
-		else if (topology)
+		else if (err && topology)
 			nc_ctl_seterr(ctl, "%s: %s", topology,
 				      e.msg[0] ? e.msg : "cannot read");
-		goto out;
-	}
-	/* tree j: the same order rotated, as nc_tree_order_topo() does */
-	for (j = 0; j < ntrees && !err; j++) {
-		uint32_t rotate = (uint32_t)((uint64_t)j * size / ntrees);
-
-		for (v = 0; v < size; v++)
-			order[v] = base[(uint32_t)(((uint64_t)v + rotate) % size)];
-		err = nc_tree_fnomial(size, degree, order, parents);
+		if (!err)
+			err = nc_tree_fnomial(size, degree, order, parents);
 		if (!err)
 			err = nc_tree_install(ctl, comm_id, j, parents, size);
 	}
 out:
-	free(base);
 	free(order);
 	free(parents);
 	return err;

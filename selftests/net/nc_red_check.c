@@ -135,10 +135,10 @@ static int tree_parents(const struct opts *o, uint32_t j, uint32_t *parents)
 	if (!order)
 		return -ENOMEM;
 	if (o->topology && j < o->ntrees) {
-		err = nc_tree_order_topo(o->topology, o->size,
-					 (uint32_t)((uint64_t)j * o->size / o->ntrees),
-					 order);
 		degree = o->tree_degree;
+		err = nc_tree_order_aware(o->topology, o->size,
+					  (uint32_t)((uint64_t)j * o->size / o->ntrees),
+					  degree, order);
 	} else {
 		for (v = 0; v < o->size; v++)
 			order[v] = (v + root) % o->size;

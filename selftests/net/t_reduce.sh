@@ -268,18 +268,46 @@ cluster_up "$ALT" >/dev/null || { t_fail "alternate cluster up"; t_done; exit 1;
 nc_load || { t_fail "insmod"; t_done; exit 1; }
 ALL8=$(cluster_hosts | tr '\n' ' ')
 t_check "attach + comm add (ranks alternate between switches)" nc_comm_up 7
+# install_trees TOPOLOGY: every host installs trees 0 and 1 of degree 3
 install_trees() {
 	local h
 	for h in $ALL8; do
-		on "$h" "$NCTL" tree install comm 7 degree 3 trees 2 topology "$ALT" || return 1
+		on "$h" "$NCTL" tree install comm 7 degree 3 trees 2 topology "$1" || return 1
 	done
 }
-t_check "every host installs trees 0 and 1 (degree 3) from the topology" install_trees
+t_check "every host installs trees 0 and 1 (degree 3) from the topology" install_trees "$ALT"
 t_check "tree 0: h1's children are h3, h5 (same switch), not h2" \
 	nc_json h1 'd[0]["children"][:2] == [2, 4] and d[0]["installed"]' tree show comm 7 index 0
 t_check "installed trees in the kernel; allreduce/reduce on them, split 2, bit-exact" \
 	red_on topo "$ALL8" --comm 7 --all --check-trees --topology "$ALT" --trees 2 \
 	--tree-degree 3 --split 2 --ops sum,minloc --count-list 1,5000
+# Trees placed by speed: the same hosts described with h3, h5 and h6
+# behind links at a tenth of the rate (the cables stay as they are: only
+# the library reads the rates); they must end on leaves of both trees.
+MIX=$T_LOG/mixed.topo
+{
+	echo "switch s0"; echo "switch s1"
+	for i in 1 2 3 4 5 6 7 8; do
+		case $i in 3 | 5 | 6) r=1gbit ;; *) r=10gbit ;; esac
+		echo "host h$i s$(( (i + 1) % 2 )) rate $r"
+	done
+	echo "link s0 s1 rate 10gbit"
+} >"$MIX"
+t_check "every host installs trees from a topology with slow host links" \
+	install_trees "$MIX"
+slow_leaves() {
+	local h j
+	for h in h3 h5 h6; do
+		for j in 0 1; do
+			nc_json "$h" 'd[0]["children"] == [] and d[0]["installed"]' \
+				tree show comm 7 index "$j" || return 1
+		done
+	done
+}
+t_check "the slow hosts h3, h5, h6 are leaves of trees 0 and 1" slow_leaves
+t_check "reductions on the speed-aware trees, split 2, bit-exact" \
+	red_on mixed "$ALL8" --comm 7 --all --check-trees --topology "$MIX" --trees 2 \
+	--tree-degree 3 --split 2 --ops sum --count-list 1,5000
 del_trees() {
 	local h
 	for h in $ALL8; do on "$h" "$NCTL" tree del comm 7 || return 1; done

@@ -172,5 +172,15 @@ json nodes,hops,slowest_mbit 'd == {"nodes": ["h1", "s0", "h2"], "hops": 2, "slo
 json size,degree,trees \
 	'd["trees"][1]["root"] == 8 and d["trees"][1]["parents"][8] == 8 and len(d["trees"][0]["parents"]) == 16 and set(d["trees"][0]) == {"index", "root", "depth", "parents"}' \
 	tree plan size 16 degree 3 trees 2
+# reduction trees aware of speed: ranks 8..15 ($mixed above) at a tenth
+# of the rate are inner nodes in rank order; the tree puts them on leaves
+mixed_file=$(mktemp)
+trap 'rm -f "$mixed_file"' EXIT
+echo "$mixed" >"$mixed_file"
+json size,degree,trees \
+	'd["trees"][0]["root"] == 0 and max(d["trees"][0]["parents"]) < 8' \
+	tree plan topology "$mixed_file" degree 2
+json size,degree,trees \
+	'd["trees"][0]["parents"][9] == 8' tree plan topology star:16@1000 degree 2
 
 tap_done

@@ -436,6 +436,82 @@ TEST(topo_order_rank_order_and_errors)
 	}
 }
 
+/*
+ * Speed-aware trees: 16 hosts on two switches, the even ranks but the
+ * root behind links at a tenth of the rate.  The switch order (rank order
+ * here) puts them on exactly the binomial tree's inner positions; the
+ * aware order keeps the root and puts every slow host on a leaf.
+ */
+TEST(aware_order_puts_slow_links_on_leaves)
+{
+	char path[] = "/tmp/nc_test_tree_XXXXXX", text[2048];
+	uint32_t order[16], parents[16], r, j;
+	size_t n = 0;
+	int fd;
+
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "switch s0\nswitch s1\n");
+	for (r = 0; r < 16; r++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "host h%u s%u rate %s\n",
+				      r + 1, r / 8, r && r % 2 == 0 ? "1gbit" : "10gbit");
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "link s0 s1 rate 10gbit\n");
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK_EQ(write(fd, text, n), (long long)n);
+	close(fd);
+	CHECK_EQ(nc_tree_order_topo(path, 16, 0, order), 0);
+	CHECK_EQ(nc_tree_fnomial(16, 2, order, parents), 0);
+	for (r = 2; r < 16; r += 2)
+		CHECK(parents[r + 1] == r);	/* unaware: slow ones are parents */
+	CHECK_EQ(nc_tree_order_aware(path, 16, 0, 2, order), 0);
+	CHECK(is_perm(order, 16));
+	CHECK_EQ(order[0], 0);
+	CHECK_EQ(nc_tree_fnomial(16, 2, order, parents), 0);
+	for (r = 0; r < 16; r++)
+		CHECK(parents[r] == r || parents[r] == 0 || parents[r] % 2);
+	/* every tree of a split keeps its root */
+	for (j = 0; j < 8; j++) {
+		uint32_t plain[16];
+
+		CHECK_EQ(nc_tree_order_topo(path, 16, j * 2, plain), 0);
+		CHECK_EQ(nc_tree_order_aware(path, 16, j * 2, 3, order), 0);
+		CHECK(is_perm(order, 16));
+		CHECK_EQ(order[0], plain[0]);
+	}
+	CHECK_EQ(nc_tree_order_aware(path, 16, 0, 1, order), -EINVAL);
+	unlink(path);
+}
+
+/* Where every host link runs at one rate the aware order is the switch order. */
+TEST(aware_order_on_homogeneous_networks)
+{
+	static const char *const topos[] = {
+		"two-switch-8x2.topo", "chain3x4.topo", "two-level-ft.topo",
+		"star:16@1000", "ft:2:4,4@1000", "chain:4x4",
+	};
+	uint32_t plain[64], order[64], i, f, rot;
+	struct nc_topo t;
+	char name[600];
+
+	for (i = 0; i < sizeof(topos) / sizeof(topos[0]); i++) {
+		const char *topo = topos[i];
+
+		if (strstr(topo, ".topo")) {
+			snprintf(name, sizeof(name), "%s", topo_path(topo));
+			topo = name;
+		}
+		CHECK_EQ(load(&t, topo), 0);
+		for (f = 2; f <= 4; f++)
+			for (rot = 0; rot < t.nhosts; rot += 3) {
+				CHECK_EQ(nc_tree_order_topo(topo, t.nhosts, rot, plain), 0);
+				CHECK_EQ(nc_tree_order_aware(topo, t.nhosts, rot, f, order), 0);
+				CHECK(!memcmp(plain, order, t.nhosts * sizeof(*order)));
+			}
+		nc_topo_free(&t);
+	}
+}
+
 /* Figure 8: P = 16, f = 3: 3 phases, 2 of them full, 1 child in the last. */
 TEST(model_figure8)
 {
@@ -688,6 +764,8 @@ int main(void)
 	RUN(topo_order_two_switches);
 	RUN(topo_order_files_and_specs);
 	RUN(topo_order_rank_order_and_errors);
+	RUN(aware_order_puts_slow_links_on_leaves);
+	RUN(aware_order_on_homogeneous_networks);
 	RUN(model_figure8);
 	RUN(model_exact_powers);
 	RUN(model_best_degree);

@@ -474,8 +474,8 @@ static int tree_plan(int argc, char **argv)
 	}
 	/* the same trees as nc_tree_install_fnomial() */
 	for (j = 0; j < ntrees; j++) {
-		err = nc_tree_order_topo(topology, P, (uint32_t)((uint64_t)j * P / ntrees),
-					 order);
+		err = nc_tree_order_aware(topology, P, (uint32_t)((uint64_t)j * P / ntrees),
+					  degree, order);
 		if (!err)
 			err = nc_tree_fnomial(P, degree, order, parents + (size_t)j * P);
 		if (err) {

@@ -407,8 +407,10 @@ void nc_tree_info_free(struct nc_tree_info *info);
 /*
  * Build and install f-nomial trees 0 .. ntrees-1 (1 .. NC_TREES_MAX) of
  * degree f >= 2 on communicator comm_id: tree j over the positions of
- * nc_tree_order_topo(topology, size, j * size / ntrees), so the pieces of
- * a split vector have different roots.  topology NULL: ranks in order.
+ * nc_tree_order_aware(topology, size, j * size / ntrees, f), so the
+ * pieces of a split vector have different roots, subtrees stay under a
+ * switch, and slow host links end on leaves (netcoll_plan.h).  topology
+ * NULL: ranks in order.
  * Trees ntrees .. NC_TREES_MAX-1 are left as they are.  Every member
  * computes the same trees.  nc_ctl_last_error() explains a topology error.
  */

@@ -241,6 +241,19 @@ int nc_tree_fnomial(uint32_t size, uint32_t degree, const uint32_t *order,
  */
 int nc_tree_order_topo(const char *topology, uint32_t size, uint32_t rotate,
 		       uint32_t *order);
+/*
+ * The order nc_tree_install_fnomial() installs for an f-nomial tree of
+ * the given degree: nc_tree_order_topo()'s, and where the topology's host
+ * links do not all run at one rate, the hosts placed by speed (Subramoni
+ * et al., Cluster 2011, IV-B, for a reduction: the positions with
+ * children get the hosts fastest towards their parents, slow links end
+ * on leaves; the root stays; nc_bcast_order()'s DFT and BFT with the
+ * delays taken child to parent for a 64 KiB vector, whichever
+ * nc_bcast_predict() says is faster than the switch order).  Returns 0 or
+ * -errno.  Since 0.3.
+ */
+int nc_tree_order_aware(const char *topology, uint32_t size, uint32_t rotate,
+			uint32_t degree, uint32_t *order);
 
 /*
  * Broadcast trees aware of topology and speed (Subramoni et al., Cluster
