@@ -50,13 +50,17 @@
  *    loss that is rare, so we repair on demand instead.
  *  - timing: the round trip of fragments going up (a probe now and then
  *    asks for an ack at once) gives the retransmission timeout, as for the
- *    alltoall transport (without its tail-loss probes: see the timer).
- *    Only the probe is timed, not every ack: the later fragments of a
- *    window wait behind their siblings' at the parent, and a timeout
- *    grown by that wait is what the tail of a lossy operation then waits
- *    for.  A rank asked about an operation it has not finished answers
- *    with an ack, so slow but alive peers reset the retry count; only the
- *    operation's time budget then ends the wait.
+ *    alltoall transport, but without its tail-loss probes.  Tried:
+ *    probing the fragments going up at 2 SRTT made 128 KiB allreduces
+ *    under 10 % loss slower (median of four runs 5.1 s against 3.1 s),
+ *    asking for the result as well made them 10x slower under CPU noise:
+ *    at 2 SRTT a rank here mostly waits for a slower subtree, not for a
+ *    lost frame.  Only the probe is timed, not every ack: the later
+ *    fragments of a window wait behind their siblings' at the parent, and
+ *    a timeout grown by that wait is what the tail of a lossy operation
+ *    then waits for.  A rank asked about an operation it has not
+ *    finished answers with an ack, so slow but alive peers reset the
+ *    retry count; only the operation's time budget then ends the wait.
  *  - repetition: a frame whose loss nothing later would reveal costs a
  *    timeout, many times a round trip: the fragments of a small operation
  *    (pieces of one or two fragments: the operation is one round trip),
@@ -1446,25 +1450,14 @@ static void nck_agg_timer(struct timer_list *t)
 			continue;
 		}
 		if (time_after_eq(now, op->rtx.at)) {
-			int kind = nck_rtx_expired(&op->rtx);
+			int err = nck_rtx_expired(&op->rtx);	/* no probes */
 
-			if (kind < 0) {
-				nck_agg_complete(c, op, kind);
+			if (err < 0) {
+				nck_agg_complete(c, op, err);
 				continue;
 			}
-			/*
-			 * Tail-loss probes are ignored (the RTO is due when
-			 * it was).  Tried: probing the fragments going up
-			 * made 128 KiB allreduces under 10 % loss slower
-			 * (median of four runs 5.1 s against 3.1 s), asking
-			 * for the result as well made them 10x slower under
-			 * CPU noise: at 2 SRTT a rank here mostly waits for a
-			 * slower subtree, not for a lost frame.
-			 */
-			if (kind == NCK_RTX_RTO) {
-				nck_stat_inc(c->nn, NETCOLL_STAT_RTO_EXPIRED);
-				nck_agg_retransmit(c, op, &txq);
-			}
+			nck_stat_inc(c->nn, NETCOLL_STAT_RTO_EXPIRED);
+			nck_agg_retransmit(c, op, &txq);
 		}
 		nck_agg_acks_release(c, op, &txq);
 		if (time_before(op->rtx.at, next))

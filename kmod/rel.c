@@ -263,7 +263,7 @@ static void nck_rtx_next(struct nck_rtx *t)
 void nck_rtx_arm(struct nck_rtx *t)
 {
 	t->due = jiffies + t->rto;
-	t->tail = NCK_RTX_PROBES;
+	t->tail = t->probes;
 	nck_rtx_next(t);
 }
 
@@ -277,11 +277,13 @@ void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r)
 
 int nck_rtx_expired(struct nck_rtx *t)
 {
-	if (t->tail) {
+	/* a probe that fires late, when the RTO is due, is the RTO */
+	if (t->tail && time_before(jiffies, t->due)) {
 		t->tail--;
 		nck_rtx_next(t);
 		return NCK_RTX_PROBE;
 	}
+	t->tail = 0;
 	if (++t->retries > nck_max_retries)
 		return -ETIMEDOUT;
 	t->rto = min(t->rto * 2, msecs_to_jiffies(nck_rto_max_ms) ?: 1);

@@ -205,6 +205,7 @@ unsigned long nck_rtt_pto(const struct nck_rtt *r);
  * @at: when it expires next (a probe's time or @due)
  * @due: when the retransmission timeout expires
  * @retries: expiries since the last progress
+ * @probes: tail-loss probes per arming (0: none; the caller sets it)
  * @tail: probes still to come before @due
  *
  * The last frames of a message have no later ones whose acks would show
@@ -216,12 +217,14 @@ unsigned long nck_rtt_pto(const struct nck_rtt *r);
  * RTO is due (at 10 % loss per cable a probe or its ack is lost a third
  * of the time); the RTO itself stays where it was, so a caller with
  * nothing to probe waits no longer than without probes.  Probes neither
- * back off nor count as retries; progress arms them again.
+ * back off nor count as retries; arming (progress, or frames going out
+ * after none were outstanding) sets them again.  The transport probes;
+ * the aggregation engine does not (agg.c, timing).
  */
 struct nck_rtx {
 	unsigned long rto, pto, at, due;
 	unsigned int retries;
-	u8 tail;
+	u8 probes, tail;
 };
 
 /* Progress: the timeouts go back to the estimate, armed from now. */

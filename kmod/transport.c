@@ -11,14 +11,16 @@
  * are resent at once, again if a later transmission arrived first (the
  * core's RACK).  A retransmission timeout resends what is
  * unacknowledged; until the operation has seen a hole, only each
- * message's oldest and newest such fragment, as a probe.  The timeout
- * follows the measured round trip (Karn's rule: no samples from
- * retransmitted fragments; one fragment in flight at a time is timed, not
- * every ack: a receiver holds acks while its process copies, and those
- * waits are not the path's), so a receiver that is slow to run rarely
- * causes spurious retransmissions, and one that does costs two frames per
- * message.  After nck_max_retries such timeouts, or when the operation's
- * time budget is spent, the operation fails with -ETIMEDOUT.  Nothing is
+ * message's oldest and newest such fragment, as a probe.  Before the
+ * timeout is due, tail-loss probes at twice the round trip (the core's)
+ * send the same two fragments, so a lost last fragment costs about two
+ * round trips, not a timeout; a receiver slow to run triggers them too,
+ * at two frames per message each.  The timeout follows the measured
+ * round trip (Karn's rule: no samples from retransmitted fragments; one
+ * fragment in flight at a time is timed, not every ack: a receiver holds
+ * acks while its process copies, and those waits are not the path's).
+ * After nck_max_retries such timeouts, or when the operation's time
+ * budget is spent, the operation fails with -ETIMEDOUT.  Nothing is
  * left behind: every exit path frees the operation and the frames queued
  * for it.
  *
@@ -236,6 +238,7 @@ static struct nck_op *nck_op_alloc(struct nck_comm *c,
 	}
 	op->c = c;
 	op->charge = charge;
+	op->rtx.probes = NCK_RTX_PROBES;
 	op->ntx = ntx;
 	op->nrx = nrx;
 	for (op->nord = 0; op->nord < ntx && !tx[op->nord].unordered; op->nord++)
