@@ -137,10 +137,13 @@ out:
  * BFT from the tree's root, which stays; bcast_plan.c), each child's
  * delay measured towards its parent, for a vector of AWARE_BYTES; the
  * placement the model predicts fastest is taken, the depth-first switch
- * order where it is as fast.  A homogeneous network keeps that order.
+ * order where it is as fast.  A homogeneous network keeps that order, and
+ * so does one of more than AWARE_HOSTS_MAX hosts (the delay matrix has
+ * P^2 entries, one path each; nctl tree bcast has the same bound).
  */
 #define AWARE_BYTES	65536
 #define AWARE_HOP_US	1.0
+#define AWARE_HOSTS_MAX	4096
 
 static int speeds_differ(const struct nc_topo *t)
 {
@@ -163,7 +166,7 @@ static int speeds_differ(const struct nc_topo *t)
  * close to a parent (a slow parent makes every child equally slow), the
  * one with the faster link goes first, since its own children send over
  * it.  The term (a millionth of the vector's time on the host's link) is
- * far below any real difference of delays.
+ * below a hop's microsecond for links faster than 0.5 Mbit/s.
  */
 static int tree_place_aware(const struct nc_topo *t, uint32_t size,
 			    uint32_t degree, uint32_t *order)
@@ -192,7 +195,11 @@ static int tree_place_aware(const struct nc_topo *t, uint32_t size,
 		if (err)
 			break;
 		time = nc_bcast_predict(up, size, degree, cand);
-		if (time >= 0 && time < best) {
+		if (time < 0) {		/* every member must choose alike */
+			err = (int)time;
+			break;
+		}
+		if (time < best) {
 			best = time;
 			memcpy(order, cand, P * sizeof(*order));
 		}
@@ -240,7 +247,7 @@ static int tree_order(const char *topology, uint32_t size, uint32_t rotate,
 	if (!err)
 		for (v = 0; v < size; v++)
 			order[v] = dfs[(uint32_t)(((uint64_t)v + rotate) % size)];
-	if (!err && degree && speeds_differ(&t)) {
+	if (!err && degree && size <= AWARE_HOSTS_MAX && speeds_differ(&t)) {
 		err = tree_place_aware(&t, size, degree, order);
 		if (err)
 			snprintf(e->msg, sizeof(e->msg), "placing by speed: %s",

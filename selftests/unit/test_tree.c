@@ -483,6 +483,36 @@ TEST(aware_order_puts_slow_links_on_leaves)
 	unlink(path);
 }
 
+/*
+ * More than 4096 hosts: no delay matrix (P^2 paths), the switch order;
+ * quickly, not after 16 million paths.
+ */
+TEST(aware_order_bounded)
+{
+	char path[] = "/tmp/nc_test_tree_XXXXXX";
+	uint32_t *plain = malloc(4097 * sizeof(*plain)), *order = malloc(4097 * sizeof(*order));
+	FILE *f;
+	int fd;
+	uint32_t r;
+
+	fd = mkstemp(path);
+	CHECK(fd >= 0 && plain && order);
+	if (fd < 0 || !plain || !order)
+		goto out;
+	f = fdopen(fd, "w");
+	fprintf(f, "switch s0\n");
+	for (r = 0; r < 4097; r++)
+		fprintf(f, "host h%u s0 rate %s\n", r + 1, r % 2 ? "1gbit" : "10gbit");
+	fclose(f);
+	CHECK_EQ(nc_tree_order_topo(path, 4097, 5, plain), 0);
+	CHECK_EQ(nc_tree_order_aware(path, 4097, 5, 2, order), 0);
+	CHECK(!memcmp(plain, order, 4097 * sizeof(*order)));
+	unlink(path);
+out:
+	free(plain);
+	free(order);
+}
+
 /* Where every host link runs at one rate the aware order is the switch order. */
 TEST(aware_order_on_homogeneous_networks)
 {
@@ -766,6 +796,7 @@ int main(void)
 	RUN(topo_order_rank_order_and_errors);
 	RUN(aware_order_puts_slow_links_on_leaves);
 	RUN(aware_order_on_homogeneous_networks);
+	RUN(aware_order_bounded);
 	RUN(model_figure8);
 	RUN(model_exact_powers);
 	RUN(model_best_degree);

@@ -249,8 +249,8 @@ int nc_tree_order_topo(const char *topology, uint32_t size, uint32_t rotate,
  * children get the hosts fastest towards their parents, slow links end
  * on leaves; the root stays; nc_bcast_order()'s DFT and BFT with the
  * delays taken child to parent for a 64 KiB vector, whichever
- * nc_bcast_predict() says is faster than the switch order).  Returns 0 or
- * -errno.  Since 0.3.
+ * nc_bcast_predict() says is faster than the switch order; up to 4096
+ * hosts, the delay matrix's bound).  Returns 0 or -errno.  Since 0.3.
  */
 int nc_tree_order_aware(const char *topology, uint32_t size, uint32_t rotate,
 			uint32_t degree, uint32_t *order);
