@@ -77,7 +77,11 @@
  *    second is an ordinary duplicate (a parent answers it with an ack, a
  *    result copy is dropped).  A frame more is cheap next to a timeout:
  *    with lost requests asked again, 128 KiB allreduces under 5
- *    and 10 % loss per cable took 1.6x less time.
+ *    and 10 % loss per cable took 1.6x less time.  Not while our own
+ *    link's queue overflows (nck_comm_congested()): those losses come
+ *    from sending faster than a slow cable takes, and copies lost more --
+ *    64 KiB allreduces over a tree with 10 Mbit/s cables among 100 Mbit/s
+ *    ones timed out after a few operations.
  *
  * Outstanding operations: a rank starts operation s only when its
  * operation s - OSO is finished (callers sleep, they do not fail).  Hence
@@ -331,6 +335,10 @@ static void nck_agg_saw_loss(struct nck_comm *c, struct nck_agg_op *op)
 	u32 until = op->seq + NCK_AGG_REPEAT_OPS;
 
 	lockdep_assert_held(&c->lock);
+	if (nck_comm_congested(c)) {	/* a slow link: copies lose more */
+		c->agg.repeating = false;
+		return;
+	}
 	if (!c->agg.repeating || nck_seq_before(c->agg.repeat_until, until))
 		c->agg.repeat_until = until;
 	c->agg.repeating = true;
@@ -376,7 +384,7 @@ static unsigned int nck_agg_copies(struct nck_comm *c, struct nck_agg_op *op,
 				   const struct nck_agg_piece *p, u32 k,
 				   u16 type, u32 dst)
 {
-	if (!nck_agg_repeating(c, op))
+	if (!nck_agg_repeating(c, op) || nck_comm_congested(c))
 		return 1;
 	/* dst asked for k before we had it: a repair too, and charged so */
 	if (type == NETCOLL_T_AGG_DOWN && op->askers && dst < c->size &&
@@ -1793,8 +1801,9 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 		nck_skb_hdr(skb, &f);
 		nck_agg_input(c, op, skb, &f, &txq);
 	}
-	if (!op->complete)
-		nck_agg_arm(c, min(op->rtx.at, op->deadline));
+	if (!op->complete)	/* whichever comes first, wrap-safe */
+		nck_agg_arm(c, time_before(op->deadline, op->rtx.at) ?
+			       op->deadline : op->rtx.at);
 	spin_unlock_bh(&c->lock);
 	nck_frames_flush(c, &txq);
 	return op;

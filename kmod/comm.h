@@ -79,6 +79,9 @@ struct nck_peer {
  * @sched_syncs: of @a2a_sched, for dumps
  * @rtt: round trip of alltoall fragments; the alltoall's process (one at
  *	a time, under the endpoint's mutex)
+ * @tx_full_at: jiffies (| 1) when the bearer last refused a frame of ours,
+ *	its queue being full; 0: never.  A hint, written and read without a
+ *	lock (nck_comm_congested())
  * @lock: protects everything below, and @peers; taken in softirq (the
  *	receive path, timers), so process context takes it with _bh
  * @dead: -ESHUTDOWN or -ENETDOWN once deleted or its device went; else 0
@@ -123,6 +126,7 @@ struct nck_comm {
 	struct nck_sched *a2a_sched;
 	u32 sched_phases, sched_syncs;
 	struct nck_rtt rtt;
+	unsigned long tx_full_at;
 
 	spinlock_t lock;		/* protects what follows, and peers */
 	int dead;
@@ -144,6 +148,20 @@ struct nck_comm {
 	u8 addr_len;
 	u8 addrs[];
 };
+
+/*
+ * Did our own link's queue overflow lately?  Then frames are lost because
+ * we send faster than the link takes them (a slow cable, not a lossy
+ * one), and sending anything twice only loses more.
+ */
+#define NCK_CONGESTED_HOLD	HZ
+
+static inline bool nck_comm_congested(const struct nck_comm *c)
+{
+	unsigned long at = READ_ONCE(c->tx_full_at);
+
+	return at && time_before(jiffies, at + NCK_CONGESTED_HOLD);
+}
 
 static inline const u8 *nck_comm_addr(const struct nck_comm *c, u32 rank)
 {

@@ -82,6 +82,8 @@ int nck_frame_xmit_to(struct nck_comm *c, struct sk_buff *skb, const u8 *dst)
 	err = b->ops->xmit(b, skb, dst);
 	rcu_read_unlock();
 	if (err) {
+		if (err == -ENOBUFS)	/* the device's queue is full */
+			WRITE_ONCE(c->tx_full_at, jiffies | 1);
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
 		return -ENOBUFS;
 	}

@@ -315,6 +315,19 @@ del_trees() {
 t_check "tree del: built-in trees again" del_trees
 t_check "... and reductions on them" \
 	red_on topo2 "$ALL8" --comm 7 --all --check-trees --ops sum --dtypes int64 --count-list 3000
+# Now the cables themselves: h3, h5 and h6 at 10 Mbit/s among unshaped
+# ones, h5 an inner node of the built-in tree.  A 64 KiB vector overflows a
+# slow host's own queue at once; those losses are congestion, and copies
+# sent to make up for them lost more (such allreduces timed out after a
+# few operations, agg.c: repetition).
+for h in h3 h5 h6; do cluster_set_link "$h" rate 10mbit >/dev/null; done
+t_check "h5 (10 Mbit/s) is an inner node of the built-in tree" \
+	nc_json h5 'd[0]["children"] != []' tree show comm 7 index 0
+t_check "20 allreduces of 64 KiB, one piece, over 10 Mbit/s inner nodes: bit-exact" \
+	red_on slow "$ALL8" --comm 7 --all --ops sum --dtypes double --split 1 \
+	--count-list 8192 --iters 20
+echo "# h5 after them: drop_tx $(nc_stat h5 drop_tx), rto_expired $(nc_stat h5 rto_expired)"
+for h in h3 h5 h6; do cluster_set_link "$h" clear >/dev/null; done
 t_check "rmmod" nc_unload
 cluster_down
 t_done
