@@ -36,7 +36,8 @@ USER_TARGETS :=
 UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
-	bench-alltoall bench-apps bench-reduce bench-bcast bench-auth bench-loss clean checkpatch sparse abi-check \
+	bench-alltoall bench-apps bench-reduce bench-bcast bench-auth bench-loss bench-tree-speed \
+	clean checkpatch sparse abi-check \
 	deb install-check
 
 all: module user
@@ -119,6 +120,12 @@ bench-loss: all
 	@mkdir -p docs
 	cp $(B)/vm/bench-loss/loss-bench.md docs/loss-bench.md
 	scripts/plot-bench.sh docs
+
+# Reduction trees on cables of two speeds: switch order against speed-aware.
+bench-tree-speed: all
+	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-tree-speed -- selftests/net/bench_tree_speed.sh
+	@mkdir -p docs
+	cp $(B)/vm/bench-tree-speed/tree-speed-bench.md docs/tree-speed-bench.md
 
 vm-check: all
 	$(VM_RUN) --timeout 2400 -- selftests/net/run-all.sh
