@@ -1591,8 +1591,9 @@ static int nck_agg_pieces(struct nck_comm *c, struct nck_agg_op *op,
 	mutex_lock(&c->agg.tree_lock);
 	/* a broadcast runs on a tree rooted at its root, every piece */
 	if (nck_agg_bcast(op)) {
-		own = nck_tree_fnomial_rooted(c->rank, c->size, c->agg.tree_degree,
-					      a->root);
+		own = nck_tree_fnomial_ordered(c->rank, c->size,
+					       c->agg.tree_degree, a->root,
+					       c->agg.bcast_order);
 		if (!own) {
 			mutex_unlock(&c->agg.tree_lock);
 			return -ENOMEM;
@@ -1926,6 +1927,17 @@ int nck_agg_set_tree(struct nck_comm *c, u32 index, struct nck_tree *t)
 	return 0;
 }
 
+void nck_agg_set_bcast_order(struct nck_comm *c, u32 *order)
+{
+	u32 *old;
+
+	mutex_lock(&c->agg.tree_lock);
+	old = c->agg.bcast_order;
+	c->agg.bcast_order = order;
+	mutex_unlock(&c->agg.tree_lock);
+	kvfree(old);
+}
+
 int nck_agg_init(struct nck_comm *c)
 {
 	u32 i;
@@ -1987,4 +1999,5 @@ void nck_agg_free(struct nck_comm *c)
 	nck_rx_purge(c, &c->agg.early);
 	for (i = 0; i < NETCOLL_TREES_MAX; i++)
 		kfree(c->agg.trees[i]);
+	kvfree(c->agg.bcast_order);
 }

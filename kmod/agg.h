@@ -32,6 +32,8 @@ struct nck_tree;
  * @tree_degree: degree of the built-in f-nomial trees (fixed)
  * @tree_lock: protects @trees (a mutex: installs allocate and sleep)
  * @trees: the trees pieces run on; NULL: built-in, made on first use
+ * @bcast_order: [size], the order broadcasts place the ranks in
+ *	(nck_tree_fnomial_ordered()); NULL: rank order; @tree_lock
  * @slot: operations by sequence % (2 * @oso); c->lock
  * @next: sequence of the next local operation; c->lock (read racily for
  *	dumps)
@@ -50,6 +52,7 @@ struct nck_agg {
 	u32 tree_degree;
 	struct mutex tree_lock;	/* protects trees[] */
 	struct nck_tree *trees[NETCOLL_TREES_MAX];
+	u32 *bcast_order;
 	struct nck_agg_op *slot[NCK_AGG_SLOTS];
 	u32 next;
 	struct nck_rtt rtt;
@@ -81,6 +84,8 @@ void nck_agg_release(struct nck_comm *c, struct nck_agg_op *op, bool cancel);
 void nck_agg_rcv(struct nck_comm *c, struct sk_buff *skb,
 		 const struct nc_frame *f);
 int nck_agg_set_tree(struct nck_comm *c, u32 index, struct nck_tree *t);
+/* Installs order (kvmalloc'ed, checked; NULL: none) and frees the old one. */
+void nck_agg_set_bcast_order(struct nck_comm *c, u32 *order);
 bool nck_agg_reclaim(struct nck_comm *c);
 void nck_agg_close(struct nck_comm *c);
 

@@ -6,11 +6,14 @@
  * at rank t * size / NETCOLL_TREES_MAX so the pieces of a split vector
  * have different roots and inner nodes.  Installed: any tree user space
  * computed (topology-mapped, model-chosen degree), given as the parent of
- * every rank.
+ * every rank.  Broadcasts run on an f-nomial tree rooted at their root,
+ * over rank order or over an installed order (the library's placement of
+ * fast hosts on the positions with children).
  *
  * Children are kept in ascending rank order: that is the fixed order in
  * which a node combines their contributions after its own.
  */
+#include <linux/bitmap.h>
 #include <linux/netlink.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -35,9 +38,12 @@ static int nck_u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Children of position v: in each phase before v's own, v + j * stride. */
-static u32 nck_fnomial_children(u32 v, u32 size, u32 degree, u32 root,
-				u32 *out, u32 *parent)
+/*
+ * Children of position v: in each phase before v's own, v + j * stride;
+ * out[] and *parent get positions.
+ */
+static u32 nck_fnomial_children(u32 v, u32 size, u32 degree, u32 *out,
+				u32 *parent)
 {
 	u32 n = 0, j;
 	u64 stride;
@@ -50,7 +56,7 @@ static u32 nck_fnomial_children(u32 v, u32 size, u32 degree, u32 root,
 		}
 		for (j = 1; j < degree && v + j * stride < size; j++) {
 			if (out)
-				out[n] = (u32)((v + j * stride + root) % size);
+				out[n] = (u32)(v + j * stride);
 			n++;
 		}
 	}
@@ -63,23 +69,100 @@ struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index)
 				       (u32)((u64)index * size / NETCOLL_TREES_MAX));
 }
 
-/* The f-nomial tree over ranks relative to root (position = rank - root). */
-struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree, u32 root)
-{
-	u32 v = (rank + size - root) % size;
-	struct nck_tree *t;
-	u32 n, parent;
+/*
+ * Who sits where: without an order, position v holds rank (v + root) %
+ * size; with one, position 0 holds the root and 1.. the order without it.
+ */
+struct nck_placing {
+	const u32 *order;
+	u32 size, root, root_at;	/* root_at: the root's index in order */
+};
 
-	n = nck_fnomial_children(v, size, degree, root, NULL, &parent);
+static u32 nck_placing_rank(const struct nck_placing *pl, u32 v)
+{
+	if (!pl->order)
+		return (u32)(((u64)v + pl->root) % pl->size);
+	if (!v)
+		return pl->root;
+	v--;
+	return pl->order[v < pl->root_at ? v : v + 1];
+}
+
+static u32 nck_placing_pos(const struct nck_placing *pl, u32 rank)
+{
+	u32 i;
+
+	if (!pl->order)
+		return (rank + pl->size - pl->root) % pl->size;
+	if (rank == pl->root)
+		return 0;
+	for (i = 0; pl->order[i] != rank; i++)
+		;	/* a permutation: rank is there */
+	return i < pl->root_at ? i + 1 : i;
+}
+
+static struct nck_tree *nck_tree_placed(u32 rank, u32 degree,
+					const struct nck_placing *pl)
+{
+	u32 v = nck_placing_pos(pl, rank);
+	struct nck_tree *t;
+	u32 n, parent, i;
+
+	n = nck_fnomial_children(v, pl->size, degree, NULL, &parent);
 	t = nck_tree_alloc(n);
 	if (!t)
 		return NULL;
-	nck_fnomial_children(v, size, degree, root, t->children, &parent);
-	t->root = root;
-	t->parent = (parent + root) % size;
+	nck_fnomial_children(v, pl->size, degree, t->children, &parent);
+	for (i = 0; i < n; i++)
+		t->children[i] = nck_placing_rank(pl, t->children[i]);
+	t->root = pl->root;
+	t->parent = nck_placing_rank(pl, parent);
 	t->nchildren = n;
+	t->installed = !!pl->order;
 	sort(t->children, n, sizeof(u32), nck_u32_cmp, NULL);
 	return t;
+}
+
+/* The f-nomial tree over ranks relative to root (position = rank - root). */
+struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree, u32 root)
+{
+	struct nck_placing pl = { .size = size, .root = root };
+
+	return nck_tree_placed(rank, degree, &pl);
+}
+
+struct nck_tree *nck_tree_fnomial_ordered(u32 rank, u32 size, u32 degree,
+					  u32 root, const u32 *order)
+{
+	struct nck_placing pl = { order, size, root, 0 };
+
+	if (order)
+		while (order[pl.root_at] != root)
+			pl.root_at++;
+	return nck_tree_placed(rank, degree, &pl);
+}
+
+/* order[size] holds every rank once.  0 or -EINVAL. */
+int nck_tree_order_check(const u32 *order, u32 size,
+			 struct netlink_ext_ack *extack)
+{
+	unsigned long *seen = bitmap_zalloc(size, GFP_KERNEL);
+	int err = 0;
+	u32 i;
+
+	if (!seen)
+		return -ENOMEM;
+	for (i = 0; i < size && !err; i++) {
+		if (order[i] >= size) {
+			NL_SET_ERR_MSG(extack, "the order has a rank that is not a member");
+			err = -EINVAL;
+		} else if (test_and_set_bit(order[i], seen)) {
+			NL_SET_ERR_MSG(extack, "the order has a rank twice");
+			err = -EINVAL;
+		}
+	}
+	bitmap_free(seen);
+	return err;
 }
 
 /*
@@ -157,6 +240,37 @@ static u32 nck_nl_tree_index(struct genl_info *info)
 	return a ? nla_get_u32(a) : 0;
 }
 
+/* TREE_SET with TREE_BCAST_ORDER: one u32 per member, each rank once. */
+static int nck_nl_bcast_order_set(struct nck_comm *c, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[NETCOLL_A_TREE_BCAST_ORDER];
+	u32 *order;
+	int err;
+
+	if (info->attrs[NETCOLL_A_TREE_PARENTS] ||
+	    info->attrs[NETCOLL_A_TREE_INDEX]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a broadcast order is not an aggregation tree");
+		return -EINVAL;
+	}
+	if (nla_len(a) != c->size * sizeof(u32)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "need one rank per member");
+		return -EINVAL;
+	}
+	/* the communicator's, for its life: charged to the installer */
+	order = kvmalloc(nla_len(a), GFP_KERNEL_ACCOUNT);
+	if (!order)
+		return -ENOMEM;
+	memcpy(order, nla_data(a), nla_len(a));	/* aligned by luck only */
+	err = nck_tree_order_check(order, c->size, info->extack);
+	if (err) {
+		kvfree(order);
+		return err;
+	}
+	nck_agg_set_bcast_order(c, order);
+	return 0;
+}
+
 int nck_nl_tree_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *a = info->attrs[NETCOLL_A_TREE_PARENTS];
@@ -168,6 +282,10 @@ int nck_nl_tree_set(struct sk_buff *skb, struct genl_info *info)
 	c = nck_nl_comm_admin(skb, info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
+	if (info->attrs[NETCOLL_A_TREE_BCAST_ORDER]) {
+		err = nck_nl_bcast_order_set(c, info);
+		goto out;
+	}
 	err = -EINVAL;
 	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_TREE_PARENTS))
 		goto out;
@@ -200,16 +318,22 @@ int nck_nl_tree_del(struct sk_buff *skb, struct genl_info *info)
 	c = nck_nl_comm_admin(skb, info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	err = nck_agg_set_tree(c, nck_nl_tree_index(info), NULL);
+	if (nla_get_flag(info->attrs[NETCOLL_A_TREE_BCAST])) {
+		nck_agg_set_bcast_order(c, NULL);
+		err = 0;
+	} else {
+		err = nck_agg_set_tree(c, nck_nl_tree_index(info), NULL);
+	}
 	nck_comm_put(c);
 	return err;
 }
 
 int nck_nl_tree_get(struct sk_buff *skb, struct genl_info *info)
 {
-	u32 index = nck_nl_tree_index(info);
+	bool bcast = nla_get_flag(info->attrs[NETCOLL_A_TREE_BCAST]);
+	u32 index = nck_nl_tree_index(info), root = 0;
+	struct nck_tree *t, *own = NULL;
 	struct sk_buff *msg;
-	struct nck_tree *t;
 	struct nck_comm *c;
 	void *hdr;
 	int err = -EMSGSIZE;
@@ -217,6 +341,14 @@ int nck_nl_tree_get(struct sk_buff *skb, struct genl_info *info)
 	c = nck_nl_comm(info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
+	if (bcast && info->attrs[NETCOLL_A_TREE_ROOT])
+		root = nla_get_u32(info->attrs[NETCOLL_A_TREE_ROOT]);
+	if (root >= c->size) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_TREE_ROOT],
+				    "the root is not a member");
+		nck_comm_put(c);
+		return -EINVAL;
+	}
 	msg = genlmsg_new(NLMSG_GOODSIZE + c->size * sizeof(u32), GFP_KERNEL);
 	if (!msg) {
 		nck_comm_put(c);
@@ -225,8 +357,15 @@ int nck_nl_tree_get(struct sk_buff *skb, struct genl_info *info)
 	hdr = genlmsg_put_reply(msg, info, &nck_genl_family, 0,
 				NETCOLL_CMD_TREE_GET);
 	mutex_lock(&c->agg.tree_lock);
-	t = c->agg.trees[index];
-	if (hdr &&
+	if (bcast) {	/* what a broadcast from root would run on */
+		own = nck_tree_fnomial_ordered(c->rank, c->size,
+					       c->agg.tree_degree, root,
+					       c->agg.bcast_order);
+		if (!own)
+			err = -ENOMEM;
+	}
+	t = bcast ? own : c->agg.trees[index];
+	if (hdr && t &&
 	    !nla_put_u32(msg, NETCOLL_A_COMM_ID, c->id) &&
 	    !nla_put_u32(msg, NETCOLL_A_TREE_INDEX, index) &&
 	    !nla_put_u32(msg, NETCOLL_A_TREE_ROOT, t->root) &&
@@ -238,6 +377,7 @@ int nck_nl_tree_get(struct sk_buff *skb, struct genl_info *info)
 		err = 0;
 	}
 	mutex_unlock(&c->agg.tree_lock);
+	kfree(own);
 	nck_comm_put(c);
 	if (err) {
 		nlmsg_free(msg);

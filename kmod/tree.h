@@ -31,6 +31,15 @@ struct nck_tree {
 
 struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index);
 struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree, u32 root);
+/*
+ * A broadcast's tree from root: the f-nomial tree over the positions
+ * [root, then order[] without root] (order: a permutation of the ranks,
+ * nck_tree_order_check()), or without an order the one above.
+ */
+struct nck_tree *nck_tree_fnomial_ordered(u32 rank, u32 size, u32 degree,
+					  u32 root, const u32 *order);
+int nck_tree_order_check(const u32 *order, u32 size,
+			 struct netlink_ext_ack *extack);
 struct nck_tree *nck_tree_from_parents(u32 rank, u32 size, const u32 *parents,
 				       struct netlink_ext_ack *extack);
 

@@ -93,6 +93,22 @@ int nc_check_tree(const uint32_t *parents, uint32_t size)
 	return 0;
 }
 
+int nc_check_order(const uint32_t *order, uint32_t size)
+{
+	uint8_t seen[NETCOLL_COMM_SIZE_MAX];
+	uint32_t i;
+
+	if (!order || size == 0 || size > NETCOLL_COMM_SIZE_MAX)
+		return -EINVAL;
+	memset(seen, 0, size);
+	for (i = 0; i < size; i++) {
+		if (order[i] >= size || seen[order[i]])
+			return -EINVAL;
+		seen[order[i]] = 1;
+	}
+	return 0;
+}
+
 int nc_check_alltoall(const void *sendbuf, const void *recvbuf, size_t count,
 		      uint32_t comm_size_max, int algo)
 {

@@ -23,6 +23,8 @@ NC_INTERNAL int nc_check_timeout(uint32_t timeout_ms);
 NC_INTERNAL int nc_check_comm_spec(const struct nc_comm_spec *spec);
 /* parents[size]: every rank below size, one root, no cycle. */
 NC_INTERNAL int nc_check_tree(const uint32_t *parents, uint32_t size);
+/* order[size] holds each rank once. */
+NC_INTERNAL int nc_check_order(const uint32_t *order, uint32_t size);
 /*
  * The endpoint does not learn the communicator size at bind time, so the
  * P * count buffer size is checked against the largest size the module

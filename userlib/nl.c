@@ -843,6 +843,53 @@ int nc_tree_remove(nc_ctl *ctl, uint32_t comm_id, uint32_t index)
 	return nc_nl_request(ctl, msg, NULL, NULL);
 }
 
+int nc_bcast_order_install(nc_ctl *ctl, uint32_t comm_id, const uint32_t *order,
+			   uint32_t size)
+{
+	size_t bytes = (size_t)size * sizeof(*order);
+	struct nl_msg *msg;
+
+	if (!ctl || nc_check_comm_id(comm_id) || nc_check_order(order, size))
+		return -EINVAL;
+	msg = nc_msg(ctl, NETCOLL_CMD_TREE_SET, 0,
+		     NLMSG_HDRLEN + GENL_HDRLEN + 64 + nla_total_size(bytes));
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, comm_id) < 0 ||
+	    nla_put(msg, NETCOLL_A_TREE_BCAST_ORDER, (int)bytes, order) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return nc_nl_request(ctl, msg, NULL, NULL);
+}
+
+/* COMM_ID and TREE_BCAST: the broadcast order's requests. */
+static struct nl_msg *nc_bcast_msg(nc_ctl *ctl, uint8_t cmd, uint32_t comm_id)
+{
+	struct nl_msg *msg = nc_msg(ctl, cmd, 0, 0);
+
+	if (!msg)
+		return NULL;
+	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, comm_id) < 0 ||
+	    nla_put_flag(msg, NETCOLL_A_TREE_BCAST) < 0) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+int nc_bcast_order_remove(nc_ctl *ctl, uint32_t comm_id)
+{
+	struct nl_msg *msg;
+
+	if (!ctl || nc_check_comm_id(comm_id))
+		return -EINVAL;
+	msg = nc_bcast_msg(ctl, NETCOLL_CMD_TREE_DEL, comm_id);
+	if (!msg)
+		return -ENOMEM;
+	return nc_nl_request(ctl, msg, NULL, NULL);
+}
+
 static int nc_parse_tree(nc_ctl *ctl, struct nlattr **tb, void *arg)
 {
 	struct nc_one *one = arg;
@@ -893,6 +940,35 @@ int nc_tree_get(nc_ctl *ctl, uint32_t comm_id, uint32_t index,
 	if (!err && info->index != index)
 		err = nc_proto(ctl, "asked for tree %u, got tree %u", index,
 			       info->index);
+	if (err)
+		nc_tree_info_free(info);
+	return err;
+}
+
+int nc_bcast_tree_get(nc_ctl *ctl, uint32_t comm_id, uint32_t root,
+		      struct nc_tree_info *info)
+{
+	struct nc_one one = { .out = info };
+	struct nl_msg *msg;
+	int err;
+
+	if (!ctl || !info || nc_check_comm_id(comm_id) ||
+	    root >= NETCOLL_COMM_SIZE_MAX)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	msg = nc_bcast_msg(ctl, NETCOLL_CMD_TREE_GET, comm_id);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, NETCOLL_A_TREE_ROOT, root) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	err = nc_nl_request(ctl, msg, nc_parse_tree, &one);
+	if (!err && !one.got)
+		err = nc_proto(ctl, "no answer to a tree request");
+	if (!err && info->root != root)
+		err = nc_proto(ctl, "asked for the broadcast tree from %u, got one from %u",
+			       root, info->root);
 	if (err)
 		nc_tree_info_free(info);
 	return err;

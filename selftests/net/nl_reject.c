@@ -611,6 +611,78 @@ static void run_tree_cases(struct ctx *c)
 	report(c, "TREE_DEL (index 0, built-in again)", -err, 0);
 }
 
+/* TREE_SET with TREE_BCAST_ORDER (n entries; index >= 0: TREE_INDEX too). */
+static struct nl_msg *bcast_order_set(struct ctx *c, int64_t index,
+				      const uint32_t *order, int n)
+{
+	struct nl_msg *msg = with_id(new_msg(c, NETCOLL_CMD_TREE_SET, 0), c->good_id);
+	int bad = nla_put(msg, NETCOLL_A_TREE_BCAST_ORDER, n * 4, order) < 0;
+
+	if (index >= 0)
+		bad |= nla_put_u32(msg, NETCOLL_A_TREE_INDEX, (uint32_t)index) < 0;
+	if (bad) {
+		fprintf(stderr, "nl_reject: cannot build TREE_SET\n");
+		exit(1);
+	}
+	return msg;
+}
+
+/* The broadcast tree from root, of the two-member communicator. */
+static int bcast_tree_is(struct ctx *c, uint32_t root, uint32_t parent,
+			 int installed)
+{
+	struct nc_tree_info ti;
+	int ok;
+
+	if (nc_bcast_tree_get(c->ctl, c->good_id, root, &ti))
+		return 0;
+	ok = ti.root == root && ti.parent == parent && !ti.installed == !installed;
+	nc_tree_info_free(&ti);
+	return ok;
+}
+
+static void run_bcast_order_cases(struct ctx *c)
+{
+	static const uint32_t swapped[] = { 1, 0 }, twice[] = { 1, 1 },
+		stranger[] = { 0, 2 }, three[] = { 0, 1, 2 };
+	struct nl_msg *msg;
+	int err;
+
+	err = send_req(c, bcast_order_set(c, -1, three, 3));
+	report(c, "TREE_SET with a broadcast order of 3 for 2 members -> EINVAL", -err, EINVAL);
+	err = send_req(c, bcast_order_set(c, -1, twice, 2));
+	report(c, "TREE_SET with a rank twice in the broadcast order -> EINVAL", -err, EINVAL);
+	err = send_req(c, bcast_order_set(c, -1, stranger, 2));
+	report(c, "TREE_SET with a non-member in the broadcast order -> EINVAL", -err, EINVAL);
+	err = send_req(c, bcast_order_set(c, 1, swapped, 2));
+	report(c, "TREE_SET with a broadcast order and TREE_INDEX -> EINVAL", -err, EINVAL);
+	check(c, "the rejected orders left rank order",
+	      bcast_tree_is(c, 0, 0, 0) && bcast_tree_is(c, 1, 1, 0), "installed");
+	err = send_req(c, bcast_order_set(c, -1, swapped, 2));
+	report(c, "TREE_SET of the broadcast order 1 0", -err, 0);
+	check(c, "TREE_GET bcast: installed, each root its own parent",
+	      bcast_tree_is(c, 0, 0, 1) && bcast_tree_is(c, 1, 1, 1), "other tree");
+	msg = with_id(new_msg(c, NETCOLL_CMD_TREE_GET, 0), c->good_id);
+	if (nla_put_flag(msg, NETCOLL_A_TREE_BCAST) < 0 ||
+	    nla_put_u32(msg, NETCOLL_A_TREE_ROOT, 2) < 0) {
+		fprintf(stderr, "nl_reject: cannot build TREE_GET\n");
+		exit(1);
+	}
+	err = send_req(c, msg);
+	report(c, "TREE_GET bcast from root 2 of 2 members -> EINVAL", -err, EINVAL);
+	msg = with_id(new_msg(c, NETCOLL_CMD_TREE_DEL, 0), c->good_id);
+	if (nla_put_flag(msg, NETCOLL_A_TREE_BCAST) < 0) {
+		fprintf(stderr, "nl_reject: cannot build TREE_DEL\n");
+		exit(1);
+	}
+	err = send_req(c, msg);
+	report(c, "TREE_DEL bcast: rank order again", -err, 0);
+	check(c, "TREE_GET bcast: not installed", bcast_tree_is(c, 1, 1, 0), "installed");
+	/* an order left installed is freed with its communicator (leak check) */
+	err = send_req(c, bcast_order_set(c, -1, swapped, 2));
+	report(c, "TREE_SET of the broadcast order 1 0 again", -err, 0);
+}
+
 static void run_other_cases(struct ctx *c)
 {
 	struct nl_msg *msg;
@@ -815,6 +887,7 @@ static int run_privileged(struct ctx *c)
 	run_other_cases(c);
 	run_sched_cases(c);
 	run_tree_cases(c);
+	run_bcast_order_cases(c);
 
 	err = nc_comm_delete(c->ctl, c->good_id);
 	lib_report(c, "COMM_DEL of the valid communicator", err, 0);
@@ -964,8 +1037,14 @@ static void fuzz_plausible(struct ctx *c, struct nl_msg *msg, uint8_t cmd)
 			fuzz_phase(c, msg);
 		break;
 	case NETCOLL_CMD_TREE_SET:
-		nla_put(msg, NETCOLL_A_TREE_PARENTS, 4 * (1 + rand() % 4), parents);
-		nla_put_u32(msg, NETCOLL_A_TREE_INDEX, rand() % 10);
+		if (rand() % 2)
+			nla_put(msg, NETCOLL_A_TREE_BCAST_ORDER, 4 * (1 + rand() % 4),
+				parents);
+		else
+			nla_put(msg, NETCOLL_A_TREE_PARENTS, 4 * (1 + rand() % 4),
+				parents);
+		if (rand() % 2)
+			nla_put_u32(msg, NETCOLL_A_TREE_INDEX, rand() % 10);
 		break;
 	}
 }

@@ -20,13 +20,18 @@
 #define FMAX_DEFAULT	16
 #define PLAN_SIZE_MAX	(1U << 20)
 
-/* "comm ID" (or "id ID") and "index N": show and del. */
-enum { C_COMM, C_ID, C_INDEX };
+/*
+ * "comm ID" (or "id ID") and "index N": show and del; "bcast" [root R]:
+ * the broadcasts' order instead.
+ */
+enum { C_COMM, C_ID, C_INDEX, C_BCAST, C_ROOT };
 
 static const struct opt comm_opts[] = {
 	[C_COMM] = { "comm", OPT_VAL | OPT_REQ, "ID" },
 	[C_ID] = { "id", OPT_ALIAS, NULL },
 	[C_INDEX] = { "index", OPT_VAL, "N" },
+	[C_BCAST] = { "bcast", 0, NULL },
+	[C_ROOT] = { "root", OPT_VAL, "RANK" },
 	{ NULL }
 };
 
@@ -64,7 +69,8 @@ static const struct opt plan_opts[] = {
 	{ NULL }
 };
 
-enum { B_TOPOLOGY, B_SERVICE, B_HOSTS, B_DEGREE, B_ROOT, B_SIZE, B_HOP };
+enum { B_TOPOLOGY, B_SERVICE, B_HOSTS, B_DEGREE, B_ROOT, B_SIZE, B_HOP,
+       B_INSTALL, B_ORDER };
 
 static const struct opt bcast_opts[] = {
 	[B_TOPOLOGY] = { "topology", OPT_VAL, "TOPOLOGY" },
@@ -74,6 +80,8 @@ static const struct opt bcast_opts[] = {
 	[B_ROOT] = { "root", OPT_VAL, "RANK" },
 	[B_SIZE] = { "size", OPT_VAL, "BYTES" },
 	[B_HOP] = { "hop-us", OPT_VAL, "US" },
+	[B_INSTALL] = { "install", OPT_VAL, "COMM" },
+	[B_ORDER] = { "order", OPT_VAL, "{ unaware | dft | bft | best }" },
 	{ NULL }
 };
 
@@ -114,7 +122,11 @@ static int usage(int argc, char **argv)
 	       "F in 2..fmax (default %u) of least T(P, F).  Tree j of N is rotated by\n"
 	       "j * P / N positions, so the pieces of a split vector have different\n"
 	       "roots.  With a topology, rank r is its r-th host and subtrees stay\n"
-	       "under one switch.  Without an index, show and del act on every tree.\n",
+	       "under one switch.  Without an index, show and del act on every tree.\n"
+	       "\n"
+	       "bcast ... install COMM puts the order (default: best) into communicator\n"
+	       "COMM: its broadcasts from root R run on the f-nomial tree over R, then\n"
+	       "that order without R.  show/del comm ID bcast [ root R ]: that order.\n",
 	       FMAX_DEFAULT);
 	return NCTL_OK;
 }
@@ -184,29 +196,50 @@ static uint32_t full_phases(uint32_t P, uint32_t f, uint64_t *pw)
 /* show, del: the kernel's trees                                     */
 /* ---------------------------------------------------------------- */
 
-/* The communicator and index; index UINT32_MAX: every tree. */
-static int parse_comm_index(int argc, char **argv, uint32_t *id, uint32_t *index)
+/*
+ * The communicator and index; index UINT32_MAX: every tree.  *root
+ * UINT32_MAX: not the broadcasts' order ("bcast"), else the root asked
+ * about (default 0).
+ */
+static int parse_comm_index(int argc, char **argv, uint32_t *id, uint32_t *index,
+			    uint32_t *root)
 {
 	struct optv v[ARRAY_SIZE(comm_opts)];
 	int ret = opt_parse(comm_opts, v, argc, argv);
 
 	*index = UINT32_MAX;
+	*root = UINT32_MAX;
 	if (ret)
 		return ret;
 	if (nctl_u32(v[C_COMM].val, "communicator id", id) ||
 	    (v[C_INDEX].val && parse_index(v[C_INDEX].val, index)))
 		return NCTL_USAGE;
+	if (v[C_ROOT].val && !v[C_BCAST].val)
+		return nctl_usage("root goes with bcast");
+	if (v[C_BCAST].val && v[C_INDEX].val)
+		return nctl_usage("bcast and index exclude each other");
+	if (v[C_BCAST].val) {
+		*root = 0;
+		if (v[C_ROOT].val && nctl_u32(v[C_ROOT].val, "root", root))
+			return NCTL_USAGE;
+	}
 	return 0;
 }
 
-static void print_tree(const struct nc_tree_info *t, uint32_t rank)
+static void print_tree(const struct nc_tree_info *t, uint32_t rank, bool bcast)
 {
 	uint32_t i;
 
 	open_json_object(NULL);
-	print_uint(PRINT_ANY, "index", "tree %u", t->index);
+	if (bcast)
+		print_text("bcast");
+	else
+		print_uint(PRINT_ANY, "index", "tree %u", t->index);
 	print_uint(PRINT_JSON, "rank", NULL, rank);
-	print_text(" %s", t->installed ? "installed" : "built-in");
+	if (bcast)
+		print_text(" %s", t->installed ? "installed order" : "rank order");
+	else
+		print_text(" %s", t->installed ? "installed" : "built-in");
 	print_uint(PRINT_ANY, "root", " root %u", t->root);
 	if (t->parent == rank) {
 		print_uint(PRINT_JSON, "parent", NULL, t->parent);
@@ -226,13 +259,13 @@ static void print_tree(const struct nc_tree_info *t, uint32_t rank)
 
 static int tree_show(int argc, char **argv)
 {
-	uint32_t id = 0, index, i, lo, hi;
+	uint32_t id = 0, index, root, i, lo, hi;
 	struct nc_comm_info ci;
 	struct nc_tree_info t;
 	int err, ret = NCTL_OK;
 	nc_ctl *ctl;
 
-	ret = parse_comm_index(argc, argv, &id, &index);
+	ret = parse_comm_index(argc, argv, &id, &index, &root);
 	if (ret)
 		return ret;
 	if (nctl_open(&ctl))
@@ -247,16 +280,25 @@ static int tree_show(int argc, char **argv)
 	print_text("comm %" PRIu32 " rank %" PRIu32 " size %" PRIu32
 		   " built-in degree %" PRIu32 "\n", id, ci.rank, ci.size,
 		   ci.tree_degree);
+	if (root != UINT32_MAX)		/* one tree: a broadcast's from root */
+		lo = hi = 0;
 	open_json_array(NULL);
 	for (i = lo; i <= hi; i++) {
-		err = nc_tree_get(ctl, id, i, &t);
+		err = root == UINT32_MAX ? nc_tree_get(ctl, id, i, &t) :
+		      nc_bcast_tree_get(ctl, id, root, &t);
+		if (err && root != UINT32_MAX) {
+			close_json_array();
+			ret = nctl_lib_fail(ctl, err, "cannot show the broadcast tree from %"
+					    PRIu32 " of communicator %" PRIu32, root, id);
+			break;
+		}
 		if (err) {
 			close_json_array();
 			ret = nctl_lib_fail(ctl, err, "cannot show tree %" PRIu32
 					    " of communicator %" PRIu32, i, id);
 			break;
 		}
-		print_tree(&t, ci.rank);
+		print_tree(&t, ci.rank, root != UINT32_MAX);
 		nc_tree_info_free(&t);
 	}
 	if (!err)
@@ -269,15 +311,22 @@ out:
 
 static int tree_del(int argc, char **argv)
 {
-	uint32_t id = 0, index, i;
+	uint32_t id = 0, index, root, i;
 	int err = 0, ret;
 	nc_ctl *ctl;
 
-	ret = parse_comm_index(argc, argv, &id, &index);
+	ret = parse_comm_index(argc, argv, &id, &index, &root);
 	if (ret)
 		return ret;
 	if (nctl_open(&ctl))
 		return NCTL_ERR;
+	if (root != UINT32_MAX) {
+		err = nc_bcast_order_remove(ctl, id);
+		ret = err ? nctl_lib_fail(ctl, err, "cannot delete the broadcast order"
+					  " of communicator %" PRIu32, id) : NCTL_OK;
+		nc_ctl_close(ctl);
+		return ret;
+	}
 	if (index != UINT32_MAX) {
 		err = nc_tree_remove(ctl, id, index);
 	} else {
@@ -597,18 +646,22 @@ static int split_hosts(const char *list, char ***names, uint32_t *n)
  * query service knows (its delay matrix asked pair by pair, as the paper's
  * MPI library does): the f-nomial tree with its hosts placed in rank order
  * (unaware), depth first and breadth first (closest free host per child),
- * each with the time the model predicts.
+ * each with the time the model predicts; with install COMM, one of them
+ * becomes that communicator's broadcast order (of its degree).
  */
 static int tree_bcast(int argc, char **argv)
 {
 	static const char *const names[] = { "unaware", "dft", "bft" };
 	struct optv v[ARRAY_SIZE(bcast_opts)];
-	uint32_t degree = 2, root = 0, P, *order = NULL, k, pos;
+	static const char *const kinds[] = { "unaware", "dft", "bft", "best", NULL };
+	uint32_t degree = 2, root = 0, P, *order = NULL, k, pos, comm = 0, put = 3;
+	struct nc_comm_info ci = { 0 };
 	uint64_t bytes = 65536;
 	double hop = 1.0, *delay = NULL, t[3], sum[3];
 	enum nc_bcast_order best;
 	nc_topo *topo = NULL;
 	char **hosts = NULL, msg[256] = "";
+	nc_ctl *ctl = NULL;
 	int err, ret;
 
 	ret = opt_parse(bcast_opts, v, argc, argv);
@@ -617,8 +670,36 @@ static int tree_bcast(int argc, char **argv)
 	if ((v[B_DEGREE].val && parse_degree(v[B_DEGREE].val, &degree)) ||
 	    (v[B_ROOT].val && nctl_u32(v[B_ROOT].val, "root", &root)) ||
 	    (v[B_SIZE].val && nctl_u64(v[B_SIZE].val, "size", &bytes)) ||
-	    (v[B_HOP].val && parse_us(v[B_HOP].val, "hop-us", &hop)))
+	    (v[B_HOP].val && parse_us(v[B_HOP].val, "hop-us", &hop)) ||
+	    (v[B_INSTALL].val && nctl_u32(v[B_INSTALL].val, "communicator id", &comm)))
 		return NCTL_USAGE;
+	if (v[B_ORDER].val && !v[B_INSTALL].val)
+		return nctl_usage("order goes with install COMM");
+	if (v[B_ORDER].val) {
+		for (put = 0; kinds[put] && strcmp(kinds[put], v[B_ORDER].val); put++)
+			;
+		if (!kinds[put])
+			return nctl_usage("unknown order \"%s\" (unaware, dft, bft, best)",
+					  v[B_ORDER].val);
+	}
+	/* installed, the order is for the communicator's own degree */
+	if (v[B_INSTALL].val) {
+		if (nctl_open(&ctl))
+			return NCTL_ERR;
+		err = nc_comm_get(ctl, comm, &ci);
+		if (err) {
+			ret = nctl_lib_fail(ctl, err, "cannot read communicator %" PRIu32, comm);
+			nc_ctl_close(ctl);
+			return ret;
+		}
+		if (v[B_DEGREE].val && degree != ci.tree_degree) {
+			nctl_usage("communicator %" PRIu32 " has degree %" PRIu32,
+				   comm, ci.tree_degree);
+			ret = NCTL_USAGE;
+			goto out;
+		}
+		degree = ci.tree_degree;
+	}
 	if (!v[B_TOPOLOGY].val == !v[B_SERVICE].val)
 		return nctl_usage("tree bcast needs topology TOPOLOGY or service ADDR");
 	if (v[B_HOSTS].val && !v[B_SERVICE].val)
@@ -627,20 +708,32 @@ static int tree_bcast(int argc, char **argv)
 		struct nc_topo_err e = { 0 };
 
 		err = nc_topo_create(&topo, v[B_TOPOLOGY].val, &e);
-		if (err && e.line)
-			return nctl_fail("%s:%u: %s", v[B_TOPOLOGY].val, e.line, e.msg);
-		if (err)
-			return nctl_fail("%s: %s", v[B_TOPOLOGY].val,
-					 e.msg[0] ? e.msg : "cannot read");
+		ret = NCTL_ERR;
+		if (err && e.line) {
+			nctl_fail("%s:%u: %s", v[B_TOPOLOGY].val, e.line, e.msg);
+			goto out;
+		}
+		if (err) {
+			nctl_fail("%s: %s", v[B_TOPOLOGY].val,
+				  e.msg[0] ? e.msg : "cannot read");
+			goto out;
+		}
 		P = nc_topo_nhosts(topo);
 	} else {
 		err = v[B_HOSTS].val ? split_hosts(v[B_HOSTS].val, &hosts, &P) :
 		      nc_topo_query_hosts(v[B_SERVICE].val, &hosts, &P, msg, sizeof(msg));
-		if (err)
-			return nctl_fail("%s: %s", v[B_HOSTS].val ? "hosts" : v[B_SERVICE].val,
-					 err == -EPROTO && msg[0] ? msg : strerror(-err));
+		ret = NCTL_ERR;
+		if (err) {
+			nctl_fail("%s: %s", v[B_HOSTS].val ? "hosts" : v[B_SERVICE].val,
+				  err == -EPROTO && msg[0] ? msg : strerror(-err));
+			goto out;
+		}
 	}
-	ret = NCTL_ERR;
+	if (ctl && P != ci.size) {
+		nctl_fail("%u hosts, but communicator %" PRIu32 " has %" PRIu32 " members",
+			  P, comm, ci.size);
+		goto out;
+	}
 	if (root >= P) {
 		nctl_usage("root must be below %u, the host count", P);
 		ret = NCTL_USAGE;
@@ -704,6 +797,18 @@ static int tree_bcast(int argc, char **argv)
 		goto out;
 	}
 	print_string(PRINT_ANY, "best", "best %s (the model's least time)\n", names[best]);
+	if (ctl) {
+		err = nc_bcast_order_install(ctl, comm, order + (size_t)put * P, P);
+		if (err) {
+			close_json_object();
+			ret = nctl_lib_fail(ctl, err, "cannot install the broadcast order"
+					    " of communicator %" PRIu32, comm);
+			goto out;
+		}
+		print_string(PRINT_ANY, "installed", "installed %s",
+			     names[put == 3 ? best : put]);
+		print_uint(PRINT_ANY, "comm", " in communicator %u\n", comm);
+	}
 	close_json_object();
 	if (!is_json_context()) {
 		print_text("%8s  %-12s %-12s %-12s\n", "position", "unaware", "dft", "bft");
@@ -724,6 +829,10 @@ out:
 	free(order);
 	free(hosts);
 	nc_topo_destroy(topo);
+	if (ctl) {
+		nc_comm_info_free(&ci);
+		nc_ctl_close(ctl);
+	}
 	return ret;
 }
 

@@ -19,8 +19,8 @@
 /* ------------------------------------------------------------------ */
 
 #define NETCOLL_GENL_NAME		"netcoll"
-/* 3: DEV_SET, users' communicators; 4: COMM_TRANSIENT */
-#define NETCOLL_GENL_VERSION		4
+/* 3: DEV_SET, users' communicators; 4: COMM_TRANSIENT; 5: TREE_BCAST_* */
+#define NETCOLL_GENL_VERSION		5
 #define NETCOLL_GENL_MCGRP_EVENTS	"events"
 
 /*
@@ -61,10 +61,20 @@ enum netcoll_cmd {
 	NETCOLL_CMD_SCHED_DEL,		/* COMM_ID: back to the linear order */
 	NETCOLL_CMD_TREE_SET,		/* COMM_ID, [TREE_INDEX], TREE_PARENTS:
 					 * an aggregation tree over all members,
-					 * replacing the built-in one
+					 * replacing the built-in one; or
+					 * COMM_ID, TREE_BCAST_ORDER (family
+					 * version 5): the broadcasts' order
 					 */
-	NETCOLL_CMD_TREE_DEL,		/* COMM_ID, [TREE_INDEX]: built-in again */
-	NETCOLL_CMD_TREE_GET,		/* COMM_ID, [TREE_INDEX] (out: TREE_*) */
+	NETCOLL_CMD_TREE_DEL,		/* COMM_ID, [TREE_INDEX]: built-in again;
+					 * COMM_ID, TREE_BCAST: no broadcast
+					 * order (rank order again)
+					 */
+	NETCOLL_CMD_TREE_GET,		/* COMM_ID, [TREE_INDEX]; or COMM_ID,
+					 * TREE_BCAST, [TREE_ROOT]: the tree of a
+					 * broadcast from that root (default 0).
+					 * Out: TREE_ROOT, _PARENT, _CHILDREN,
+					 * _INSTALLED
+					 */
 	NETCOLL_CMD_DEV_SET,		/* IFINDEX|IFNAME, [DEV_USER_COMMS],
 					 * [DEV_USER_COMMS_MAX],
 					 * [DEV_USER_MEM_MAX] (family version 3)
@@ -118,7 +128,9 @@ enum netcoll_attr {
 	NETCOLL_A_TREE_PARENTS,		/* binary: __u32[members], the parent of
 					 * each rank; the root is its own parent
 					 */
-	NETCOLL_A_TREE_ROOT,		/* u32 (out) */
+	NETCOLL_A_TREE_ROOT,		/* u32 (out; in: TREE_GET with
+					 * TREE_BCAST)
+					 */
 	NETCOLL_A_TREE_PARENT,		/* u32 (out): this rank's parent */
 	NETCOLL_A_TREE_CHILDREN,	/* binary (out): __u32[] children of this
 					 * rank, in reduction order
@@ -175,6 +187,18 @@ enum netcoll_attr {
 					 * process ended, however), so a job
 					 * that dies leaves nothing; a group
 					 * member's close leaves it
+					 */
+	NETCOLL_A_TREE_BCAST_ORDER,	/* binary: __u32[members], a permutation
+					 * of the ranks.  A broadcast from root r
+					 * runs on the f-nomial tree over the
+					 * positions [r, then this order without
+					 * r]: the library places fast hosts on
+					 * the positions with children (for r =
+					 * order[0] exactly seed 003's DFT/BFT
+					 * tree).  Family version 5
+					 */
+	NETCOLL_A_TREE_BCAST,		/* flag (in): TREE_DEL, TREE_GET act on
+					 * the broadcast order (version 5)
 					 */
 
 	__NETCOLL_A_MAX,

@@ -417,6 +417,23 @@ void nc_tree_info_free(struct nc_tree_info *info);
 int nc_tree_install_fnomial(nc_ctl *ctl, uint32_t comm_id, uint32_t ntrees,
 			    uint32_t degree, const char *topology);
 
+/*
+ * The broadcasts' order (since 0.3).  A broadcast from root r runs on the
+ * f-nomial tree of the communicator's degree over the positions [r, then
+ * order[] without r]; order[] (size entries) holds every rank once, as
+ * nc_bcast_order() (netcoll_plan.h) places them for root order[0]: for
+ * that root the tree is exactly the planner's, for others the fast hosts
+ * keep the positions with children.  Without one, rank order from r.
+ * Install and remove: the communicator's owner or an admin.
+ * nc_bcast_tree_get() tells this rank's place in the tree of a broadcast
+ * from root (installed: an order is).
+ */
+int nc_bcast_order_install(nc_ctl *ctl, uint32_t comm_id, const uint32_t *order,
+			   uint32_t size);
+int nc_bcast_order_remove(nc_ctl *ctl, uint32_t comm_id);
+int nc_bcast_tree_get(nc_ctl *ctl, uint32_t comm_id, uint32_t root,
+		      struct nc_tree_info *info);
+
 /* Statistics of this network namespace. */
 #define NC_STAT_MAX	64
 struct nc_stats {
