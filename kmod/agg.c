@@ -120,6 +120,7 @@
 #include "shared/nc_reduce.h"
 
 #define NCK_AGG_BURST		64	/* fragments resent per timeout or nack */
+#define NCK_AGG_BURST_CONGESTED	8	/* ... while our link's queue overflows */
 #define NCK_AGG_DEFER_MAX	1024	/* float frames waiting for the worker */
 #define NCK_AGG_ASK_SHIFT_MAX	6	/* repair backoff: rto_min_ms << 6 */
 #define NCK_AGG_PROBE_EVERY	16	/* ops between round-trip probes */
@@ -225,6 +226,21 @@ static bool nck_agg_tree_dist(const struct nck_agg_op *op)
 static bool nck_agg_bcast(const struct nck_agg_op *op)
 {
 	return op->flags & NETCOLL_RED_BCAST;
+}
+
+/*
+ * Fragments one timeout or one request may resend.  While our own link's
+ * queue overflows (nck_comm_congested()), a few: a burst of 64 into a
+ * queue that takes a dozen is mostly refused, and the answers the device
+ * refused crowd out the next asker's.  On a 10 Mbit/s inner node with
+ * three children, 64 KiB allreduces then took so many rounds that about
+ * one run of 20 in 8 spent the repair budget and timed out; with bursts
+ * of 8 the node's device refused 2.5x fewer frames and no run of 16 timed
+ * out.  8 per asker and round trip still fill such a link.
+ */
+static u32 nck_agg_burst(const struct nck_comm *c)
+{
+	return nck_comm_congested(c) ? NCK_AGG_BURST_CONGESTED : NCK_AGG_BURST;
 }
 
 /* ---------------------------------------------------------------- */
@@ -1086,6 +1102,26 @@ static bool nck_agg_may_repair(struct nck_agg_op *op, u32 x, u32 j, u32 cum)
 }
 
 /*
+ * The frames on txq after its first n answer a repair request for op:
+ * each went from its repair budget, and comes back if the device refuses
+ * it (nck_agg_flush_rcv).
+ */
+static void nck_agg_mark_repairs(const struct nck_agg_op *op,
+				 struct sk_buff_head *txq, u32 n)
+{
+	struct sk_buff *skb;
+
+	skb_queue_walk(txq, skb) {
+		if (n) {
+			n--;
+			continue;
+		}
+		nck_skb_cb(skb)->repair = true;
+		nck_skb_cb(skb)->seq = op->seq;
+	}
+}
+
+/*
  * Rank x saw holes in piece p's result below fragment f->msg_len: resend
  * the ones from f->seq on it lacks and this rank has sent (the others
  * are still to come).  Each request once: one for holes at or below what
@@ -1100,7 +1136,7 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 {
 	struct nck_agg_asker *a = &op->askers[f->src_rank];
 	u32 j = p - op->piece, end = min(f->msg_len, p->nfrags), k, sent = 0;
-	u32 frames = 0;
+	u32 frames = 0, burst = nck_agg_burst(c), queued;
 
 	/* holes asked for before: a newer round, at the timer's rate */
 	if (f->seq < a->holes_below[j] &&
@@ -1111,8 +1147,9 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	a->holes_below[j] = max(a->holes_below[j], end);
 	a->holes_round[j] = max(a->holes_round[j], f->frag_off);
+	queued = skb_queue_len(txq);
 	op->again = true;
-	for (k = f->seq; k < end && frames < NCK_AGG_BURST &&
+	for (k = f->seq; k < end && frames < burst &&
 	     frames < op->repair_budget; k++) {
 		if (nck_nack_has(map, f->len, f->seq, k) ||
 		    !nck_agg_have_frag(c, p, k))
@@ -1124,6 +1161,7 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 	op->again = false;
 	if (sent)
 		nck_agg_saw_loss(c, op);	/* what we sent went missing */
+	nck_agg_mark_repairs(op, txq, queued);
 	op->repair_budget -= min(frames, op->repair_budget);
 	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 }
@@ -1134,7 +1172,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 			    struct sk_buff_head *txq)
 {
 	struct nck_agg_piece *p = nck_agg_piece_of(c, op, f);
-	u32 x = f->src_rank, k, sent = 0, frames = 0;
+	u32 x = f->src_rank, k, sent = 0, frames = 0, burst, queued;
 	u8 map[NETCOLL_NACK_MAP_MAX];
 	bool x_data, avail;
 	int ci;
@@ -1177,13 +1215,15 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 		return;
 	}
 	op->again = true;
+	burst = nck_agg_burst(c);
+	queued = skb_queue_len(txq);
 	if (!x_data) {
 		frames = nck_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN, 0, x,
 					   true, txq);
 		sent = 1;
 	}
 	for (k = f->seq; x_data && k < nck_agg_answer_end(p, f->seq) &&
-	     frames < NCK_AGG_BURST && frames < op->repair_budget; k++) {
+	     frames < burst && frames < op->repair_budget; k++) {
 		if (nck_nack_has(map, f->len, f->seq, k) ||
 		    !nck_agg_have_frag(c, p, k))
 			continue;
@@ -1194,6 +1234,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	op->again = false;
 	/* what we sent x went missing (a repair within budget and rate) */
 	nck_agg_saw_loss(c, op);
+	nck_agg_mark_repairs(op, txq, queued);
 	op->repair_budget -= min(frames, op->repair_budget);
 	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 }
@@ -1273,6 +1314,46 @@ static void nck_agg_stale(struct nck_comm *c, struct sk_buff *skb,
 	kfree_skb(skb);
 }
 
+/* The device refused n repairs of operation seq: they go back to its budget. */
+static void nck_agg_refund(struct nck_comm *c, u32 seq, u32 n)
+{
+	struct nck_agg_op *op;
+
+	spin_lock(&c->lock);
+	op = c->dead ? NULL : nck_agg_find(c, seq);
+	if (op)
+		op->repair_budget = min_t(u64, (u64)op->repair_budget + n,
+					  U32_MAX);
+	spin_unlock(&c->lock);
+}
+
+/*
+ * Send what the receive path built.  The repair budget bounds what
+ * requests put on the wire; a repair our own device refused (its queue
+ * was full) never got there, and charging it spent the budget of a slow
+ * inner node before its children had the result.
+ */
+static void nck_agg_flush_rcv(struct nck_comm *c, struct sk_buff_head *txq)
+{
+	u32 seq = 0, refused = 0;
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(txq))) {
+		struct nck_skb_cb cb = *nck_skb_cb(skb);
+
+		if (!nck_frame_send_deferred(c, skb) || !cb.repair)
+			continue;
+		if (refused && cb.seq != seq) {
+			nck_agg_refund(c, seq, refused);
+			refused = 0;
+		}
+		seq = cb.seq;
+		refused++;
+	}
+	if (refused)
+		nck_agg_refund(c, seq, refused);
+}
+
 /* A frame of this engine, where it may reduce floats (not in softirq over an FPU user). */
 static void nck_agg_deliver(struct nck_comm *c, struct sk_buff *skb,
 			    const struct nc_frame *f)
@@ -1296,7 +1377,7 @@ static void nck_agg_deliver(struct nck_comm *c, struct sk_buff *skb,
 	else
 		nck_agg_stale(c, skb, f);
 	spin_unlock(&c->lock);
-	nck_frames_flush(c, &txq);
+	nck_agg_flush_rcv(c, &txq);
 }
 
 /* Receive path entry (softirq, RCU held). */
@@ -1368,7 +1449,7 @@ static void nck_agg_work(struct work_struct *work)
 static void nck_agg_retransmit(struct nck_comm *c, struct nck_agg_op *op,
 			       struct sk_buff_head *txq)
 {
-	u32 j, k;
+	u32 j, k, burst = nck_agg_burst(c);
 
 	lockdep_assert_held(&c->lock);
 	for (j = 0; j < op->npieces; j++) {
@@ -1383,7 +1464,7 @@ static void nck_agg_retransmit(struct nck_comm *c, struct nck_agg_op *op,
 			continue;
 		}
 		if (p->up.count < p->up_next) {
-			for (k = p->up.cum; k < p->up_next && sent < NCK_AGG_BURST; k++) {
+			for (k = p->up.cum; k < p->up_next && sent < burst; k++) {
 				if (nck_frags_test(&p->up, k))
 					continue;
 				nck_agg_resend_up(&x, k);

@@ -104,17 +104,23 @@ int nck_frame_xmit(struct nck_comm *c, struct sk_buff *skb, u32 peer)
 void nck_frame_defer(struct sk_buff_head *q, struct sk_buff *skb, u32 dst)
 {
 	nck_skb_cb(skb)->dst = dst;
+	nck_skb_cb(skb)->repair = false;
 	__skb_queue_tail(q, skb);
+}
+
+/* Send a frame nck_frame_defer() queued; consumes skb. */
+int nck_frame_send_deferred(struct nck_comm *c, struct sk_buff *skb)
+{
+	u32 dst = nck_skb_cb(skb)->dst;
+
+	return nck_frame_xmit_to(c, skb, dst == NETCOLL_RANK_GROUP ?
+				 c->mcast_addr : nck_comm_addr(c, dst));
 }
 
 void nck_frames_flush(struct nck_comm *c, struct sk_buff_head *q)
 {
 	struct sk_buff *skb;
 
-	while ((skb = __skb_dequeue(q))) {
-		u32 dst = nck_skb_cb(skb)->dst;
-
-		nck_frame_xmit_to(c, skb, dst == NETCOLL_RANK_GROUP ?
-				 c->mcast_addr : nck_comm_addr(c, dst));
-	}
+	while ((skb = __skb_dequeue(q)))
+		nck_frame_send_deferred(c, skb);
 }

@@ -20,6 +20,7 @@ struct sk_buff *nck_frame_alloc(unsigned int payload, gfp_t gfp);
 int nck_frame_xmit_to(struct nck_comm *c, struct sk_buff *skb, const u8 *dst);
 int nck_frame_xmit(struct nck_comm *c, struct sk_buff *skb, u32 peer);
 void nck_frame_defer(struct sk_buff_head *q, struct sk_buff *skb, u32 dst);
+int nck_frame_send_deferred(struct nck_comm *c, struct sk_buff *skb);
 void nck_frames_flush(struct nck_comm *c, struct sk_buff_head *q);
 void nck_frame_hdr(struct nck_comm *c, struct nc_frame *f, u16 type, u32 seq,
 		   u32 dst, u16 tag);
@@ -31,6 +32,10 @@ unsigned int nck_comm_payload_max(struct nck_comm *c);
  *	memory (nck_rx_charge)
  * @dst: on transmit, the destination rank (frames built under c->lock,
  *	sent after it)
+ * @repair: on transmit, an answer to a repair request, charged to the
+ *	repair budget of operation @seq (agg.c gives back what the device
+ *	refused)
+ * @seq: see @repair
  *
  * A held frame's header stays in its data and is decoded again when
  * needed (nck_skb_hdr), so the control block carries nothing the frame
@@ -39,6 +44,8 @@ unsigned int nck_comm_payload_max(struct nck_comm *c);
 struct nck_skb_cb {
 	u32 charge;
 	u32 dst;
+	u32 seq;
+	bool repair;
 };
 
 static inline struct nck_skb_cb *nck_skb_cb(struct sk_buff *skb)
