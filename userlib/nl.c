@@ -921,10 +921,22 @@ static int nc_parse_tree(nc_ctl *ctl, struct nlattr **tb, void *arg)
 	return 0;
 }
 
+/* Send a tree request (msg, consumed) and parse its one answer into info. */
+static int nc_tree_request(nc_ctl *ctl, struct nl_msg *msg,
+			   struct nc_tree_info *info)
+{
+	struct nc_one one = { .out = info };
+	int err;
+
+	err = nc_nl_request(ctl, msg, nc_parse_tree, &one);
+	if (!err && !one.got)
+		err = nc_proto(ctl, "no answer to a tree request");
+	return err;
+}
+
 int nc_tree_get(nc_ctl *ctl, uint32_t comm_id, uint32_t index,
 		struct nc_tree_info *info)
 {
-	struct nc_one one = { .out = info };
 	struct nl_msg *msg;
 	int err;
 
@@ -934,9 +946,7 @@ int nc_tree_get(nc_ctl *ctl, uint32_t comm_id, uint32_t index,
 	msg = nc_tree_msg(ctl, NETCOLL_CMD_TREE_GET, comm_id, index, 0);
 	if (!msg)
 		return -ENOMEM;
-	err = nc_nl_request(ctl, msg, nc_parse_tree, &one);
-	if (!err && !one.got)
-		err = nc_proto(ctl, "no answer to a tree request");
+	err = nc_tree_request(ctl, msg, info);
 	if (!err && info->index != index)
 		err = nc_proto(ctl, "asked for tree %u, got tree %u", index,
 			       info->index);
@@ -948,7 +958,6 @@ int nc_tree_get(nc_ctl *ctl, uint32_t comm_id, uint32_t index,
 int nc_bcast_tree_get(nc_ctl *ctl, uint32_t comm_id, uint32_t root,
 		      struct nc_tree_info *info)
 {
-	struct nc_one one = { .out = info };
 	struct nl_msg *msg;
 	int err;
 
@@ -963,9 +972,7 @@ int nc_bcast_tree_get(nc_ctl *ctl, uint32_t comm_id, uint32_t root,
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	err = nc_nl_request(ctl, msg, nc_parse_tree, &one);
-	if (!err && !one.got)
-		err = nc_proto(ctl, "no answer to a tree request");
+	err = nc_tree_request(ctl, msg, info);
 	if (!err && info->root != root)
 		err = nc_proto(ctl, "asked for the broadcast tree from %u, got one from %u",
 			       root, info->root);
