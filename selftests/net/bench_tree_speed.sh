@@ -204,8 +204,10 @@ print("slowest cable, one hop 1 us).")
 print("\nSeed 003 finds its speed-aware broadcast orders 70-100 % faster than the")
 print("unaware one on a cluster of SDR and DDR hosts (a 1:2 rate); here the rate is")
 print("1:10.  In rank order rank 4 (10 Mbit/s) forwards to three children over its")
-print("slow cable; 64 KiB broadcasts on that tree time out (the slow host's queue")
-print("overflows and the repairs it owes its children are lost there too: the")
-print("aggregation engine has no congestion control yet).")
+print("slow cable: its queue overflows, and the repairs it owes its children")
+print("queue behind the rest (the engine resends at most 8 fragments per request")
+print("while its own queue refuses frames; before, 64 KiB broadcasts on that tree")
+print("timed out).  The aggregation engine has no congestion control yet: the")
+print("speed-aware orders keep the slow cables off the paths that forward.")
 PY
 cat "$REPORT"
