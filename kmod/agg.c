@@ -394,7 +394,8 @@ static bool nck_agg_repeating(struct nck_comm *c, const struct nck_agg_op *op)
  * again (a retransmission an ack asked for, a repair), else 1.  What a
  * nack gets is counted against the operation's repair budget frame by
  * frame (the second copy of a fragment asked for before, here), so a
- * peer's nacks cannot make more than the budget.
+ * peer's nacks cannot put more than the budget on the wire (repairs our
+ * full queue refused are given back: nck_agg_flush_rcv()).
  */
 static unsigned int nck_agg_copies(struct nck_comm *c, struct nck_agg_op *op,
 				   const struct nck_agg_piece *p, u32 k,
@@ -1102,20 +1103,24 @@ static bool nck_agg_may_repair(struct nck_agg_op *op, u32 x, u32 j, u32 cum)
 }
 
 /*
- * The frames on txq after its first n answer a repair request for op:
- * each went from its repair budget, and comes back if the device refuses
- * it (nck_agg_flush_rcv).
+ * The frames on txq after its first skip answer a repair request for op,
+ * and the first charged of them went from its repair budget: those come
+ * back if the device refuses them (nck_agg_flush_rcv).  Never more than
+ * was charged (the last fragment's second copy may go past the budget).
  */
 static void nck_agg_mark_repairs(const struct nck_agg_op *op,
-				 struct sk_buff_head *txq, u32 n)
+				 struct sk_buff_head *txq, u32 skip,
+				 u32 charged)
 {
 	struct sk_buff *skb;
 
 	skb_queue_walk(txq, skb) {
-		if (n) {
-			n--;
+		if (skip) {
+			skip--;
 			continue;
 		}
+		if (!charged--)
+			break;
 		nck_skb_cb(skb)->repair = true;
 		nck_skb_cb(skb)->seq = op->seq;
 	}
@@ -1161,8 +1166,9 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 	op->again = false;
 	if (sent)
 		nck_agg_saw_loss(c, op);	/* what we sent went missing */
-	nck_agg_mark_repairs(op, txq, queued);
-	op->repair_budget -= min(frames, op->repair_budget);
+	frames = min(frames, op->repair_budget);
+	nck_agg_mark_repairs(op, txq, queued, frames);
+	op->repair_budget -= frames;
 	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 }
 
@@ -1234,8 +1240,9 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	op->again = false;
 	/* what we sent x went missing (a repair within budget and rate) */
 	nck_agg_saw_loss(c, op);
-	nck_agg_mark_repairs(op, txq, queued);
-	op->repair_budget -= min(frames, op->repair_budget);
+	frames = min(frames, op->repair_budget);
+	nck_agg_mark_repairs(op, txq, queued, frames);
+	op->repair_budget -= frames;
 	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 }
 
@@ -1329,9 +1336,11 @@ static void nck_agg_refund(struct nck_comm *c, u32 seq, u32 n)
 
 /*
  * Send what the receive path built.  The repair budget bounds what
- * requests put on the wire; a repair our own device refused (its queue
- * was full) never got there, and charging it spent the budget of a slow
- * inner node before its children had the result.
+ * requests put on the wire; a repair our own device refused because its
+ * queue was full (the refusal marked us congested) never got there, and
+ * charging it spent the budget of a slow inner node before its children
+ * had the result.  Other refusals (no bearer, no memory) stay charged:
+ * the budget still bounds the work a peer's requests cost.
  */
 static void nck_agg_flush_rcv(struct nck_comm *c, struct sk_buff_head *txq)
 {
@@ -1341,7 +1350,8 @@ static void nck_agg_flush_rcv(struct nck_comm *c, struct sk_buff_head *txq)
 	while ((skb = __skb_dequeue(txq))) {
 		struct nck_skb_cb cb = *nck_skb_cb(skb);
 
-		if (!nck_frame_send_deferred(c, skb) || !cb.repair)
+		if (!nck_frame_send_deferred(c, skb) || !cb.repair ||
+		    !nck_comm_congested(c))
 			continue;
 		if (refused && cb.seq != seq) {
 			nck_agg_refund(c, seq, refused);
