@@ -38,11 +38,16 @@ static const char *const ncmpi_kind_names[NCMPI_KINDS] = {
  * An MPI collective waits for its slowest rank as long as it takes: ranks
  * enter a collective minutes apart in a program with load imbalance, and
  * large vectors on slow links take long.  The kernel's default budget (5 s)
- * suits neither, so every communicator made here gets a long one.  A dead
- * peer host still fails an operation within the kernel's retransmission
- * budget, and mpirun ends the job when a process dies.
+ * suits neither, so every communicator made here gets the longest the
+ * kernel allows (one hour).  Five minutes was not enough: in hpcc's
+ * latency-bandwidth section the ranks wait in MPI_Reduce while the
+ * serialised 2 MB ping-pongs of the others run (514 s for the section
+ * with Open MPI alone on 16 emulated hosts), and the job ended with
+ * ETIMEDOUT.  A dead peer host still fails an operation within the
+ * kernel's retransmission budget (a live one answers, a dead one does
+ * not), and mpirun ends the job when a process dies.
  */
-#define NCMPI_TIMEOUT_MS_DEFAULT	300000u
+#define NCMPI_TIMEOUT_MS_DEFAULT	NETCOLL_TIMEOUT_MS_MAX
 
 /* Ids above this are drawn; below stay for the admin's fixed ones. */
 #define NCMPI_ID_MIN	0x10000000u

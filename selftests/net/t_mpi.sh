@@ -80,7 +80,7 @@ t_check "... and nothing is left: no communicator on any host" \
 
 # Load imbalance: MPI waits for a late rank however long it takes, so the
 # interposer's communicators get a long budget (NETCOLL_MPI_TIMEOUT_MS,
-# default 300 s), not the kernel's 5 s.
+# default an hour), not the kernel's 5 s.
 t_check "a rank 7 s late into MPI_Allreduce and MPI_Alltoall (the kernel's default budget is 5 s): right, on netcoll" \
 	eval 'nc_mpirun late -x LD_PRELOAD="$NCMPI" "$MPI_CHECK" late 7000 &&
 	      grep -q " 0 failed" "$T_LOG/late.log" &&
