@@ -156,7 +156,8 @@ int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err);
 /*
  * File or generator spec, as users name a topology: an existing file,
  * "ib:NETDISCOVER[,LFTS]" is an InfiniBand fabric (nc_topo_load_ib()),
- * "lldp:PATH[,PATH...]" an Ethernet network from LLDP (nc_topo_load_lldp()), a
+ * "lldp:PATH[,PATH...]" an Ethernet network from LLDP (nc_topo_load_lldp()),
+ * "service:ADDR" the topology query service's (nc_topo_load_service()), a
  * name starting like a spec ("ft:", ...) is generated, anything else is a
  * file that cannot be read (-ENOENT, -EISDIR, ... with the path in err).
  */
@@ -198,6 +199,19 @@ int nc_topo_parse_lldp(struct nc_topo *t, const char *const *texts,
 		       uint32_t *err_text);
 int nc_topo_load_lldp(struct nc_topo *t, const char *const *paths,
 		      uint32_t npaths, struct nc_topo_err *err);
+
+/*
+ * The network the topology query service at addr (netcoll-topod(8))
+ * knows, as it answers (topo_query.c): its model node by node and link by
+ * link in its order (so ranks, the tree's root and link rates are the
+ * service's), and for a network with cycles the path it routes for every
+ * ordered pair (P(P - 1) questions).  One connection, asked again if the
+ * service reloads meanwhile; at most NC_TOPO_SERVICE_HOSTS_MAX hosts
+ * (-E2BIG).  0 or -errno with err.
+ */
+#define NC_TOPO_SERVICE_HOSTS_MAX	1024
+int nc_topo_load_service(struct nc_topo *t, const char *addr,
+			 struct nc_topo_err *err);
 
 /*
  * A node name as the text format takes it, made of in: other characters

@@ -664,7 +664,8 @@ int nc_topo_load(struct nc_topo *t, const char *path, struct nc_topo_err *err)
 /*
  * A topology as users name it: an existing file in the cluster format,
  * "ib:NETDISCOVER[,LFTS]" for an InfiniBand fabric's dumps (topo_ib.c),
- * else a generator spec.  Only a name that starts like a generator
+ * "lldp:..." for LLDP views, "service:ADDR" for the topology query
+ * service's answers (topo_query.c), else a generator spec.  Only a name that starts like a generator
  * ("star:", "ft:", ...) is read as a spec, so a mistyped file name says
  * that the file does not exist, not that the spec is bad.
  */
@@ -715,6 +716,8 @@ int nc_topo_open(struct nc_topo *t, const char *topology,
 	}
 	if (!strncmp(topology, "lldp:", 5) && stat(topology, &st) != 0)
 		return open_lldp(t, topology + 5, err);
+	if (!strncmp(topology, "service:", 8) && stat(topology, &st) != 0)
+		return nc_topo_load_service(t, topology + 8, err);
 	if (stat(topology, &st) == 0 || !nc_topo_spec_like(topology))
 		return nc_topo_load(t, topology, err);
 	return nc_topo_gen_spec(t, topology, err);

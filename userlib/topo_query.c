@@ -344,3 +344,167 @@ int nc_bcast_delays_query(const char *addr, const char *const *names,
 	session_close(&se);
 	return ret;
 }
+
+/* ---------------------------------------------------------------- */
+/* A topology from the service's answers                             */
+/* ---------------------------------------------------------------- */
+
+/* "node NAME host|switch": node k of the service's model, added to t. */
+static int take_node(struct session *se, struct nc_topo *t, uint32_t k)
+{
+	char req[32], *line, name[NC_TOPO_NAME_MAX], kind[8];
+	int n, ret;
+
+	snprintf(req, sizeof(req), "node %u", k);
+	ret = session_ask(se, req, &line);
+	if (ret)
+		return ret;
+	if (sscanf(line, "node %31s %7s%n", name, kind, &n) != 2 || line[n] ||
+	    (strcmp(kind, "host") && strcmp(kind, "switch")))
+		return -EPROTO;
+	ret = strcmp(kind, "host") ? nc_topo_add_switch(t, name) :
+				     nc_topo_add_host(t, name);
+	return ret < 0 ? ret : 0;
+}
+
+/* "link A B rate_mbit R delay_us D lanes N ports PA PB": link k, added to t. */
+static int take_link(struct session *se, struct nc_topo *t, uint32_t k)
+{
+	char req[32], *line, a[NC_TOPO_NAME_MAX], b[NC_TOPO_NAME_MAX];
+	unsigned int lanes, pa, pb;
+	double rate, delay;
+	int na, nb, n, ret;
+
+	snprintf(req, sizeof(req), "link %u", k);
+	ret = session_ask(se, req, &line);
+	if (ret)
+		return ret;
+	if (sscanf(line, "link %31s %31s rate_mbit %lf delay_us %lf lanes %u ports %u %u%n",
+		   a, b, &rate, &delay, &lanes, &pa, &pb, &n) != 7 || line[n] ||
+	    pa > UINT16_MAX || pb > UINT16_MAX)
+		return -EPROTO;
+	na = nc_topo_find(t, a);
+	nb = nc_topo_find(t, b);
+	if (na < 0 || nb < 0)
+		return -EPROTO;
+	ret = nc_topo_add_link(t, (uint32_t)na, (uint32_t)nb, rate, delay);
+	if (ret < 0)
+		return ret;
+	t->links[ret].lanes = lanes;
+	t->links[ret].port_a = (uint16_t)pa;
+	t->links[ret].port_b = (uint16_t)pb;
+	return 0;
+}
+
+/*
+ * A network with cycles (a fat tree) has more than one path between two
+ * hosts: "route SWITCH" says, per host, which link the switch sends its
+ * traffic over (as the subnet manager set it; parallel cables told
+ * apart).  A model that routes nothing (a generated XGFT) says so.
+ */
+static int take_routes(struct session *se, struct nc_topo *t)
+{
+	char req[NC_TOPO_NAME_MAX + 8], *line, *w, *save = NULL, *end;
+	uint32_t n, h, P = t->nhosts;
+	unsigned long l;
+	size_t k;
+	int ret = 0;
+
+	t->route = malloc((size_t)t->nnodes * P * sizeof(*t->route));
+	if (!t->route)
+		return -ENOMEM;
+	for (k = 0; k < (size_t)t->nnodes * P; k++)
+		t->route[k] = NC_TOPO_NONE;
+	for (n = 0; !ret && n < t->nnodes; n++) {
+		if (t->nodes[n].kind != NC_NODE_SWITCH)
+			continue;
+		snprintf(req, sizeof(req), "route %s", t->nodes[n].name);
+		ret = session_ask(se, req, &line);
+		if (ret == -EPROTO && !strncmp(line, "error not routed", 16)) {
+			free(t->route);
+			t->route = NULL;
+			return 0;
+		}
+		w = ret ? NULL : strtok_r(line, " ", &save);
+		if (!ret && (!w || strcmp(w, "route") ||
+			     !(w = strtok_r(NULL, " ", &save)) ||
+			     strcmp(w, t->nodes[n].name)))
+			ret = -EPROTO;
+		for (h = 0; !ret && h < P; h++) {
+			w = strtok_r(NULL, " ", &save);
+			if (!w) {
+				ret = -EPROTO;
+				break;
+			}
+			if (!strcmp(w, "-"))
+				continue;
+			errno = 0;
+			l = strtoul(w, &end, 10);
+			if (errno || *end || l >= t->nlinks ||
+			    (t->links[l].a != n && t->links[l].b != n))
+				ret = -EPROTO;	/* not one of its cables */
+			else
+				t->route[(size_t)n * P + h] = (uint32_t)l;
+		}
+		if (!ret && strtok_r(NULL, " ", &save))
+			ret = -EPROTO;
+	}
+	return ret;
+}
+
+int nc_topo_load_service(struct nc_topo *t, const char *addr,
+			 struct nc_topo_err *err)
+{
+	unsigned long gen_before = 0, gen_after = 0;
+	unsigned int hosts, switches, links;
+	char msg[256] = "", *line;
+	struct session se;
+	uint32_t k, tries;
+	int ret;
+
+	if (err) {
+		err->line = 0;
+		err->msg[0] = '\0';
+	}
+	if (!t || !addr)
+		return -EINVAL;
+	nc_topo_init(t);
+	ret = session_open(&se, addr, msg, sizeof(msg));
+	/* a reload between the questions would mix two networks: ask again */
+	for (tries = 0; !ret && tries < 3; tries++) {
+		nc_topo_free(t);
+		ret = session_ask(&se, "info", &line);
+		if (!ret && sscanf(line, "info hosts %u switches %u links %u generation %lu",
+				   &hosts, &switches, &links, &gen_before) != 4)
+			ret = -EPROTO;
+		if (!ret && hosts > NC_TOPO_SERVICE_HOSTS_MAX) {
+			snprintf(msg, sizeof(msg), "%u hosts, more than the %u it is asked about",
+				 hosts, NC_TOPO_SERVICE_HOSTS_MAX);
+			ret = -E2BIG;
+		}
+		for (k = 0; !ret && k < hosts + switches; k++)
+			ret = take_node(&se, t, k);
+		for (k = 0; !ret && k < links; k++)
+			ret = take_link(&se, t, k);
+		/* the service checked its model: trunks of several cables too */
+		t->parallel_links = 1;
+		if (!ret)
+			ret = nc_topo_finish(t, err);
+		if (!ret && !t->is_tree)
+			ret = take_routes(&se, t);
+		if (!ret)
+			ret = ask_generation(&se, &gen_after);
+		if (!ret && gen_after == gen_before)
+			break;
+		if (!ret && tries == 2)
+			ret = -EAGAIN;
+	}
+	session_close(&se);
+	/* the service's own words if it said no, else the errno's */
+	if (ret && err && !err->msg[0])
+		snprintf(err->msg, sizeof(err->msg), "service %s: %s", addr,
+			 !strncmp(msg, "error ", 6) || ret == -E2BIG ? msg : strerror(-ret));
+	if (ret)
+		nc_topo_free(t);
+	return ret;
+}

@@ -239,6 +239,69 @@ if [ -f "$work/ft2.lfts" ] && [ -x "$TOPOD" ]; then
 		check "topod: nctl tree bcast $args through the service = computed here ($(grep -c . <<<"$out") lines, $(grep '^best' <<<"$out"))" \
 			test "$out" = "$want"
 	done
+	# the service's model wherever a topology is named (topology
+	# service:ADDR): node by node, link by link, and the routed paths
+	fab="ib:$work/ft2.nd,$work/ft2.lfts"
+	out=$("$NCTL" topo show topology "service:$q" 2>&1)
+	want=$("$NCTL" topo show topology "$fab" 2>&1)
+	diag=$(diff <(echo "$want") <(echo "$out") | head -n 8)
+	check "topod: topology service:ADDR is the routed fat tree itself (nctl topo show, $(grep -c . <<<"$out") lines)" \
+		test "$out" = "$want"
+	paths_of() { # TOPOLOGY: the path of every ordered pair
+		local a b
+		for a in n01 n04 n09 n16; do
+			for b in n01 n02 n08 n13 n16; do
+				[ $a = $b ] || "$NCTL" topo path from $a to $b topology "$1" 2>&1
+			done
+		done
+	}
+	out=$(paths_of "service:$q")
+	want=$(paths_of "$fab")
+	diag=$(diff <(echo "$want") <(echo "$out") | head -n 8)
+	check "topod: ... with the routes the subnet manager set ($(grep -c '^path' <<<"$out") paths)" \
+		test "$out" = "$want" -a "$(grep -c '^path' <<<"$out")" = 18
+	out=$("$NCTL" tree plan topology "service:$q" degree 4 2>&1)
+	want=$("$NCTL" tree plan topology "$fab" degree 4 2>&1)
+	diag=$(diff <(echo "$want") <(echo "$out") | head -n 8)
+	check "topod: nctl tree plan on topology service:ADDR = on the dumps" \
+		test "$out" = "$want"
+	# alltoall schedules from a service: a tree with fat trunks (their
+	# rates shape the schedule), the same phases as from the file
+	ft=$top/selftests/net/topologies/two-level-ft.topo
+	if topod tree "$ft"; then
+		out=$("$NCTL" sched show topo "service:unix:$work/tree.sock" phases 2>&1 | grep -v computed)
+		want=$("$NCTL" sched show topo "$ft" phases 2>&1 | grep -v computed)
+		diag=$(diff <(echo "$want") <(echo "$out") | head -n 8)
+		check "topod: nctl sched show on topology service:ADDR = on the file ($(grep -c '^phase' <<<"$out") phases, $(grep -c 'verifier: ok' <<<"$out") verified)" \
+			test "$out" = "$want" -a "$(grep -c 'verifier: ok' <<<"$out")" = 1
+	else
+		check "topod: serves $ft" false
+	fi
+	out=$("$NCTL" sched show topo "service:unix:$work/nobody.sock" 2>&1)
+	diag=$out
+	check "topod: topology service:ADDR without a service: nctl says which and why" \
+		grep -q "service unix:$work/nobody.sock: No such file or directory" <<<"$out"
+	# a service whose answers do not hold together: refused, not believed
+	fake=$work/fake.sock
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
+ans = {"info": "info hosts 2 switches 1 links 2 generation 1",
+       "node 0": "node h1 host", "node 1": "node h2 host", "node 2": "node s1 switch",
+       "link 0": "link h1 s1 rate_mbit 1000 delay_us 0 lanes 0 ports 0 0",
+       "link 1": "link h2 nowhere rate_mbit 1000 delay_us 0 lanes 0 ports 0 0"}
+for _ in range(2):
+    c, _ = s.accept(); f = c.makefile("rw")
+    for line in f:
+        if line.strip() == "quit": break
+        f.write(ans.get(line.strip(), "error malformed request") + "\n"); f.flush()
+    c.close()' "$fake" &
+	fake_pid=$!
+	for _ in $(seq 50); do [ -S "$fake" ] && break; sleep 0.1; done
+	out=$("$NCTL" topo show topology "service:unix:$fake" 2>&1)
+	diag=$out
+	check "topod: a service's link to a node it never named: Protocol error, no topology" \
+		grep -q "service unix:$fake: Protocol error" <<<"$out"
+	kill "$fake_pid" 2>/dev/null
 	out=$("$NCTL" tree bcast service "$q" hosts n16,n01,n09,n05 2>&1)
 	diag=$out
 	check "topod: tree bcast for 4 of its hosts, in the job's order" \
@@ -248,10 +311,13 @@ if [ -f "$work/ft2.lfts" ] && [ -x "$TOPOD" ]; then
 	check "topod: tree bcast for an unknown host: the service's error" \
 		grep -q "error unknown host 'nobody'" <<<"$out"
 	out=$(ask "$q" "query n01" "query n01:n02:n03" "" "query nobody:n01" \
-		"query n01:sw1_0" "hello" "info")
+		"query n01:sw1_0" "hello" "node 99" "link 32" "node 1x" "route n01" "info")
 	diag=$out
-	check "topod: malformed requests and unknown hosts each get one error line, the connection stays" \
-		test "$(grep -c '^error malformed request' <<<"$out")" = 4 -a \
+	check "topod: malformed requests and unknown hosts, nodes and links each get one error line, the connection stays" \
+		test "$(grep -c '^error malformed request' <<<"$out")" = 5 -a \
+		"$(grep -c '^error no node 99 (22 nodes)$' <<<"$out")" = 1 -a \
+		"$(grep -c '^error no link 32 (32 links)$' <<<"$out")" = 1 -a \
+		"$(grep -c "^error unknown switch 'n01'$" <<<"$out")" = 1 -a \
 		"$(grep -c "^error unknown host 'nobody'" <<<"$out")" = 1 -a \
 		"$(grep -c "^error unknown host 'sw1_0'" <<<"$out")" = 1 -a \
 		"$(grep -c '^info hosts 16 switches 6 links 32 generation 1$' <<<"$out")" = 1

@@ -8,6 +8,11 @@
  *
  *   query HOSTA:HOSTB  ->  path HOSTA SW... HOSTB hops N slowest_mbit R
  *   hosts              ->  hosts NAME...
+ *   node K             ->  node NAME host|switch   (K < nodes, model order)
+ *   link K             ->  link A B rate_mbit R delay_us D lanes N ports PA PB
+ *   route SWITCH       ->  route SWITCH L... (the link it sends each host's
+ *                          traffic over, in rank order; - for none), or
+ *                          "error not routed" where paths are the tree's
  *   info               ->  info hosts N switches N links N generation G
  *   quit
  *
@@ -212,10 +217,53 @@ static void answer(const char *req, char *out, size_t size)
 			snprintf(out + len, size - len, "\n");
 		goto out;
 	}
+	/* the model itself, node by node and link by link, in its order */
+	if (sscanf(req, "node %u%n", &x, &n) == 1 && req[n] == '\0') {
+		if (x >= t->nnodes)
+			snprintf(out, size, "error no node %u (%u nodes)\n", x, t->nnodes);
+		else
+			snprintf(out, size, "node %s %s\n", t->nodes[x].name,
+				 t->nodes[x].kind == NC_NODE_HOST ? "host" : "switch");
+		goto out;
+	}
+	if (sscanf(req, "link %u%n", &x, &n) == 1 && req[n] == '\0') {
+		if (x >= t->nlinks)
+			snprintf(out, size, "error no link %u (%u links)\n", x, t->nlinks);
+		else
+			snprintf(out, size, "link %s %s rate_mbit %.17g delay_us %.17g lanes %u ports %u %u\n",
+				 t->nodes[t->links[x].a].name, t->nodes[t->links[x].b].name,
+				 t->links[x].rate_mbit, t->links[x].delay_us,
+				 t->links[x].lanes, t->links[x].port_a, t->links[x].port_b);
+		goto out;
+	}
+	if (sscanf(req, "route %32[^: ]%n", a, &n) == 1 && req[n] == '\0') {
+		na = nc_topo_find(t, a);
+		if (na < 0 || t->nodes[na].kind != NC_NODE_SWITCH) {
+			snprintf(out, size, "error unknown switch '%s'\n", a);
+			goto out;
+		}
+		if (!t->route) {
+			snprintf(out, size, "error not routed (paths are the tree's)\n");
+			goto out;
+		}
+		len = (size_t)snprintf(out, size, "route %s", a);
+		for (i = 0; i < t->nhosts && len < size; i++) {
+			uint32_t l = t->route[(size_t)na * t->nhosts + i];
+
+			len += l == NC_TOPO_NONE ?
+			       (size_t)snprintf(out + len, size - len, " -") :
+			       (size_t)snprintf(out + len, size - len, " %u", l);
+		}
+		if (len + 2 > size)
+			snprintf(out, size, "error too many hosts for one line\n");
+		else
+			snprintf(out + len, size - len, "\n");
+		goto out;
+	}
 	if (strncmp(req, "query ", 6) ||
 	    sscanf(req + 6, "%32[^: ]:%32[^: \n]%n", a, b, &n) != 2 ||
 	    req[6 + n] != '\0') {
-		snprintf(out, size, "error malformed request (want: query HOSTA:HOSTB, hosts, info, quit)\n");
+		snprintf(out, size, "error malformed request (want: query HOSTA:HOSTB, hosts, node N, link N, route SWITCH, info, quit)\n");
 		goto out;
 	}
 	na = nc_topo_find(t, a);
