@@ -250,6 +250,23 @@ static int ask_generation(struct session *se, unsigned long *gen)
 	return 0;
 }
 
+/*
+ * After a round of questions begun at generation `before`: 1 if the
+ * service's model did not change meanwhile (the answers hold together),
+ * 0 to ask again, -EAGAIN after the third round that saw a reload.
+ */
+static int round_held(struct session *se, unsigned long before, uint32_t tries)
+{
+	unsigned long after;
+	int ret = ask_generation(se, &after);
+
+	if (ret)
+		return ret;
+	if (after == before)
+		return 1;
+	return tries == 2 ? -EAGAIN : 0;
+}
+
 int nc_topo_query_hosts(const char *addr, char ***names, uint32_t *n,
 			char *msg, size_t msg_size)
 {
@@ -306,7 +323,7 @@ int nc_bcast_delays_query(const char *addr, const char *const *names,
 			  uint32_t P, double hop_us, uint64_t bytes,
 			  double *delay, char *msg, size_t msg_size)
 {
-	unsigned long gen_before, gen_after;
+	unsigned long gen_before;
 	struct nc_topo_route r;
 	struct session se;
 	uint32_t a, b, tries;
@@ -335,11 +352,11 @@ int nc_bcast_delays_query(const char *addr, const char *const *names,
 			}
 		}
 		if (!ret)
-			ret = ask_generation(&se, &gen_after);
-		if (!ret && gen_after == gen_before)
+			ret = round_held(&se, gen_before, tries);
+		if (ret == 1) {
+			ret = 0;
 			break;
-		if (!ret && tries == 2)
-			ret = -EAGAIN;
+		}
 	}
 	session_close(&se);
 	return ret;
@@ -455,7 +472,7 @@ static int take_routes(struct session *se, struct nc_topo *t)
 int nc_topo_load_service(struct nc_topo *t, const char *addr,
 			 struct nc_topo_err *err)
 {
-	unsigned long gen_before = 0, gen_after = 0;
+	unsigned long gen_before = 0;
 	unsigned int hosts, switches, links;
 	char msg[256] = "", *line;
 	struct session se;
@@ -493,11 +510,11 @@ int nc_topo_load_service(struct nc_topo *t, const char *addr,
 		if (!ret && !t->is_tree)
 			ret = take_routes(&se, t);
 		if (!ret)
-			ret = ask_generation(&se, &gen_after);
-		if (!ret && gen_after == gen_before)
+			ret = round_held(&se, gen_before, tries);
+		if (ret == 1) {
+			ret = 0;
 			break;
-		if (!ret && tries == 2)
-			ret = -EAGAIN;
+		}
 	}
 	session_close(&se);
 	/* the service's own words if it said no, else the errno's */
