@@ -320,20 +320,26 @@ static const char interleaved[] =
 	"host h5 s0\nhost h6 s1\nhost h7 s0\nhost h8 s1\n"
 	"link s0 s1\n";
 
+/* text into a new file named after the mkstemp template path; 0 or -1. */
+static int temp_topology(char *path, const char *text, size_t len)
+{
+	int fd = mkstemp(path);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
 TEST(topo_order_two_switches)
 {
 	char path[] = "/tmp/nc_test_tree_XXXXXX";
 	uint32_t order[8], parents[8], rot, v;
 	struct nc_topo t;
-	int fd;
 
-	fd = mkstemp(path);
-	CHECK(fd >= 0);
-	if (fd < 0)
-		return;
-	CHECK_EQ(write(fd, interleaved, sizeof(interleaved) - 1),
-		 (long long)sizeof(interleaved) - 1);
-	close(fd);
+	CHECK_EQ(temp_topology(path, interleaved, sizeof(interleaved) - 1), 0);
 	CHECK_EQ(load(&t, path), 0);
 	CHECK_EQ(nc_tree_fnomial(8, 4, NULL, parents), 0);
 	CHECK(crossings(&t, parents) > 1);
@@ -447,19 +453,13 @@ TEST(aware_order_puts_slow_links_on_leaves)
 	char path[] = "/tmp/nc_test_tree_XXXXXX", text[2048];
 	uint32_t order[16], parents[16], r, j;
 	size_t n = 0;
-	int fd;
 
 	n += (size_t)snprintf(text + n, sizeof(text) - n, "switch s0\nswitch s1\n");
 	for (r = 0; r < 16; r++)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "host h%u s%u rate %s\n",
 				      r + 1, r / 8, r && r % 2 == 0 ? "1gbit" : "10gbit");
 	n += (size_t)snprintf(text + n, sizeof(text) - n, "link s0 s1 rate 10gbit\n");
-	fd = mkstemp(path);
-	CHECK(fd >= 0);
-	if (fd < 0)
-		return;
-	CHECK_EQ(write(fd, text, n), (long long)n);
-	close(fd);
+	CHECK_EQ(temp_topology(path, text, n), 0);
 	CHECK_EQ(nc_tree_order_topo(path, 16, 0, order), 0);
 	CHECK_EQ(nc_tree_fnomial(16, 2, order, parents), 0);
 	for (r = 2; r < 16; r += 2)
