@@ -9,7 +9,8 @@
 # collectives went.
 #
 #   NC_BENCH_TOPO (two-switch-8x2.topo), NC_BENCH_REPEAT (2),
-#   NC_BENCH_PARTS ("allreduce fft hpcc"),
+#   NC_BENCH_PARTS ("allreduce fft hpcc"), NC_BENCH_MODES ("mpi netcoll":
+#   the FFT's and hpcc's; one of them re-checks a fix, not a comparison),
 #   NC_BENCH_FFT_N (64), NC_BENCH_FFT_ITERS (20), NC_BENCH_HPL_N (1000)
 T_NAME=bench_apps
 source "$(dirname "$0")/lib.sh"
@@ -23,6 +24,7 @@ FFT_N=${NC_BENCH_FFT_N:-64}
 FFT_ITERS=${NC_BENCH_FFT_ITERS:-20}
 HPL_N=${NC_BENCH_HPL_N:-1000}
 PARTS=" ${NC_BENCH_PARTS:-allreduce fft hpcc} "
+read -r -a MODES <<<"${NC_BENCH_MODES:-mpi netcoll}"
 ALLREDUCE_BENCH=$NC_BUILD/selftests/mpi/allreduce_bench
 export NC_MPIRUN_TIMEOUT=${NC_BENCH_RUN_TIMEOUT:-1800}
 
@@ -66,9 +68,9 @@ fi
 runs=()
 for i in $(seq "$REPEAT"); do
 	[[ $PARTS == *" fft "* || $PARTS == *" hpcc "* ]] || break
-	for mode in mpi netcoll; do
+	for mode in "${MODES[@]}"; do
 		pre=()
-		[ $mode = netcoll ] && pre=(-x LD_PRELOAD="$NCMPI")
+		[ "$mode" = netcoll ] && pre=(-x LD_PRELOAD="$NCMPI")
 		name=fft-$mode-$i
 		[[ $PARTS != *" fft "* ]] ||
 			nc_mpirun "$name" "${pre[@]}" "$FFT_CHECK" "$FFT_N" "$FFT_ITERS" ||
