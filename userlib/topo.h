@@ -203,11 +203,14 @@ int nc_topo_load_lldp(struct nc_topo *t, const char *const *paths,
 /*
  * The network the topology query service at addr (netcoll-topod(8))
  * knows, as it answers (topo_query.c): its model node by node and link by
- * link in its order (so ranks, the tree's root and link rates are the
- * service's), and for a network with cycles the path it routes for every
- * ordered pair (P(P - 1) questions).  One connection, asked again if the
- * service reloads meanwhile; at most NC_TOPO_SERVICE_HOSTS_MAX hosts
- * (-E2BIG).  0 or -errno with err.
+ * link in its order (so ranks, the tree's root, link rates, lanes and
+ * ports are the service's), a generated fat tree's shape, and a routed
+ * fabric's routes switch by switch.  One connection, asked again if the
+ * service reloads meanwhile.  The answers are checked, not believed: at
+ * most NC_TOPO_SERVICE_HOSTS_MAX hosts, 2 * hosts + 64 switches and
+ * 16 links per node (-E2BIG), no more of a kind than the service
+ * announced, and a minute for all of it (-ETIMEDOUT); an answer that does
+ * not fit is -EPROTO.  0 or -errno with err; t is left empty on error.
  */
 #define NC_TOPO_SERVICE_HOSTS_MAX	1024
 int nc_topo_load_service(struct nc_topo *t, const char *addr,

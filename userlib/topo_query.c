@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bcast_plan.h"
@@ -21,6 +22,8 @@
 
 /* An answer line may hold every host's name ("hosts ..."). */
 #define ANSWER_MAX	(1U << 20)
+/* The whole of nc_topo_load_service()'s questions, all rounds. */
+#define NC_TOPO_SERVICE_SECONDS	60
 
 struct session {
 	int fd;
@@ -28,6 +31,7 @@ struct session {
 	size_t len, cap;
 	char *msg;		/* the caller's, for the service's words */
 	size_t msg_size;
+	time_t deadline;	/* CLOCK_MONOTONIC seconds; 0: none */
 };
 
 /* A connected stream socket to "unix:PATH" or "[HOST:]PORT", or -errno. */
@@ -145,6 +149,14 @@ static int session_ask(struct session *se, const char *req, char **line)
 	char *nl;
 	ssize_t n;
 
+	*line = NULL;
+	if (se->deadline) {	/* a service that answers slowly, forever */
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > se->deadline)
+			return -ETIMEDOUT;
+	}
 	se->len = 0;			/* one answer per question, read whole */
 	if (rlen + 2 > sizeof(out))
 		return -EINVAL;
@@ -366,28 +378,46 @@ int nc_bcast_delays_query(const char *addr, const char *const *names,
 /* A topology from the service's answers                             */
 /* ---------------------------------------------------------------- */
 
-/* "node NAME host|switch": node k of the service's model, added to t. */
-static int take_node(struct session *se, struct nc_topo *t, uint32_t k)
+/* A name as the service sent it: shorter than NC_TOPO_NAME_MAX, or -EPROTO. */
+static int name_fits(const char *name)
 {
-	char req[32], *line, name[NC_TOPO_NAME_MAX], kind[8];
-	int n, ret;
+	return strlen(name) < NC_TOPO_NAME_MAX ? 0 : -EPROTO;
+}
+
+/*
+ * "node NAME host|switch level L": node k of the service's model, added
+ * to t; left[0] and left[1] count down the hosts and switches its info
+ * announced (a service cannot make us hold more than that).
+ */
+static int take_node(struct session *se, struct nc_topo *t, uint32_t k,
+		     uint32_t left[2])
+{
+	char req[32], *line, name[NC_TOPO_NAME_MAX + 1], kind[8];
+	unsigned int level;
+	int n, ret, host;
 
 	snprintf(req, sizeof(req), "node %u", k);
 	ret = session_ask(se, req, &line);
 	if (ret)
 		return ret;
-	if (sscanf(line, "node %31s %7s%n", name, kind, &n) != 2 || line[n] ||
+	if (sscanf(line, "node %32s %7s level %u%n", name, kind, &level, &n) != 3 ||
+	    line[n] || name_fits(name) ||
 	    (strcmp(kind, "host") && strcmp(kind, "switch")))
 		return -EPROTO;
-	ret = strcmp(kind, "host") ? nc_topo_add_switch(t, name) :
-				     nc_topo_add_host(t, name);
-	return ret < 0 ? ret : 0;
+	host = !strcmp(kind, "host");
+	if (!left[!host]--)
+		return -EPROTO;		/* more of a kind than it announced */
+	ret = host ? nc_topo_add_host(t, name) : nc_topo_add_switch(t, name);
+	if (ret < 0)
+		return ret;
+	t->nodes[ret].level = level;
+	return 0;
 }
 
 /* "link A B rate_mbit R delay_us D lanes N ports PA PB": link k, added to t. */
 static int take_link(struct session *se, struct nc_topo *t, uint32_t k)
 {
-	char req[32], *line, a[NC_TOPO_NAME_MAX], b[NC_TOPO_NAME_MAX];
+	char req[32], *line, a[NC_TOPO_NAME_MAX + 1], b[NC_TOPO_NAME_MAX + 1];
 	unsigned int lanes, pa, pb;
 	double rate, delay;
 	int na, nb, n, ret;
@@ -396,9 +426,9 @@ static int take_link(struct session *se, struct nc_topo *t, uint32_t k)
 	ret = session_ask(se, req, &line);
 	if (ret)
 		return ret;
-	if (sscanf(line, "link %31s %31s rate_mbit %lf delay_us %lf lanes %u ports %u %u%n",
+	if (sscanf(line, "link %32s %32s rate_mbit %lf delay_us %lf lanes %u ports %u %u%n",
 		   a, b, &rate, &delay, &lanes, &pa, &pb, &n) != 7 || line[n] ||
-	    pa > UINT16_MAX || pb > UINT16_MAX)
+	    name_fits(a) || name_fits(b) || pa > UINT16_MAX || pb > UINT16_MAX)
 		return -EPROTO;
 	na = nc_topo_find(t, a);
 	nb = nc_topo_find(t, b);
@@ -437,7 +467,7 @@ static int take_routes(struct session *se, struct nc_topo *t)
 			continue;
 		snprintf(req, sizeof(req), "route %s", t->nodes[n].name);
 		ret = session_ask(se, req, &line);
-		if (ret == -EPROTO && !strncmp(line, "error not routed", 16)) {
+		if (ret == -EPROTO && line && !strncmp(line, "error not routed", 16)) {
 			free(t->route);
 			t->route = NULL;
 			return 0;
@@ -469,12 +499,47 @@ static int take_routes(struct session *se, struct nc_topo *t)
 	return ret;
 }
 
+/* "shape L M1..ML W1..WL": a generated fat tree's shape (L 0: none). */
+static int take_shape(struct session *se, struct nc_topo *t)
+{
+	char *line, *w, *save = NULL, *end;
+	uint32_t i, L = 0, v[16];
+	unsigned long x;
+	int ret = session_ask(se, "shape", &line);
+
+	if (ret)
+		return ret;
+	w = strtok_r(line, " ", &save);
+	if (!w || strcmp(w, "shape"))
+		return -EPROTO;
+	for (i = 0; (w = strtok_r(NULL, " ", &save)); i++) {
+		errno = 0;
+		x = strtoul(w, &end, 10);
+		if (errno || *end || x > UINT32_MAX || (i == 0 && x > 8) ||
+		    (i > 0 && (i > 2 * L || !x)))
+			return -EPROTO;
+		if (i == 0)
+			L = (uint32_t)x;
+		else
+			v[i - 1] = (uint32_t)x;
+	}
+	if (i != 2 * L + 1)
+		return -EPROTO;
+	t->ft_levels = L;
+	for (i = 0; i < L; i++) {
+		t->ft_m[i] = v[i];
+		t->ft_w[i] = v[L + i];
+	}
+	return 0;
+}
+
 int nc_topo_load_service(struct nc_topo *t, const char *addr,
 			 struct nc_topo_err *err)
 {
 	unsigned long gen_before = 0;
 	unsigned int hosts, switches, links;
 	char msg[256] = "", *line;
+	uint32_t left[2];
 	struct session se;
 	uint32_t k, tries;
 	int ret;
@@ -483,10 +548,18 @@ int nc_topo_load_service(struct nc_topo *t, const char *addr,
 		err->line = 0;
 		err->msg[0] = '\0';
 	}
-	if (!t || !addr)
+	if (!t)
 		return -EINVAL;
 	nc_topo_init(t);
+	if (!addr)
+		return -EINVAL;
 	ret = session_open(&se, addr, msg, sizeof(msg));
+	if (!ret) {	/* tens of thousands of questions at most: a minute */
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		se.deadline = now.tv_sec + NC_TOPO_SERVICE_SECONDS;
+	}
 	/* a reload between the questions would mix two networks: ask again */
 	for (tries = 0; !ret && tries < 3; tries++) {
 		nc_topo_free(t);
@@ -499,15 +572,30 @@ int nc_topo_load_service(struct nc_topo *t, const char *addr,
 				 hosts, NC_TOPO_SERVICE_HOSTS_MAX);
 			ret = -E2BIG;
 		}
+		/*
+		 * A network's worth for its hosts: a fat tree has fewer
+		 * switches than hosts, trunks a few cables each.  No service
+		 * makes us allocate or ask more.
+		 */
+		if (!ret && (switches > 2 * hosts + 64 ||
+			     links > 16 * (hosts + switches))) {
+			snprintf(msg, sizeof(msg), "%u switches and %u links for %u hosts: not a network",
+				 switches, links, hosts);
+			ret = -E2BIG;
+		}
+		left[0] = hosts;
+		left[1] = switches;
 		for (k = 0; !ret && k < hosts + switches; k++)
-			ret = take_node(&se, t, k);
+			ret = take_node(&se, t, k, left);
+		if (!ret)
+			ret = take_shape(&se, t);
 		for (k = 0; !ret && k < links; k++)
 			ret = take_link(&se, t, k);
 		/* the service checked its model: trunks of several cables too */
 		t->parallel_links = 1;
 		if (!ret)
 			ret = nc_topo_finish(t, err);
-		if (!ret && !t->is_tree)
+		if (!ret)	/* a routed tree keeps its routes too */
 			ret = take_routes(&se, t);
 		if (!ret)
 			ret = round_held(&se, gen_before, tries);
@@ -517,10 +605,14 @@ int nc_topo_load_service(struct nc_topo *t, const char *addr,
 		}
 	}
 	session_close(&se);
-	/* the service's own words if it said no, else the errno's */
-	if (ret && err && !err->msg[0])
-		snprintf(err->msg, sizeof(err->msg), "service %s: %s", addr,
+	/* the service's own words if it said no, else the model's or the errno's */
+	if (ret && err) {
+		char why[sizeof(err->msg)];
+
+		snprintf(why, sizeof(why), "%s", err->msg[0] ? err->msg :
 			 !strncmp(msg, "error ", 6) || ret == -E2BIG ? msg : strerror(-ret));
+		snprintf(err->msg, sizeof(err->msg), "service %.80s: %.160s", addr, why);
+	}
 	if (ret)
 		nc_topo_free(t);
 	return ret;

@@ -282,26 +282,47 @@ if [ -f "$work/ft2.lfts" ] && [ -x "$TOPOD" ]; then
 	check "topod: topology service:ADDR without a service: nctl says which and why" \
 		grep -q "service unix:$work/nobody.sock: No such file or directory" <<<"$out"
 	# a service whose answers do not hold together: refused, not believed
-	fake=$work/fake.sock
-	python3 -c 'import socket, sys
-s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
+	fake() { # SCENARIO: a one-client service on $work/fake-SCENARIO.sock
+		python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
 ans = {"info": "info hosts 2 switches 1 links 2 generation 1",
-       "node 0": "node h1 host", "node 1": "node h2 host", "node 2": "node s1 switch",
+       "node 0": "node h1 host level 0", "node 1": "node h2 host level 0",
+       "node 2": "node s1 switch level 0", "shape": "shape 0",
        "link 0": "link h1 s1 rate_mbit 1000 delay_us 0 lanes 0 ports 0 0",
-       "link 1": "link h2 nowhere rate_mbit 1000 delay_us 0 lanes 0 ports 0 0"}
-for _ in range(2):
-    c, _ = s.accept(); f = c.makefile("rw")
-    for line in f:
-        if line.strip() == "quit": break
-        f.write(ans.get(line.strip(), "error malformed request") + "\n"); f.flush()
-    c.close()' "$fake" &
-	fake_pid=$!
-	for _ in $(seq 50); do [ -S "$fake" ] && break; sleep 0.1; done
-	out=$("$NCTL" topo show topology "service:unix:$fake" 2>&1)
-	diag=$out
-	check "topod: a service's link to a node it never named: Protocol error, no topology" \
-		grep -q "service unix:$fake: Protocol error" <<<"$out"
-	kill "$fake_pid" 2>/dev/null
+       "link 1": "link h2 s1 rate_mbit 1000 delay_us 0 lanes 0 ports 0 0"}
+if sys.argv[2] == "badlink":
+    ans["link 1"] = "link h2 nowhere rate_mbit 1000 delay_us 0 lanes 0 ports 0 0"
+if sys.argv[2] == "hosts":	# says 0 hosts, 3 switches, then names hosts
+    ans["info"] = "info hosts 0 switches 3 links 2 generation 1"
+c, _ = s.accept(); f = c.makefile("rw")
+for line in f:
+    q = line.strip()
+    if q == "quit": break
+    if sys.argv[2] == "cut" and q.startswith("route "):
+        f.write("route s1 0"); f.flush(); break	# no newline, then gone
+    f.write(ans.get(q, "error malformed request") + "\n"); f.flush()
+c.close()' "$work/fake-$1.sock" "$1" &
+		for _ in $(seq 50); do [ -S "$work/fake-$1.sock" ] && return 0; sleep 0.1; done
+		return 1
+	}
+	for sc in badlink hosts cut; do
+		fake $sc
+		out=$("$NCTL" topo show topology "service:unix:$work/fake-$sc.sock" 2>&1)
+		diag=$out
+		check "topod: a service that lies ($sc): Protocol error, no topology" \
+			grep -q "service unix:$work/fake-$sc.sock: Protocol error" <<<"$out"
+		wait $! 2>/dev/null
+	done
+	# a generated fat tree keeps its shape (levels, m, w) through the service
+	if topod xgft xgft:2:4,4:1,2; then
+		out=$("$NCTL" sched show topo "service:unix:$work/xgft.sock" kind lin phases 2>&1 | grep -v computed)
+		want=$("$NCTL" sched show topo xgft:2:4,4:1,2 kind lin phases 2>&1 | grep -v computed)
+		diag=$(diff <(echo "$want") <(echo "$out") | head -n 8)
+		check "topod: xgft:2:4,4:1,2 through the service: the fat-tree kind lin, the spec's $(grep -c '^phase' <<<"$out") phases" \
+			test "$out" = "$want" -a "$(grep -c '^phase' <<<"$out")" -gt 0
+	else
+		check "topod: serves xgft:2:4,4:1,2" false
+	fi
 	out=$("$NCTL" tree bcast service "$q" hosts n16,n01,n09,n05 2>&1)
 	diag=$out
 	check "topod: tree bcast for 4 of its hosts, in the job's order" \

@@ -8,11 +8,12 @@
  *
  *   query HOSTA:HOSTB  ->  path HOSTA SW... HOSTB hops N slowest_mbit R
  *   hosts              ->  hosts NAME...
- *   node K             ->  node NAME host|switch   (K < nodes, model order)
+ *   node K             ->  node NAME host|switch level L   (K < nodes, model order)
  *   link K             ->  link A B rate_mbit R delay_us D lanes N ports PA PB
  *   route SWITCH       ->  route SWITCH L... (the link it sends each host's
  *                          traffic over, in rank order; - for none), or
  *                          "error not routed" where paths are the tree's
+ *   shape              ->  shape L M1..ML W1..WL (a generated fat tree's; 0: none)
  *   info               ->  info hosts N switches N links N generation G
  *   quit
  *
@@ -186,6 +187,24 @@ static void *reloader(void *arg)
 }
 
 /* One answer line into out (NUL-terminated, with its newline). */
+/* "WORD K", K decimal digits only and a u32: 1 and *k, else 0. */
+static int request_index(const char *req, const char *word, uint32_t *k)
+{
+	size_t n = strlen(word);
+	unsigned long v;
+	char *end;
+
+	if (strncmp(req, word, n) || req[n] != ' ' ||
+	    req[n + 1] < '0' || req[n + 1] > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(req + n + 1, &end, 10);
+	if (errno || *end || v > UINT32_MAX)
+		return 0;
+	*k = (uint32_t)v;
+	return 1;
+}
+
 static void answer(const char *req, char *out, size_t size)
 {
 	struct snapshot *s = snap_get();
@@ -218,15 +237,27 @@ static void answer(const char *req, char *out, size_t size)
 		goto out;
 	}
 	/* the model itself, node by node and link by link, in its order */
-	if (sscanf(req, "node %u%n", &x, &n) == 1 && req[n] == '\0') {
+	if (!strcmp(req, "shape")) {
+		/* a generated fat tree's; one finish() recognizes is not sent */
+		uint32_t L = t->ft_found ? 0 : t->ft_levels;
+
+		len = (size_t)snprintf(out, size, "shape %u", L);
+		for (i = 0; i < 2 * L; i++)
+			len += (size_t)snprintf(out + len, size - len, " %u",
+						i < L ? t->ft_m[i] : t->ft_w[i - L]);
+		snprintf(out + len, size - len, "\n");
+		goto out;
+	}
+	if (request_index(req, "node", &x)) {
 		if (x >= t->nnodes)
 			snprintf(out, size, "error no node %u (%u nodes)\n", x, t->nnodes);
 		else
-			snprintf(out, size, "node %s %s\n", t->nodes[x].name,
-				 t->nodes[x].kind == NC_NODE_HOST ? "host" : "switch");
+			snprintf(out, size, "node %s %s level %u\n", t->nodes[x].name,
+				 t->nodes[x].kind == NC_NODE_HOST ? "host" : "switch",
+				 t->nodes[x].level);
 		goto out;
 	}
-	if (sscanf(req, "link %u%n", &x, &n) == 1 && req[n] == '\0') {
+	if (request_index(req, "link", &x)) {
 		if (x >= t->nlinks)
 			snprintf(out, size, "error no link %u (%u links)\n", x, t->nlinks);
 		else
@@ -236,7 +267,8 @@ static void answer(const char *req, char *out, size_t size)
 				 t->links[x].lanes, t->links[x].port_a, t->links[x].port_b);
 		goto out;
 	}
-	if (sscanf(req, "route %32[^: ]%n", a, &n) == 1 && req[n] == '\0') {
+	if (!strncmp(req, "route ", 6) &&
+	    sscanf(req + 6, "%32[^: ]%n", a, &n) == 1 && req[6 + n] == '\0') {
 		na = nc_topo_find(t, a);
 		if (na < 0 || t->nodes[na].kind != NC_NODE_SWITCH) {
 			snprintf(out, size, "error unknown switch '%s'\n", a);
@@ -263,7 +295,7 @@ static void answer(const char *req, char *out, size_t size)
 	if (strncmp(req, "query ", 6) ||
 	    sscanf(req + 6, "%32[^: ]:%32[^: \n]%n", a, b, &n) != 2 ||
 	    req[6 + n] != '\0') {
-		snprintf(out, size, "error malformed request (want: query HOSTA:HOSTB, hosts, node N, link N, route SWITCH, info, quit)\n");
+		snprintf(out, size, "error malformed request (want: query HOSTA:HOSTB, hosts, node N, link N, route SWITCH, shape, info, quit)\n");
 		goto out;
 	}
 	na = nc_topo_find(t, a);
