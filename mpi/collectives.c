@@ -88,15 +88,67 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 	return ncmpi_hier(c) ? PMPI_Bcast(buf, count, type, 0, c->node) : MPI_SUCCESS;
 }
 
-/* A reduction netcoll can run: its element types and size. */
-static int ncmpi_red_ok(int count, MPI_Datatype type, MPI_Op op,
-			enum nc_dtype *dt, enum nc_op *nop)
+/*
+ * MPI_LAND, MPI_LOR and MPI_LXOR on integers are MPI_BAND, MPI_BOR and
+ * MPI_BXOR of truth values (each element 0 or 1); programs use them for
+ * "any rank" and "every rank" (FFTW's planner asks one per plan).
+ */
+static MPI_Op ncmpi_bitwise_of(MPI_Op op)
 {
+	if (op == MPI_LAND)
+		return MPI_BAND;
+	if (op == MPI_LOR)
+		return MPI_BOR;
+	if (op == MPI_LXOR)
+		return MPI_BXOR;
+	return MPI_OP_NULL;
+}
+
+/*
+ * A reduction netcoll can run: its element types and size.  truth: where
+ * to say that the contribution must become truth values first
+ * (ncmpi_truth); NULL: logical ops go to MPI.
+ */
+static int ncmpi_red_ok(int count, MPI_Datatype type, MPI_Op op,
+			enum nc_dtype *dt, enum nc_op *nop, int *truth)
+{
+	MPI_Op bitwise = ncmpi_bitwise_of(op);
 	size_t elem;
 
+	if (truth)
+		*truth = bitwise != MPI_OP_NULL;
+	if (bitwise != MPI_OP_NULL) {
+		if (!truth)
+			return 0;
+		op = bitwise;	/* integer types only, as MPI says */
+	}
 	return count > 0 &&
 	       ncmpi_red_map(type, op, dt, nop, &elem) &&
 	       (size_t)count <= NETCOLL_REDUCE_MAX / elem;
+}
+
+/* dst[i] = src[i] != 0 for count integers of elem (4 or 8) bytes. */
+static void ncmpi_truth(const void *src, void *dst, size_t count, size_t elem)
+{
+	const unsigned char *s = src;
+	unsigned char *d = dst;
+	size_t i;
+
+	for (i = 0; i < count; i++, s += elem, d += elem) {
+		if (elem == sizeof(uint32_t)) {
+			uint32_t v;
+
+			memcpy(&v, s, sizeof(v));
+			v = v != 0;
+			memcpy(d, &v, sizeof(v));
+		} else {	/* the map's integers are 4 or 8 bytes */
+			uint64_t v;
+
+			memcpy(&v, s, sizeof(v));
+			v = v != 0;
+			memcpy(d, &v, sizeof(v));
+		}
+	}
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
@@ -105,9 +157,9 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 	struct ncmpi_comm *c = ncmpi_takes(comm);
 	enum nc_dtype dt;
 	enum nc_op nop;
-	int err;
+	int err, truth;
 
-	if (!c || !ncmpi_red_ok(count, type, op, &dt, &nop)) {
+	if (!c || !ncmpi_red_ok(count, type, op, &dt, &nop, &truth)) {
 		ncmpi_count(NCMPI_ALLREDUCE, 0);
 		return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
 	}
@@ -123,8 +175,13 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 		sendbuf = MPI_IN_PLACE;
 	}
 	if (c->ep) {
-		err = nc_allreduce(c->ep, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
-				   recvbuf, count, dt, nop);
+		if (sendbuf == MPI_IN_PLACE)
+			sendbuf = recvbuf;
+		if (truth) {	/* recvbuf is the caller's: ours to write */
+			ncmpi_truth(sendbuf, recvbuf, count, nc_elem_size(nop, dt));
+			sendbuf = recvbuf;
+		}
+		err = nc_allreduce(c->ep, sendbuf, recvbuf, count, dt, nop);
 		if (err)
 			return ncmpi_failed(comm, "MPI_Allreduce", err);
 	}
@@ -138,10 +195,10 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 	enum nc_dtype dt;
 	enum nc_op nop;
 	size_t elem;
-	int err;
+	int err, truth;
 
 	if (!c || root < 0 || root >= c->size || !ncmpi_rooted(c, root) ||
-	    !ncmpi_red_ok(count, type, op, &dt, &nop)) {
+	    !ncmpi_red_ok(count, type, op, &dt, &nop, &truth)) {
 		ncmpi_count(NCMPI_REDUCE, 0);
 		return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
 	}
@@ -163,6 +220,10 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 	}
 	if (sendbuf == MPI_IN_PLACE)
 		sendbuf = recvbuf;
+	if (truth) {	/* the root's result buffer, or our scratch */
+		ncmpi_truth(sendbuf, recvbuf, count, elem);
+		sendbuf = recvbuf;
+	}
 	err = nc_reduce(c->ep, sendbuf, recvbuf, count, dt, nop, ncmpi_host(c, root));
 	return err ? ncmpi_failed(comm, "MPI_Reduce", err) : MPI_SUCCESS;
 }
@@ -247,7 +308,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int rcount,
 	int err;
 
 	if (!c || rcount <= 0 || rcount > INT32_MAX / c->size ||
-	    !ncmpi_red_ok(rcount * c->size, type, op, &dt, &nop)) {
+	    !ncmpi_red_ok(rcount * c->size, type, op, &dt, &nop, NULL)) {
 		ncmpi_count(NCMPI_REDUCE_SCATTER_BLOCK, 0);
 		return PMPI_Reduce_scatter_block(sendbuf, recvbuf, rcount, type,
 						 op, comm);

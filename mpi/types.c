@@ -104,7 +104,7 @@ int ncmpi_red_map(MPI_Datatype type, MPI_Op op, enum nc_dtype *dt,
 	else if (op == MPI_MAXLOC)
 		*nop = NC_OP_MAXLOC;
 	else
-		return 0;	/* user ops, MPI_LAND, ... */
+		return 0;	/* user ops; logical ones: collectives.c */
 	loc = *nop == NC_OP_MINLOC || *nop == NC_OP_MAXLOC;
 	if (loc != t.pair)
 		return 0;

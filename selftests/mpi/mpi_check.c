@@ -78,6 +78,15 @@ static void put(const struct type *t, void *buf, size_t i, long long v)
 /* Small values (products over 16 ranks stay exact in a float). */
 static long long value(const struct type *t, MPI_Op op, int r, size_t i)
 {
+	/* logical ops: 0 everywhere (i % 3 == 0), at some ranks, or nowhere */
+	if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) {
+		if (i % 3 == 0 || (i % 3 == 1 && (i + r) % 5 == 0))
+			return 0;
+		if (t->size == 8 && i % 2)	/* the low 32 bits zero */
+			return (long long)(r + 1) << (32 + i % 24);
+		return t->kind == 1 ? (long long)(r + 1) << (i % 31) :
+				      -(long long)(r + i);
+	}
 	if (op == MPI_PROD)
 		return (r + i) % 3 ? 1 : (t->kind == 1 ? 2 : -2);
 	if (t->kind == 1)
@@ -96,7 +105,8 @@ static void fill(const struct type *t, MPI_Op op, void *buf, size_t n, int r)
 static const struct { MPI_Op op; const char *name; int ints; } ops[] = {
 	{ MPI_SUM, "SUM", 0 }, { MPI_PROD, "PROD", 0 }, { MPI_MIN, "MIN", 0 },
 	{ MPI_MAX, "MAX", 0 }, { MPI_BAND, "BAND", 1 }, { MPI_BOR, "BOR", 1 },
-	{ MPI_BXOR, "BXOR", 1 },
+	{ MPI_BXOR, "BXOR", 1 }, { MPI_LAND, "LAND", 1 }, { MPI_LOR, "LOR", 1 },
+	{ MPI_LXOR, "LXOR", 1 },
 };
 #define NOPS	(sizeof(ops) / sizeof(ops[0]))
 
@@ -153,6 +163,9 @@ static void reductions(MPI_Comm comm, const char *cname, int all)
 				   n, t->t, ops[oi].op, root, comm);
 			if (!bad && r == root && memcmp(a, b, bytes))
 				bad = "MPI_Reduce in place";
+			fill(t, ops[oi].op, b, n, r);	/* sendbuf is input only */
+			if (!bad && memcmp(in, b, bytes))
+				bad = "a send buffer (written)";
 			free(in), free(a), free(b);
 		}
 		check(!bad, "%s: MPI_Allreduce, MPI_Reduce (in place too) %s %s x1..%zu%s%s",
