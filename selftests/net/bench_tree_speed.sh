@@ -207,7 +207,9 @@ print("1:10.  In rank order rank 4 (10 Mbit/s) forwards to three children over i
 print("slow cable: its queue overflows, and the repairs it owes its children")
 print("queue behind the rest (the engine resends at most 8 fragments per request")
 print("while its own queue refuses frames; before, 64 KiB broadcasts on that tree")
-print("timed out).  The aggregation engine has no congestion control yet: the")
-print("speed-aware orders keep the slow cables off the paths that forward.")
+print("timed out in this bench).  They still can: 20 such broadcasts in t_reduce's")
+print("setting timed out on three ranks once.  The aggregation engine has no")
+print("congestion control yet; the speed-aware orders keep the slow cables off the")
+print("paths that forward.")
 PY
 cat "$REPORT"
