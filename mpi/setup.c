@@ -39,13 +39,10 @@ static const char *const ncmpi_kind_names[NCMPI_KINDS] = {
  * enter a collective minutes apart in a program with load imbalance, and
  * large vectors on slow links take long.  The kernel's default budget (5 s)
  * suits neither, so every communicator made here gets the longest the
- * kernel allows (one hour).  Five minutes was not enough: in hpcc's
- * latency-bandwidth section the ranks wait in MPI_Reduce while the
- * serialised 2 MB ping-pongs of the others run (514 s for the section
- * with Open MPI alone on 16 emulated hosts), and the job ended with
- * ETIMEDOUT.  A dead peer host still fails an operation within the
- * kernel's retransmission budget (a live one answers, a dead one does
- * not), and mpirun ends the job when a process dies.
+ * kernel allows (one hour; MPI itself sets no limit).  A dead peer host
+ * still fails an operation within the kernel's retransmission budget (a
+ * live one answers, a dead one does not), and mpirun ends the job when a
+ * process dies.
  */
 #define NCMPI_TIMEOUT_MS_DEFAULT	NETCOLL_TIMEOUT_MS_MAX
 
