@@ -79,9 +79,11 @@ t_tally() { tap_relay "$T_NAME: "; }
 
 t_done() { tap_done; }
 
+# NC_KO: another kernel's build.  NC_DYNDBG=1: the module's pr_debug lines
+# on (where a failed operation stood, in the guest's dmesg.txt).
 nc_load() {
 	modprobe -q veth
-	insmod "${NC_KO:-$NC_TOP/kmod/netcoll.ko}" "$@"	# NC_KO: another kernel's build
+	insmod "${NC_KO:-$NC_TOP/kmod/netcoll.ko}" ${NC_DYNDBG:+dyndbg=+p} "$@"
 }
 
 nc_unload() {
