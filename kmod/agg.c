@@ -61,6 +61,9 @@
  *    then waits for.  A rank asked about an operation it has not
  *    finished answers with an ack, so slow but alive peers reset the
  *    retry count; only the operation's time budget then ends the wait.
+ *    A rank whose children owe fragments asks them on its timeout (its
+ *    ack with ACK_NOW), so a late subtree is told apart from a dead one
+ *    too.
  *  - repetition: a frame whose loss nothing later would reveal costs a
  *    timeout, many times a round trip: the fragments of a small operation
  *    (pieces of one or two fragments: the operation is one round trip),
@@ -459,19 +462,22 @@ static unsigned int nck_agg_send_frag(struct nck_comm *c,
 
 /* AGG_ACK or AGG_NACK of piece j: a fragment set's ack. */
 static void nck_agg_send_ctl(struct nck_comm *c, u32 seq, u16 type, u32 dst,
-			     u16 piece, u32 cum, u32 sack,
+			     u16 piece, u32 cum, u32 sack, u16 flags,
 			    struct sk_buff_head *txq)
 {
 	struct sk_buff *skb;
 
-	skb = nck_ctl_frame(c, type, seq, dst, piece, cum, sack, 0, 0);
+	skb = nck_ctl_frame(c, type, seq, dst, piece, cum, sack, flags, 0);
 	if (skb)
 		nck_frame_defer(txq, skb, dst);
 }
 
-/* Tell child ci which of its fragments of piece p we have. */
+/*
+ * Tell child ci which of its fragments of piece p we have (flags
+ * NETCOLL_F_ACK_NOW: and ask it to answer).
+ */
 static void nck_agg_ack_child(struct nck_comm *c, struct nck_agg_op *op,
-			      struct nck_agg_piece *p, u32 ci,
+			      struct nck_agg_piece *p, u32 ci, u16 flags,
 			     struct sk_buff_head *txq)
 {
 	u32 cum, sack;
@@ -479,7 +485,7 @@ static void nck_agg_ack_child(struct nck_comm *c, struct nck_agg_op *op,
 	nck_frags_unhold_ack(&p->got[ci], &op->acks_held);
 	nck_frags_summary(&p->got[ci], &cum, &sack);
 	nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
-			 p - op->piece, cum, sack, txq);
+			 p - op->piece, cum, sack, flags, txq);
 }
 
 /* Does this rank keep fragments of child ci waiting for its siblings'? */
@@ -502,15 +508,15 @@ static bool nck_agg_child_waits(const struct nck_agg_piece *p, u32 ci)
  * window), and its ack waits.  A child the others wait for gets its ack.
  */
 static void nck_agg_answer_child(struct nck_comm *c, struct nck_agg_op *op,
-				 struct nck_agg_piece *p, u32 ci,
+				 struct nck_agg_piece *p, u32 ci, u16 flags,
 				struct sk_buff_head *txq)
 {
 	if (nck_rx_behind(c) && nck_agg_child_waits(p, ci)) {
 		nck_frags_hold_ack(c, &p->got[ci], &op->acks_held);
 		nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
-				 p - op->piece, 0, 0, txq);
+				 p - op->piece, 0, 0, flags, txq);
 	} else {
-		nck_agg_ack_child(c, op, p, ci, txq);
+		nck_agg_ack_child(c, op, p, ci, flags, txq);
 	}
 }
 
@@ -527,7 +533,7 @@ static void nck_agg_acks_release(struct nck_comm *c, struct nck_agg_op *op,
 
 		for (i = 0; i < p->nchildren; i++)
 			if (p->got[i].ack_held)
-				nck_agg_ack_child(c, op, p, i, txq);
+				nck_agg_ack_child(c, op, p, i, 0, txq);
 	}
 }
 
@@ -862,7 +868,7 @@ static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
 		goto drop;
 	if (nck_frags_test(&p->got[ci], f->seq)) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
-		nck_agg_answer_child(c, op, p, ci, txq);	/* its ack was lost */
+		nck_agg_answer_child(c, op, p, ci, 0, txq);	/* its ack was lost */
 		goto drop;
 	}
 	if (skb_linearize(skb)) {
@@ -888,9 +894,9 @@ static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
 	if (!test_bit(f->seq, p->ready) && nck_rx_behind(c)) {
 		nck_frags_hold_ack(c, &p->got[ci], &op->acks_held);
 		if (f->flags & NETCOLL_F_ACK_NOW)
-			nck_agg_answer_child(c, op, p, ci, txq);
+			nck_agg_answer_child(c, op, p, ci, 0, txq);
 	} else if (v == NCK_RX_NEW_ACK || p->got[ci].ack_held) {
-		nck_agg_ack_child(c, op, p, ci, txq);
+		nck_agg_ack_child(c, op, p, ci, 0, txq);
 	}
 	nck_agg_acks_release(c, op, txq);
 	return;
@@ -1008,12 +1014,17 @@ static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
 	if (!p)
 		return;
 	nck_stat_inc(c->nn, NETCOLL_STAT_RX_ACKS);
-	if (f->src_rank != p->parent && f->src_rank != p->src) {
+	if (f->src_rank != p->parent && f->src_rank != p->src &&
+	    nck_agg_child_index(p, f->src_rank) < 0) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
 		return;
 	}
 	if (f->src_rank != p->parent || nck_agg_is_root(c, p))
 		return;			/* an alive answer: no news */
+	/* our parent waits for us and asks: say we are alive */
+	if (f->flags & NETCOLL_F_ACK_NOW)
+		nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->parent,
+				 p - op->piece, 0, 0, 0, txq);
 	op->progress = false;
 	sacked = nck_frags_ack(&p->up, f->seq, f->frag_off, p->up_next,
 			       nck_agg_newly_acked, &x);
@@ -1033,10 +1044,10 @@ static void nck_agg_answer_alive(struct nck_comm *c, struct nck_agg_op *op,
 				 struct sk_buff_head *txq)
 {
 	if (ci >= 0)
-		nck_agg_answer_child(c, op, p, ci, txq);
+		nck_agg_answer_child(c, op, p, ci, 0, txq);
 	else
 		nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, x, p - op->piece,
-				 0, 0, txq);
+				 0, 0, 0, txq);
 }
 
 /* Fragment k of piece p's result is here (and was passed on). */
@@ -1294,8 +1305,9 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 	if (f->type == NETCOLL_T_AGG_NACK ||
 	    (f->flags & NETCOLL_F_ACK_NOW))
 		nck_agg_send_ctl(c, f->op_seq, NETCOLL_T_AGG_ACK, f->src_rank,
-				 f->tag, 0, 0, txq);
-	if (f->type == NETCOLL_T_AGG_NACK) {
+				 f->tag, 0, 0, 0, txq);
+	if (f->type == NETCOLL_T_AGG_NACK ||
+	    (f->type == NETCOLL_T_AGG_ACK && (f->flags & NETCOLL_F_ACK_NOW))) {
 		consume_skb(skb);	/* answered: we are alive, not done */
 		return;
 	}
@@ -1456,6 +1468,29 @@ static void nck_agg_work(struct work_struct *work)
 /* Timer: retransmission, repair requests, time budget               */
 /* ---------------------------------------------------------------- */
 
+/*
+ * A timeout while children's fragments are missing: each child that owes
+ * some gets our ack of its fragments, asking for an answer.  A child that
+ * has not started the operation, or waits for its own children, answers
+ * that it is alive; one whose frames were lost learns which from the ack.
+ * Without it a rank waiting for a late subtree heard nothing and failed
+ * after nck_max_retries timeouts (hpcc's latency section: a reduce whose
+ * children were still in their ping-pongs).  Only a dead child stays
+ * silent, which the retry count is for.
+ */
+static void nck_agg_ask_children(struct nck_comm *c, struct nck_agg_op *op,
+				 struct nck_agg_piece *p,
+				struct sk_buff_head *txq)
+{
+	u32 i;
+
+	if (p->bdata)		/* a broadcast's data: nothing comes up */
+		return;
+	for (i = 0; i < p->nchildren; i++)
+		if (p->got[i].count < p->nfrags)
+			nck_agg_answer_child(c, op, p, i, NETCOLL_F_ACK_NOW, txq);
+}
+
 static void nck_agg_retransmit(struct nck_comm *c, struct nck_agg_op *op,
 			       struct sk_buff_head *txq)
 {
@@ -1467,8 +1502,12 @@ static void nck_agg_retransmit(struct nck_comm *c, struct nck_agg_op *op,
 		struct nck_agg_piece *p = x.p;
 		u32 sent = 0;
 
-		if (p->complete || nck_agg_is_root(c, p))
-			continue;	/* a root waits for its children */
+		if (p->complete)
+			continue;
+		if (nck_agg_is_root(c, p)) {
+			nck_agg_ask_children(c, op, p, txq);
+			continue;
+		}
 		if (p->bdata) {	/* nothing went up: ask */
 			nck_agg_ask(c, op, p, txq);
 			continue;
@@ -1489,17 +1528,22 @@ static void nck_agg_retransmit(struct nck_comm *c, struct nck_agg_op *op,
 				continue;
 		} else if (p->up_next < p->nfrags) {
 			nck_agg_push_up(c, op, p, txq);	/* window */
-			continue;	/* or our children are late */
+			nck_agg_ask_children(c, op, p, txq);	/* or they are late */
+			continue;
 		}
 		nck_agg_ask(c, op, p, txq);
 	}
 }
 
 /* Where a timed-out operation stood (dynamic debug: netcoll +p). */
-static void nck_agg_debug_dump(struct nck_comm *c, struct nck_agg_op *op)
+static void nck_agg_debug_dump(struct nck_comm *c, struct nck_agg_op *op,
+			       const char *why)
 {
 	u32 j, i;
 
+	pr_debug("comm %u rank %u op %u root %u flags %#x: %s (next %u, %u retries)\n",
+		 c->id, c->rank, op->seq, op->root, op->flags, why,
+		 c->agg.next, op->rtx.retries);
 	for (j = 0; j < op->npieces; j++) {
 		struct nck_agg_piece *p = &op->piece[j];
 
@@ -1544,7 +1588,7 @@ static void nck_agg_timer(struct timer_list *t)
 			continue;
 		}
 		if (time_after_eq(now, op->deadline)) {
-			nck_agg_debug_dump(c, op);
+			nck_agg_debug_dump(c, op, "budget spent");
 			nck_agg_complete(c, op, -ETIMEDOUT);
 			continue;
 		}
@@ -1552,6 +1596,7 @@ static void nck_agg_timer(struct timer_list *t)
 			int err = nck_rtx_expired(&op->rtx);	/* no probes */
 
 			if (err < 0) {
+				nck_agg_debug_dump(c, op, "no answer");
 				nck_agg_complete(c, op, err);
 				continue;
 			}

@@ -552,9 +552,10 @@ struct netcoll_wait {
 #define NETCOLL_ETHERTYPE		0x88B5	/* IEEE local experimental 1 */
 /*
  * 3: AGG_NACK carries a bitmap of what the asker has and may be bounded;
- * 4: a bounded AGG_NACK carries its round (frag_off)
+ * 4: a bounded AGG_NACK carries its round (frag_off);
+ * 5: AGG_ACK may carry ACK_NOW (a parent asks a child that owes fragments)
  */
-#define NETCOLL_WIRE_VERSION		4
+#define NETCOLL_WIRE_VERSION		5
 
 enum netcoll_frame_type {
 	NETCOLL_T_DATA = 1,		/* a fragment of a message */
@@ -567,7 +568,13 @@ enum netcoll_frame_type {
 					 * piece is done, no data for this rank
 					 */
 	NETCOLL_T_AGG_ACK = 5,		/* parent to child: fragments held, like
-					 * ACK (answers AGG_UP with ACK_NOW)
+					 * ACK (answers AGG_UP with ACK_NOW).
+					 * With ACK_NOW the parent waits for
+					 * the child's fragments and asks it
+					 * to answer.  Of nothing (seq 0, no
+					 * sack), any direction: "alive, not
+					 * done", the answer to such requests
+					 * and to AGG_NACK
 					 */
 	NETCOLL_T_AGG_NACK = 6,		/* asks the result's sender again for
 					 * the fragments from seq on that this
@@ -607,7 +614,9 @@ enum netcoll_frame_type {
 
 /* Header flags. */
 #define NETCOLL_F_ACK_ALL		0x0001	/* ACK: whole message received */
-#define NETCOLL_F_ACK_NOW		0x0002	/* DATA: retransmission, ack at once */
+#define NETCOLL_F_ACK_NOW		0x0002	/* DATA, AGG_UP: ack at once;
+						 * AGG_ACK: answer at once
+						 */
 #define NETCOLL_F_MCAST			0x0004	/* AGG_DOWN to the group; dst_rank is
 						 * NETCOLL_RANK_GROUP
 						 */
