@@ -63,7 +63,10 @@
  *    retry count; only the operation's time budget then ends the wait.
  *    A rank whose children owe fragments asks them on its timeout (its
  *    ack with ACK_NOW), so a late subtree is told apart from a dead one
- *    too.
+ *    too.  Requests do not count as life (a child asking for the
+ *    result, a parent asking us say nothing of the peers we wait for),
+ *    so a dead child's silence climbs the tree and reaches every rank
+ *    after a few retry periods, not the whole budget.
  *  - repetition: a frame whose loss nothing later would reveal costs a
  *    timeout, many times a round trip: the fragments of a small operation
  *    (pieces of one or two fragments: the operation is one round trip),
@@ -1257,6 +1260,13 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 }
 
+/* A rank asks: a repair request, or a parent asking a child that owes. */
+static bool nck_agg_is_request(const struct nc_frame *f)
+{
+	return f->type == NETCOLL_T_AGG_NACK ||
+	       (f->type == NETCOLL_T_AGG_ACK && (f->flags & NETCOLL_F_ACK_NOW));
+}
+
 static void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
 			  struct sk_buff *skb, const struct nc_frame *f,
 			 struct sk_buff_head *txq)
@@ -1268,8 +1278,15 @@ static void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
 		kfree_skb(skb);
 		return;
 	}
-	/* Any frame of the operation shows its peers are alive. */
-	nck_rtx_alive(&op->rtx);
+	/*
+	 * Data and answers show the peers we wait for are alive; a request
+	 * (a repair request, a parent's ask) only that its sender waits too,
+	 * and nothing of the peers we wait for: a dead child must still end
+	 * our wait after nck_max_retries timeouts, and our silence then our
+	 * parent's, rather than every rank waiting out the budget.
+	 */
+	if (!nck_agg_is_request(f))
+		nck_rtx_alive(&op->rtx);
 	switch (f->type) {
 	case NETCOLL_T_AGG_UP:
 		nck_agg_in_up(c, op, skb, f, txq);
@@ -1297,7 +1314,8 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 {
 	lockdep_assert_held(&c->lock);
 
-	if (f->op_seq - c->agg.next >= c->agg.oso) {
+	/* a broken communicator starts nothing more: neither held nor "alive" */
+	if (c->broken || f->op_seq - c->agg.next >= c->agg.oso) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		kfree_skb(skb);
 		return;
@@ -1306,8 +1324,7 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 	    (f->flags & NETCOLL_F_ACK_NOW))
 		nck_agg_send_ctl(c, f->op_seq, NETCOLL_T_AGG_ACK, f->src_rank,
 				 f->tag, 0, 0, 0, txq);
-	if (f->type == NETCOLL_T_AGG_NACK ||
-	    (f->type == NETCOLL_T_AGG_ACK && (f->flags & NETCOLL_F_ACK_NOW))) {
+	if (nck_agg_is_request(f)) {
 		consume_skb(skb);	/* answered: we are alive, not done */
 		return;
 	}

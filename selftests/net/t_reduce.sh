@@ -214,6 +214,40 @@ late_subtree() {
 t_check "a rank 8 s late below an inner rank (degree 2): its reduce and allreduce right, nobody gave up after its retries" \
 	late_subtree
 
+# The other side: a dead rank there.  h4's kernel forgets the
+# communicator (no answer to anything), the others run an allreduce with
+# a 60 s budget.  Its parent asks it in vain and fails after its retries;
+# the parent's own parent's requests must not keep it waiting (they say
+# nothing of h4), so the failure climbs the tree and reaches every rank
+# as ETIMEDOUT in about three retry periods, well before the budget.
+dead_subtree() {
+	local h members="" r=0 pids=() rc=0 t0
+	for h in h1 h2 h3 h4; do members+="${members:+,}$(cluster_mac "$h")"; done
+	for h in h1 h2 h3 h4; do
+		on "$h" "$NCTL" comm add id 16 dev eth0 rank $r members "$members" \
+			degree 2 || return 1
+		r=$((r + 1))
+	done
+	on h4 "$NCTL" comm del id 16
+	t0=$(date +%s)
+	for r in 0 1 2; do
+		on "h$((r + 1))" "$NC_RED_CHECK" --rank $r --size 4 --comm 16 --all \
+			--ops sum --dtypes int64 --degree 2 --count-list 1000 --iters 1 \
+			--timeout 60000 >"$T_LOG/dead_subtree.h$((r + 1)).log" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	echo "every rank done after $(($(date +%s) - t0)) s (budget 60 s)"
+	for h in h1 h2 h3; do
+		grep -q "Connection timed out" "$T_LOG/dead_subtree.$h.log" ||
+			{ echo "$h: $(tail -n 2 "$T_LOG/dead_subtree.$h.log")"; rc=1; }
+		on "$h" "$NCTL" comm del id 16
+	done
+	[ $rc = 0 ] && [ $(($(date +%s) - t0)) -lt 45 ]
+}
+t_check "a dead rank below an inner rank: every other rank ETIMEDOUT after retries, not the 60 s budget" \
+	dead_subtree
+
 # Loss, duplication and reordering on every link.
 for h in $ALL8; do cluster_set_link "$h" loss 3% duplicate 1% delay 1ms reorder 25% >/dev/null; done
 lossy() {
