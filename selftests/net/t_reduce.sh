@@ -166,18 +166,26 @@ transient_group() {
 }
 t_check "... only when its owner's endpoint closes: a group member's close leaves it" transient_group
 
+# comm_on ID "HOSTS" ARGS...: communicator ID on HOSTS (rank = their
+# order), with ARGS (degree, rx-mem, ...) for `nctl comm add`.
+comm_on() {
+	local id=$1 hosts=$2 h members="" r=0
+	shift 2
+	for h in $hosts; do members+="${members:+,}$(cluster_mac "$h")"; done
+	for h in $hosts; do
+		on "$h" "$NCTL" comm add id "$id" dev eth0 rank $r members "$members" "$@" ||
+			return 1
+		r=$((r + 1))
+	done
+}
+
 # Flow control (rel.h): the root of a flat tree (degree 4 on h1..h5) whose
 # last child starts each allreduce 300 ms late keeps the fast children's
 # fragments for the late one's.  Past half of its 2 MiB receive memory it
 # holds their acks, so they wait instead of sending frames it would drop.
 held_acks() {
-	local h members="" r=0 drops0 held0
-	for h in h1 h2 h3 h4 h5; do members+="${members:+,}$(cluster_mac "$h")"; done
-	for h in h1 h2 h3 h4 h5; do
-		on "$h" "$NCTL" comm add id 9 dev eth0 rank $r members "$members" \
-			degree 4 rx-mem 2097152 || return 1
-		r=$((r + 1))
-	done
+	local drops0 held0
+	comm_on 9 "h1 h2 h3 h4 h5" degree 4 rx-mem 2097152 || return 1
 	drops0=$(nc_stat h1 drop_memory) held0=$(nc_stat h1 acks_held)
 	red_on late "h1 h2 h3 h4 h5" --comm 9 --all --ops sum --dtypes int64 \
 		--split 1 --degree 4 --count-list 131072 --iters 5 --late-ms 300 \
@@ -196,13 +204,8 @@ t_check "a child 300 ms late into 5 allreduces of 1 MiB (degree 4, rx-mem 2 MiB)
 # lasts as long as the budget (30 s) allows.  hpcc's latency section did
 # this to a reduce under the MPI interposer, which then failed ETIMEDOUT.
 late_subtree() {
-	local h members="" r=0
-	for h in h1 h2 h3 h4; do members+="${members:+,}$(cluster_mac "$h")"; done
-	for h in h1 h2 h3 h4; do
-		on "$h" "$NCTL" comm add id 15 dev eth0 rank $r members "$members" \
-			degree 2 || return 1
-		r=$((r + 1))
-	done
+	local h r
+	comm_on 15 "h1 h2 h3 h4" degree 2 || return 1
 	red_on late_red "h1 h2 h3 h4" --comm 15 --root 0 --ops sum --dtypes int64 \
 		--degree 2 --count-list 1000 --iters 1 --late-ms 8000 --timeout 30000 &&
 	red_on late_all "h1 h2 h3 h4" --comm 15 --all --ops max --dtypes double \
@@ -221,13 +224,8 @@ t_check "a rank 8 s late below an inner rank (degree 2): its reduce and allreduc
 # nothing of h4), so the failure climbs the tree and reaches every rank
 # as ETIMEDOUT in about three retry periods, well before the budget.
 dead_subtree() {
-	local h members="" r=0 pids=() rc=0 t0
-	for h in h1 h2 h3 h4; do members+="${members:+,}$(cluster_mac "$h")"; done
-	for h in h1 h2 h3 h4; do
-		on "$h" "$NCTL" comm add id 16 dev eth0 rank $r members "$members" \
-			degree 2 || return 1
-		r=$((r + 1))
-	done
+	local h r pids=() rc=0 t0
+	comm_on 16 "h1 h2 h3 h4" degree 2 || return 1
 	on h4 "$NCTL" comm del id 16
 	t0=$(date +%s)
 	for r in 0 1 2; do
