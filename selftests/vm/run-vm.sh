@@ -353,7 +353,18 @@ printf '%s' "$DMESG_ALLOW" > "$V/dmesg-allow"
 } > "$V/cmd.sh"
 
 # --- boot --------------------------------------------------------------------
-CMDLINE="console=ttyS0 tsc=reliable clocksource=tsc panic=-1 loglevel=4"
+# clearcpuid=cx16: QEMU 7.2's TCG (Debian 12's) computes the flags of a
+# CMPXCHG16B from a stale condition-code state: when the translation block
+# began with the flags materialised (after an interrupt return, say) and an
+# arithmetic op and a load came before it, EFLAGS becomes that op's source
+# operand, TF, DF and VM bits included (QEMU 8.1 inlined the instruction).
+# SLUB's per-CPU fast path is such a CMPXCHG16B: the 6.12 guests' double
+# faults in kmalloc (November 2026, EFLAGS = RDI | 0x42, RDI the source of
+# the ADD before it) were this, and a garbage DF (backward string copies)
+# explains the corrupted slab list of the first crash.  Without the feature
+# the kernel uses its own this_cpu_cmpxchg16b_emu; user space (Open MPI's
+# lock-free lists) still sees and uses it.
+CMDLINE="console=ttyS0 tsc=reliable clocksource=tsc panic=-1 loglevel=4 clearcpuid=cx16"
 CMDLINE+=" 8250.nr_uarts=2 rdinit=/init$APPEND"
 [ "$OVERLAY" = 0 ] || CMDLINE+=" nc.overlay=1"
 if [ -n "$UPPER" ]; then
