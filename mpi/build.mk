@@ -8,7 +8,7 @@
 
 MPICC ?= mpicc
 MPICC_MPICH ?= mpicc.mpich
-NCMPI_SRCS := mpi/setup.c mpi/types.c mpi/collectives.c
+NCMPI_SRCS := mpi/setup.c mpi/types.c mpi/collectives.c mpi/fortran.c
 
 # ncmpi_build DIR MPICC: DIR/libnetcoll-mpi.so and DIR/selftests/mpi/*
 define ncmpi_build
@@ -38,6 +38,17 @@ $(B)/selftests/mpi/allreduce_bench: selftests/mpi/allreduce_bench.c
 	$(MPICC) $(CFLAGS) -o $@ $<
 
 USER_TARGETS += $(B)/selftests/mpi/allreduce_bench
+
+# The Fortran bindings' check (fortran.c: Open MPI's Fortran wrappers call
+# PMPI_, so Fortran programs need entry points of their own).
+MPIFORT ?= mpifort
+ifneq ($(shell command -v $(MPIFORT)),)
+$(B)/selftests/mpi/mpi_check_f: selftests/mpi/mpi_check_f.f90
+	@mkdir -p $(dir $@)
+	$(MPIFORT) -O1 -Wall -J $(dir $@) -o $@ $<
+
+USER_TARGETS += $(B)/selftests/mpi/mpi_check_f
+endif
 
 # A real client: a 3-D FFT through FFTW's MPI interface (libfftw3-mpi-dev,
 # built on Open MPI's libfftw3-mpi, hence the default mpicc only).

@@ -89,9 +89,11 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 }
 
 /*
- * MPI_LAND, MPI_LOR and MPI_LXOR on integers are MPI_BAND, MPI_BOR and
- * MPI_BXOR of truth values (each element 0 or 1); programs use them for
- * "any rank" and "every rank" (FFTW's planner asks one per plan).
+ * MPI_LAND, MPI_LOR and MPI_LXOR on integers and Fortran LOGICALs are
+ * MPI_BAND, MPI_BOR and MPI_BXOR of truth values (each element 0 or 1,
+ * gfortran's .FALSE. and .TRUE., as Open MPI's own result is); programs
+ * use them for "any rank" and "every rank" (FFTW's planner asks one per
+ * plan).
  */
 static MPI_Op ncmpi_bitwise_of(MPI_Op op)
 {
@@ -123,7 +125,7 @@ static int ncmpi_red_ok(int count, MPI_Datatype type, MPI_Op op,
 		op = bitwise;	/* integer types only, as MPI says */
 	}
 	return count > 0 &&
-	       ncmpi_red_map(type, op, dt, nop, &elem) &&
+	       ncmpi_red_map(type, op, bitwise != MPI_OP_NULL, dt, nop, &elem) &&
 	       (size_t)count <= NETCOLL_REDUCE_MAX / elem;
 }
 

@@ -120,7 +120,7 @@ int ncmpi_failed(MPI_Comm comm, const char *call, int err);
 
 /* types.c */
 int ncmpi_contig_bytes(MPI_Datatype type, size_t count, size_t *bytes);
-int ncmpi_red_map(MPI_Datatype type, MPI_Op op, enum nc_dtype *dt,
-		  enum nc_op *nop, size_t *elem);
+int ncmpi_red_map(MPI_Datatype type, MPI_Op op, int logical,
+		  enum nc_dtype *dt, enum nc_op *nop, size_t *elem);
 
 #endif

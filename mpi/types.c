@@ -37,33 +37,58 @@ int ncmpi_contig_bytes(MPI_Datatype type, size_t count, size_t *bytes)
 	return 1;
 }
 
+/* What a type's elements are, hence which ops apply to it. */
+enum ncmpi_class {
+	NCMPI_INTEGER,	/* every op but MINLOC/MAXLOC; logical ones too */
+	NCMPI_REAL,	/* SUM, PROD, MIN, MAX */
+	NCMPI_PAIR,	/* (value, int): MINLOC/MAXLOC only */
+	NCMPI_LOGICAL,	/* Fortran LOGICAL: logical ops only */
+};
+
 struct ncmpi_type {
 	MPI_Datatype mpi;
 	enum nc_dtype nc;
-	int pair;	/* a (value, int) type for MINLOC/MAXLOC */
-	int integer;	/* bitwise ops apply */
+	enum ncmpi_class cls;
 };
+
+/* A Fortran INTEGER or LOGICAL: as wide as MPI_Fint (MPI's build says). */
+#define NCMPI_DT_FINT	(sizeof(MPI_Fint) == 8 ? NC_DT_INT64 : NC_DT_INT32)
 
 static int ncmpi_type_find(MPI_Datatype type, struct ncmpi_type *out)
 {
 	/* MPI handles are not constants in every MPI: built at run time. */
 	const struct ncmpi_type t[] = {
-		{ MPI_INT, NC_DT_INT32, 0, 1 },
-		{ MPI_INT32_T, NC_DT_INT32, 0, 1 },
-		{ MPI_UNSIGNED, NC_DT_UINT32, 0, 1 },
-		{ MPI_UINT32_T, NC_DT_UINT32, 0, 1 },
-		{ MPI_LONG, sizeof(long) == 8 ? NC_DT_INT64 : NC_DT_INT32, 0, 1 },
-		{ MPI_LONG_LONG, NC_DT_INT64, 0, 1 },
-		{ MPI_INT64_T, NC_DT_INT64, 0, 1 },
-		{ MPI_UNSIGNED_LONG, sizeof(long) == 8 ? NC_DT_UINT64 : NC_DT_UINT32, 0, 1 },
-		{ MPI_UNSIGNED_LONG_LONG, NC_DT_UINT64, 0, 1 },
-		{ MPI_UINT64_T, NC_DT_UINT64, 0, 1 },
-		{ MPI_FLOAT, NC_DT_FLOAT, 0, 0 },
-		{ MPI_DOUBLE, NC_DT_DOUBLE, 0, 0 },
-		{ MPI_2INT, NC_DT_INT32, 1, 0 },
-		{ MPI_LONG_INT, sizeof(long) == 8 ? NC_DT_INT64 : NC_DT_INT32, 1, 0 },
-		{ MPI_FLOAT_INT, NC_DT_FLOAT, 1, 0 },
-		{ MPI_DOUBLE_INT, NC_DT_DOUBLE, 1, 0 },
+		{ MPI_INT, NC_DT_INT32, NCMPI_INTEGER },
+		{ MPI_INT32_T, NC_DT_INT32, NCMPI_INTEGER },
+		{ MPI_UNSIGNED, NC_DT_UINT32, NCMPI_INTEGER },
+		{ MPI_UINT32_T, NC_DT_UINT32, NCMPI_INTEGER },
+		{ MPI_LONG, sizeof(long) == 8 ? NC_DT_INT64 : NC_DT_INT32, NCMPI_INTEGER },
+		{ MPI_LONG_LONG, NC_DT_INT64, NCMPI_INTEGER },
+		{ MPI_INT64_T, NC_DT_INT64, NCMPI_INTEGER },
+		{ MPI_UNSIGNED_LONG, sizeof(long) == 8 ? NC_DT_UINT64 : NC_DT_UINT32, NCMPI_INTEGER },
+		{ MPI_UNSIGNED_LONG_LONG, NC_DT_UINT64, NCMPI_INTEGER },
+		{ MPI_UINT64_T, NC_DT_UINT64, NCMPI_INTEGER },
+		{ MPI_FLOAT, NC_DT_FLOAT, NCMPI_REAL },
+		{ MPI_DOUBLE, NC_DT_DOUBLE, NCMPI_REAL },
+		{ MPI_2INT, NC_DT_INT32, NCMPI_PAIR },
+		{ MPI_LONG_INT, sizeof(long) == 8 ? NC_DT_INT64 : NC_DT_INT32, NCMPI_PAIR },
+		{ MPI_FLOAT_INT, NC_DT_FLOAT, NCMPI_PAIR },
+		{ MPI_DOUBLE_INT, NC_DT_DOUBLE, NCMPI_PAIR },
+		/*
+		 * Fortran's, from the Fortran bindings (fortran.c) or C.  The
+		 * extent check below refuses any whose size is not assumed
+		 * here.  Not MPI_2REAL and MPI_2DOUBLE_PRECISION: their index
+		 * is a REAL, netcoll's an int.
+		 */
+		{ MPI_INTEGER, NCMPI_DT_FINT, NCMPI_INTEGER },
+		{ MPI_INTEGER4, NC_DT_INT32, NCMPI_INTEGER },
+		{ MPI_INTEGER8, NC_DT_INT64, NCMPI_INTEGER },
+		{ MPI_REAL, NC_DT_FLOAT, NCMPI_REAL },
+		{ MPI_REAL4, NC_DT_FLOAT, NCMPI_REAL },
+		{ MPI_REAL8, NC_DT_DOUBLE, NCMPI_REAL },
+		{ MPI_DOUBLE_PRECISION, NC_DT_DOUBLE, NCMPI_REAL },
+		{ MPI_2INTEGER, NCMPI_DT_FINT, NCMPI_PAIR },
+		{ MPI_LOGICAL, NCMPI_DT_FINT, NCMPI_LOGICAL },
 	};
 	size_t i;
 
@@ -76,14 +101,14 @@ static int ncmpi_type_find(MPI_Datatype type, struct ncmpi_type *out)
 	return 0;
 }
 
-int ncmpi_red_map(MPI_Datatype type, MPI_Op op, enum nc_dtype *dt,
-		  enum nc_op *nop, size_t *elem)
+int ncmpi_red_map(MPI_Datatype type, MPI_Op op, int logical,
+		  enum nc_dtype *dt, enum nc_op *nop, size_t *elem)
 {
 	struct ncmpi_type t;
 	MPI_Aint lb, extent;
 	int loc;
 
-	if (!ncmpi_type_find(type, &t))
+	if (type == MPI_DATATYPE_NULL || !ncmpi_type_find(type, &t))
 		return 0;
 	if (op == MPI_SUM)
 		*nop = NC_OP_SUM;
@@ -104,13 +129,16 @@ int ncmpi_red_map(MPI_Datatype type, MPI_Op op, enum nc_dtype *dt,
 	else if (op == MPI_MAXLOC)
 		*nop = NC_OP_MAXLOC;
 	else
-		return 0;	/* user ops; logical ones: collectives.c */
+		return 0;	/* user ops */
 	loc = *nop == NC_OP_MINLOC || *nop == NC_OP_MAXLOC;
-	if (loc != t.pair)
+	if (loc != (t.cls == NCMPI_PAIR))
 		return 0;
-	if ((*nop == NC_OP_BAND || *nop == NC_OP_BOR || *nop == NC_OP_BXOR) &&
-	    !t.integer)
+	if (*nop == NC_OP_BAND || *nop == NC_OP_BOR || *nop == NC_OP_BXOR) {
+		if (t.cls != NCMPI_INTEGER && !(logical && t.cls == NCMPI_LOGICAL))
+			return 0;
+	} else if (t.cls == NCMPI_LOGICAL) {
 		return 0;
+	}
 	*dt = t.nc;
 	*elem = nc_elem_size(*nop, *dt);
 	if (PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || lb ||

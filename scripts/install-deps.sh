@@ -6,7 +6,7 @@ pkgs=(build-essential pkg-config linux-headers-amd64 linux-image-amd64
       libnl-3-dev libnl-genl-3-dev libjson-c-dev sparse dkms linux-source python3
       dpkg-dev debhelper dh-dkms lintian gnuplot-nox
       ibsim-utils libumad2sim0 opensm infiniband-diags lldpd
-      libopenmpi-dev openmpi-bin libfftw3-dev libfftw3-mpi-dev hpcc
+      libopenmpi-dev openmpi-bin gfortran libfftw3-dev libfftw3-mpi-dev hpcc
       mpich libmpich-dev)
 # PREEMPT_RT variant of the default line (make check builds the module for
 # it and runs a smoke subset in a guest booting it).

@@ -8,6 +8,7 @@
 NCMPI=$NC_BUILD/libnetcoll-mpi.so
 MPI_CHECK=$NC_BUILD/selftests/mpi/mpi_check
 FFT_CHECK=$NC_BUILD/selftests/mpi/fft_check
+MPI_CHECK_F=$NC_BUILD/selftests/mpi/mpi_check_f
 NC_RSH=$NC_TOP/selftests/mpi/nc-rsh
 # The interposer and mpi_check built with MPICH (mpi/build.mk)
 NCMPI_MPICH=$NC_BUILD/mpich/libnetcoll-mpi.so

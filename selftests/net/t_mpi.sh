@@ -91,6 +91,40 @@ if ! smoke_skip "NETCOLL_MPI=off, 2 ranks per host"; then
 		eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
 fi
 
+# Fortran ("use mpi"): Open MPI's Fortran wrappers call PMPI_, so the
+# interposer has Fortran entry points of its own (mpi/fortran.c).  Per
+# rank: 29 reductions of Fortran types to netcoll (INTEGER, INTEGER8,
+# REAL, REAL8, DOUBLE PRECISION, LOGICAL, 2INTEGER; one on a split
+# communicator), one MPI_2REAL MINLOC to MPI; 3 broadcasts to netcoll,
+# one of a derived type to MPI.
+fortran_calls() {
+	where MPI_Barrier 4 0 fortran_nc && where MPI_Bcast 12 4 fortran_nc &&
+		where MPI_Reduce 12 0 fortran_nc && where MPI_Allreduce 116 4 fortran_nc &&
+		where MPI_Alltoall 12 0 fortran_nc && where MPI_Allgather 12 0 fortran_nc &&
+		where MPI_Reduce_scatter_block 12 0 fortran_nc &&
+		grep -q "^netcoll-mpi: sub-communicators (a side per rank): 4 netcoll, 0 MPI" \
+			"$T_LOG/fortran_nc.log"
+}
+if smoke_skip "Fortran"; then
+	:
+elif [ -x "$MPI_CHECK_F" ]; then
+	t_check "Fortran: mpi_check_f under Open MPI alone: every check passes" \
+		eval 'nc_mpirun fortran_plain "$MPI_CHECK_F" && grep -q " 0 failed" "$T_LOG/fortran_plain.log"'
+	t_check "... with libnetcoll-mpi.so: every check passes" \
+		eval 'nc_mpirun fortran_nc -x LD_PRELOAD="$NCMPI" "$MPI_CHECK_F" &&
+		      grep -q " 0 failed" "$T_LOG/fortran_nc.log" &&
+		      grep -q "^netcoll-mpi: on, communicator" "$T_LOG/fortran_nc.log"'
+	t_check "... the same checks both ways ($(grep -o "[0-9]* checks" "$T_LOG/fortran_nc.log"))" \
+		test "$(grep -o "[0-9]* checks" "$T_LOG/fortran_nc.log")" = \
+		     "$(grep -o "[0-9]* checks" "$T_LOG/fortran_plain.log")"
+	t_check "... Fortran types and calls to netcoll, MPI_2REAL and a derived type to MPI: $(mpi_calls fortran_nc)" \
+		fortran_calls
+	t_check "... and nothing is left: no communicator on any host" \
+		eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
+else
+	t_skip "Fortran" "no mpifort (gfortran, libopenmpi-dev) at build time"
+fi
+
 # Load imbalance: MPI waits for a late rank however long it takes, so the
 # interposer's communicators get a long budget (NETCOLL_MPI_TIMEOUT_MS,
 # default an hour), not the kernel's 5 s.
