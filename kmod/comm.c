@@ -303,6 +303,13 @@ int nck_comm_delete(struct nck_net *nn, u32 id)
 	b = rtnl_dereference(c->bearer);
 	if (b)
 		b->ops->group_leave(b, c->mcast_addr);
+	/*
+	 * An endpoint may hold c long after this; the bearer is freed when
+	 * its device is detached, and only communicators still in the table
+	 * are unbound then (nck_comm_unbind_bearer).  Readers under RCU see
+	 * NULL from here on (no MTU, no way out: ESHUTDOWN).
+	 */
+	RCU_INIT_POINTER(c->bearer, NULL);
 	nck_comm_fail(c, -ESHUTDOWN);
 	nck_comm_put(c);
 	return 0;

@@ -13,6 +13,11 @@
  *   nc_churn updown --iters N           eth0 down and up under a worker
  *                                       (attached and created again each
  *                                       time)
+ *   nc_churn detach --iters N           communicator 4 deleted under a
+ *                                       worker, then eth0 detached (its
+ *                                       bearer freed while the worker's
+ *                                       endpoint still holds the deleted
+ *                                       communicator), attached again
  *   nc_churn kill --iters N --peer NS   communicator 3 of this host and the
  *                                       one in network namespace file NS
  *                                       (e.g. /run/netns/nc-h2): a worker
@@ -397,6 +402,35 @@ static int do_updown(unsigned int iters)
 	return 0;
 }
 
+static int do_detach(unsigned int iters)
+{
+	unsigned int i, detached = 0;
+	struct nc_member me;
+	nc_ctl *ctl;
+	pid_t w;
+	int err;
+
+	err = nc_ctl_open(&ctl);
+	if (err)
+		die("netlink", err);
+	me = own_member(ctl, "eth0");
+	w = start_worker("worker under delete and detach", 4, 0);
+	for (i = 0; i < iters; i++) {
+		nc_dev_attach(ctl, "eth0");
+		comm_create(ctl, 4, 0, &me, 1);
+		rand_sleep(20);
+		nc_comm_delete(ctl, 4);
+		rand_sleep(5);
+		detached += !nc_dev_detach(ctl, "eth0");
+	}
+	stop_worker(w, SIGTERM);
+	nc_dev_attach(ctl, "eth0");
+	result(detached == iters, "%u times communicator 4 deleted and eth0 detached under a worker",
+	       iters);
+	nc_ctl_close(ctl);
+	return 0;
+}
+
 static int do_kill(unsigned int iters, const char *peer_ns)
 {
 	int here = open("/proc/self/ns/net", O_RDONLY);
@@ -521,12 +555,14 @@ int main(int argc, char **argv)
 		rc = do_recreate(iters);
 	else if (!strcmp(mode, "updown"))
 		rc = do_updown(iters);
+	else if (!strcmp(mode, "detach"))
+		rc = do_detach(iters);
 	else if (!strcmp(mode, "kill") && peer)
 		rc = do_kill(iters, peer);
 	else if (!strcmp(mode, "netns"))
 		rc = do_netns(iters);
 	else
-		fprintf(stderr, "usage: nc_churn recreate|updown|netns [--iters N] | kill --peer NSFILE [--iters N]\n");
+		fprintf(stderr, "usage: nc_churn recreate|updown|detach|netns [--iters N] | kill --peer NSFILE [--iters N]\n");
 	if (rc == 2)
 		return 2;
 	printf("%u passed, %u failed\n", passed, failed);

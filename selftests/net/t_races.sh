@@ -1,7 +1,8 @@
 #!/bin/bash
 # Lifetimes under churn (nc_churn): while workers run collectives and
 # bind again after every error, communicators are deleted and re-created
-# with the same id, the device goes down and up, members are killed with
+# with the same id, the device goes down and up, a deleted communicator's
+# device is detached while an endpoint still holds it, members are killed with
 # SIGKILL mid-operation, and devices and whole namespaces are deleted.
 # NC_RACE_ITERS (default 200) rounds of each.  Pass: every worker error is
 # one the churn explains and came within the time budget, the kernel logs
@@ -25,14 +26,14 @@ on h1 "$NCTL" dev attach dev eth0
 on h2 "$NCTL" dev attach dev eth0
 # Slab caches grow on first use and keep their pages: a short warm-up of
 # every round first, so that the baseline after it shows leaks, not caches.
-for round in recreate updown "kill --peer /run/netns/nc-h2" netns; do
+for round in recreate updown detach "kill --peer /run/netns/nc-h2" netns; do
 	# shellcheck disable=SC2086
 	on h1 "$CHURN" $round --iters 30 --seed 2 >/dev/null 2>&1
 done
 sleep 2
 base=$(kmem)
 
-for round in recreate updown "kill --peer /run/netns/nc-h2" netns; do
+for round in recreate updown detach "kill --peer /run/netns/nc-h2" netns; do
 	# shellcheck disable=SC2086
 	on h1 "$CHURN" $round --iters "$N" >"$T_LOG/${round%% *}.log" 2>&1
 	t_tally <"$T_LOG/${round%% *}.log"
