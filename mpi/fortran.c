@@ -44,7 +44,7 @@ static void ncmpi_f_ret(MPI_Fint *ierr, int err)
 }
 
 /*
- * NCMPI_FORTRAN(lower, UPPER, args, call): the four names of one call, as
+ * NCMPI_FORTRAN(lower, UPPER, args): the four names of one call, as
  * aliases of one function, exported (the objects are built hidden).
  */
 #define NCMPI_FORTRAN(lower, UPPER, args)				\
