@@ -1221,21 +1221,24 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	 * nack makes up to NCK_AGG_BURST frames otherwise: each asker is
 	 * answered at most once per interval and each operation only up to
 	 * its budget, so forged or replayed nacks cannot multiply traffic.
+	 * Once the budget is spent an asker still gets one fragment per
+	 * interval: told only that we are alive it would wait out the
+	 * operation's whole time budget for a fragment we have (requests of
+	 * children whose timers ran before the result came can spend it).
 	 * A partial result is answered with what there is: the asker need
 	 * not wait another timeout for fragments lost while a sibling's
 	 * held up the rest.
 	 */
 	avail = x_data ? nck_agg_have_any(c, p, f->seq, map, f->len) :
 		p->done_mark || (nck_agg_is_root(c, p) && p->nready == p->nfrags);
-	if (!avail || !op->repair_budget ||
-	    !nck_agg_may_repair(op, x, f->tag, f->seq)) {
-		if (avail && op->repair_budget)
+	if (!avail || !nck_agg_may_repair(op, x, f->tag, f->seq)) {
+		if (avail)
 			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 		nck_agg_answer_alive(c, op, p, ci, x, txq);
 		return;
 	}
 	op->again = true;
-	burst = nck_agg_burst(c);
+	burst = op->repair_budget ? min(nck_agg_burst(c), op->repair_budget) : 1;
 	queued = skb_queue_len(txq);
 	if (!x_data) {
 		frames = nck_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN, 0, x,
@@ -1243,7 +1246,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 		sent = 1;
 	}
 	for (k = f->seq; x_data && k < nck_agg_answer_end(p, f->seq) &&
-	     frames < burst && frames < op->repair_budget; k++) {
+	     frames < burst; k++) {
 		if (nck_nack_has(map, f->len, f->seq, k) ||
 		    !nck_agg_have_frag(c, p, k))
 			continue;
@@ -1558,9 +1561,9 @@ static void nck_agg_debug_dump(struct nck_comm *c, struct nck_agg_op *op,
 {
 	u32 j, i;
 
-	pr_debug("comm %u rank %u op %u root %u flags %#x: %s (next %u, %u retries)\n",
+	pr_debug("comm %u rank %u op %u root %u flags %#x: %s (next %u, %u retries, repair budget %u)\n",
 		 c->id, c->rank, op->seq, op->root, op->flags, why,
-		 c->agg.next, op->rtx.retries);
+		 c->agg.next, op->rtx.retries, op->repair_budget);
 	for (j = 0; j < op->npieces; j++) {
 		struct nck_agg_piece *p = &op->piece[j];
 
