@@ -17,6 +17,7 @@ EP_ERRORS=$NC_BUILD/selftests/net/ep_errors
 NC_RED_CHECK=$NC_BUILD/selftests/net/nc_red_check
 NC_RSAG_CHECK=$NC_BUILD/selftests/net/nc_rsag_check
 NC_BCAST_CHECK=$NC_BUILD/selftests/net/nc_bcast_check
+NC_REPLAY=$NC_BUILD/selftests/net/nc_replay
 NC_OUT=${NC_OUT:-/tmp/ncout}
 T_LOG=$NC_OUT/$(basename "$0" .sh)
 mkdir -p "$T_LOG"
@@ -78,6 +79,22 @@ t_expect_fail() {
 t_tally() { tap_relay "$T_NAME: "; }
 
 t_done() { tap_done; }
+
+# nc_record_start HOST FILE [COUNT]: HOST's outgoing netcoll frames on
+# eth0 into FILE (up to COUNT, default 3000), in the background, until
+# nc_record_stop: the recorder writes what it kept and ends (it is a
+# child of the backgrounded "on", so it is told by its command line).
+nc_record_start() {
+	NC_REC_FILE=$2
+	on "$1" "$NC_REPLAY" record --dev eth0 --outgoing --seconds 600 \
+		--count "${3:-3000}" --out "$NC_REC_FILE" >"$NC_REC_FILE.log" 2>&1 &
+	NC_REC_PID=$!
+	sleep 0.3	# its socket open
+}
+nc_record_stop() {
+	pkill -TERM -f -- "--out $NC_REC_FILE\$"
+	wait "$NC_REC_PID"
+}
 
 # NC_KO: another kernel's build.  NC_DYNDBG=1: the module's pr_debug lines
 # on (where a failed operation stood, in the guest's dmesg.txt).

@@ -7,7 +7,8 @@
  *   nc_replay record --dev DEV --out FILE [--count N] [--seconds S]
  *             [--outgoing]
  *       keep netcoll frames seen on DEV (with --outgoing: only those this
- *       host sends) until N frames or S seconds
+ *       host sends) until N frames, S seconds or SIGTERM/SIGINT (the
+ *       test's "that is enough": what was kept is written out whole)
  *   nc_replay replay --dev DEV --in FILE [--times K] [--to MAC]
  *       send every kept frame again, K times
  *   nc_replay fuzz --dev DEV --in FILE --count N [--seed S] [--to MAC]
@@ -33,6 +34,7 @@
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,8 +105,18 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static volatile sig_atomic_t record_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	record_stop = 1;
+}
+
 static int record(const struct opts *o)
 {
+	/* no SA_RESTART: the signal ends the poll at once */
+	struct sigaction sa = { .sa_handler = on_stop };
 	unsigned char buf[FRAME_MAX];
 	double end = now_s() + o->seconds;
 	struct sockaddr_ll from;
@@ -114,13 +126,15 @@ static int record(const struct opts *o)
 	ssize_t n;
 	FILE *out;
 
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	fd = open_socket(o, &ifindex, ETH_P_ALL);
 	out = fopen(o->file, "wb");
 	if (!out) {
 		perror("nc_replay: output");
 		return 1;
 	}
-	while (kept < o->count && now_s() < end) {
+	while (kept < o->count && now_s() < end && !record_stop) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		uint16_t len;
 

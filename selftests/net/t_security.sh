@@ -11,7 +11,6 @@ T_NAME=security
 source "$(dirname "$0")/lib.sh"
 
 HOSTILE=$NC_BUILD/selftests/net/nc_hostile
-REPLAY=$NC_BUILD/selftests/net/nc_replay
 OWNER=1000		# the job's user
 NOBODY=65534		# anybody else
 
@@ -77,16 +76,11 @@ delta() { echo $(( $(nc_stat "$1" "$2") - ${SNAP[$1.$2]:-0} )); }
 # Replays: record_start NAME captures h2's outgoing frames into
 # $T_LOG/NAME.frames until record_wait; replay_to_h1 NAME TIMES snapshots
 # h1's counters, sends the capture TIMES times to h1 and lets it count them.
-record_start() {
-	on h2 "$REPLAY" record --dev eth0 --outgoing --seconds 60 --count 400 \
-		--out "$T_LOG/$1.frames" >"$T_LOG/record-$1.log" 2>&1 &
-	REC_PID=$!
-	sleep 0.3
-}
-record_wait() { wait "$REC_PID"; }
+record_start() { nc_record_start h2 "$T_LOG/$1.frames" 400; }
+record_wait() { nc_record_stop; }
 replay_to_h1() {
 	snap h1
-	on h2 "$REPLAY" replay --dev eth0 --in "$T_LOG/$1.frames" --to "$H1MAC" --times "$2" \
+	on h2 "$NC_REPLAY" replay --dev eth0 --in "$T_LOG/$1.frames" --to "$H1MAC" --times "$2" \
 		>"$T_LOG/replay-$1-$2.log" 2>&1
 	sleep 0.5
 }
