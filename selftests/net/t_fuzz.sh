@@ -6,9 +6,10 @@
 #   frames, keyed communicator: NC_FUZZ_FRAMES (default 100000) mutations of
 #     frames rank 1 really sent (bit flips, every header field at 0/1/max,
 #     truncation at every length, huge lengths and offsets, every type,
-#     exact replays) into rank 0 while every rank runs verified
-#     allreduces and alltoalls.  Every one is dropped and counted; every
-#     result is bit-exact.
+#     exact replays) into rank 0, idle: every one dropped and counted
+#     exactly once; as many again while every rank runs verified
+#     allreduces and alltoalls: every one dropped and counted, every
+#     result bit-exact.
 #   frames, no key: as many again into an unkeyed communicator.  Without a
 #     key a member's frames can be forged, so results are not asserted
 #     there: operations end (a result or an errno), nothing leaks, and a
@@ -23,7 +24,6 @@ SCALE=1
 [ "${NC_SOAK:-0}" = 1 ] && SCALE=10
 FRAMES=$(( ${NC_FUZZ_FRAMES:-100000} * SCALE ))
 NLMSGS=$(( ${NC_FUZZ_NETLINK:-10000} * SCALE ))
-REPLAY=$NC_BUILD/selftests/net/nc_replay
 
 # comm_up ID NCTL_ARGS... : communicator ID over h1..h4 (rank order).
 comm_up() {
@@ -37,18 +37,26 @@ comm_up() {
 }
 
 # workload ID ITERS EXPECT... : allreduces and alltoalls on every rank of
-# ID in the background; PIDS gets their pids.
+# ID in the background; PIDS gets their pids, LOGS their logs.
 workload() {
 	local id=$1 iters=$2 h r=0
 	shift 2
 	PIDS=()
+	LOGS=()
+	WORKLOADS=$((${WORKLOADS:-0} + 1))
 	for h in h1 h2 h3 h4; do
+		LOGS+=("$T_LOG/red$id.$WORKLOADS.$h.log")
 		on "$h" "$NC_RED_CHECK" --comm "$id" --rank $r --size 4 --all \
 			--ops sum,maxloc --dtypes double,int32 --count-list 7,3000 \
-			--iters "$iters" --timeout 30000 "$@" >"$T_LOG/red$id.$h.log" 2>&1 &
+			--iters "$iters" --timeout 30000 "$@" >"${LOGS[r]}" 2>&1 &
 		PIDS+=($!)
 		r=$((r + 1))
 	done
+}
+
+# failed_rank LOG: what a rank that failed printed last (into the result).
+failed_rank() {
+	echo "$(basename "$1" .log): $(grep -v '^ok' "$1" | tail -n 2 | tr '\n' ' ')"
 }
 
 a2a4() {
@@ -59,13 +67,21 @@ a2a4() {
 		pids+=($!)
 		r=$((r + 1))
 	done
-	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	for r in 0 1 2 3; do
+		wait "${pids[r]}" && continue
+		rc=1
+		failed_rank "$T_LOG/$name.h$((r + 1)).log"
+	done
 	return $rc
 }
 
 finished() {
-	local p rc=0
-	for p in "${PIDS[@]}"; do wait "$p" || rc=1; done
+	local i rc=0
+	for i in "${!PIDS[@]}"; do
+		wait "${PIDS[i]}" && continue
+		rc=1
+		failed_rank "${LOGS[i]}"
+	done
 	return $rc
 }
 
@@ -80,17 +96,13 @@ sysctl -qw net.core.netdev_max_backlog=200000
 head -c 48 /dev/urandom >"$T_LOG/key"
 
 # --- frames into a keyed communicator, results verified --------------------
-on h2 "$REPLAY" record --dev eth0 --outgoing --seconds 120 --count 3000 \
-	--out "$T_LOG/keyed.frames" >"$T_LOG/record.log" 2>&1 &
-rec=$!
-sleep 0.3
+nc_record_start h2 "$T_LOG/keyed.frames"
 t_check "keyed communicator 1 on h1..h4 (rank 1's frames recorded from its join on)" \
 	comm_up 1 key "$T_LOG/key"
 workload 1 5
 t_check "... a recorded run: allreduces verified" finished
 t_check "... and alltoalls" a2a4 rec-a2a --comm 1 --op alltoall --bytes-list 1,1500,70000
-kill "$rec" 2>/dev/null
-wait "$rec" 2>/dev/null
+nc_record_stop
 types=$(python3 - "$T_LOG/keyed.frames" <<'EOF'
 import struct, sys
 d = open(sys.argv[1], 'rb').read()
@@ -98,7 +110,7 @@ i, t = 0, set()
 while i + 2 <= len(d):
     n = struct.unpack('<H', d[i:i+2])[0]
     f = d[i+2:i+2+n]
-    # the recorder is killed: its last, unflushed frame may be cut short
+    # a frame cut short (there should be none: the recorder ends cleanly)
     if len(f) < n or n < 16:
         break
     t.add(f[15])	# netcoll type, after the 14-byte Ethernet header
@@ -111,50 +123,68 @@ t_check "the recording holds frames of $types types (the fuzzer makes every type
 
 # The reasons a frame that fails the receive path's checks up to its
 # authentication is counted under (kmod/rx.c): every mutated frame lands
-# in one of them.  Drops after authentication (a repair request too soon,
-# a frame of a finished operation, memory, another epoch) and our own
-# send drops come only from the bystanders' real traffic, whose amount
-# depends on the emulation's timing: counted apart.
+# in one of them.  Real traffic lands there too at times (an own frame
+# overtaken by more than the replay window: the emulated hosts share two
+# CPUs' backlogs, one of them flooded), so the count is exact only while
+# the communicator is idle; under the workload every mutated frame is
+# still counted, and the rest of what moved is printed beside it.
 FUZZ_DROPS="drop_short drop_version drop_type drop_length drop_opcode drop_comm
 	drop_cookie drop_rank drop_addr drop_auth drop_replay"
-# fuzz_drops HOST [other]: the sum of those counters (with "other": of the rest)
+# fuzz_drops STATS_JSON: the sum of those counters
 fuzz_drops() {
-	on "$1" "$NCTL" -j stats | python3 -c '
+	python3 -c '
 import json, sys
-d, names, other = json.load(sys.stdin), sys.argv[1].split(), len(sys.argv) > 2
-print(sum(v for k, v in d.items() if k.startswith("drop_") and (k in names) != other))' \
-		"$FUZZ_DROPS" ${2:+other}
+d, names = json.load(open(sys.argv[1])), sys.argv[2].split()
+print(sum(v for k, v in d.items() if k in names))' "$1" "$FUZZ_DROPS"
+}
+# stats_delta BEFORE AFTER: every counter that moved, on one line
+stats_delta() {
+	python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+print(" ".join(f"{k}+{b[k] - a.get(k, 0)}" for k in sorted(b) if b[k] != a.get(k, 0)))' "$@"
+}
+# fuzz_keyed NAME SEED: FRAMES mutated frames from rank 1's address into
+# rank 0, h1's counters before them in NAME.0.json; then fuzz_counted
+# NAME: after them (a second later) in NAME.1.json, and DROPPED the
+# frames counted under FUZZ_DROPS in between.
+fuzz_keyed() {
+	local name=$1 seed=$2
+	on h1 "$NCTL" -j stats >"$T_LOG/$name.0.json"
+	on h2 "$NC_REPLAY" fuzz --dev eth0 --in "$T_LOG/keyed.frames" --count "$FRAMES" \
+		--seed "$seed" --to "$H1MAC" >"$T_LOG/$name.log" 2>&1
+	t_check "$FRAMES mutated frames sent from rank 1's address ($name)" \
+		grep -q "sent $FRAMES mutated" "$T_LOG/$name.log"
+}
+fuzz_counted() {
+	local name=$1
+	sleep 1
+	on h1 "$NCTL" -j stats >"$T_LOG/$name.1.json"
+	DROPPED=$(( $(fuzz_drops "$T_LOG/$name.1.json") - $(fuzz_drops "$T_LOG/$name.0.json") ))
 }
 
-drops0=$(fuzz_drops h1)
-other0=$(fuzz_drops h1 other)
+fuzz_keyed idle 7
+fuzz_counted idle
+t_check "rank 0, idle: dropped and counted every one, once: $DROPPED of $FRAMES" \
+	eval 'stats_delta "$T_LOG/idle.0.json" "$T_LOG/idle.1.json"; test "$DROPPED" -eq "$FRAMES"'
 workload 1 40
-on h2 "$REPLAY" fuzz --dev eth0 --in "$T_LOG/keyed.frames" --count "$FRAMES" \
-	--seed 7 --to "$H1MAC" >"$T_LOG/fuzz-keyed.log" 2>&1
-t_check "$FRAMES mutated frames sent from rank 1's address" \
-	grep -q "sent $FRAMES mutated" "$T_LOG/fuzz-keyed.log"
+fuzz_keyed busy 9
 t_check "meanwhile every rank's 40 x 8 allreduces: bit-exact" finished
-sleep 1
-dropped=$(( $(fuzz_drops h1) - drops0 ))
-t_check "rank 0 dropped and counted every one: $dropped of $FRAMES (other drops meanwhile: $(( $(fuzz_drops h1 other) - other0 )))" \
-	test "$dropped" -ge "$FRAMES" -a "$dropped" -le $((FRAMES + 64))
-on h1 "$NCTL" -j stats >"$T_LOG/keyed-stats.json"
+fuzz_counted busy
+t_check "rank 0, busy: every one dropped and counted: $DROPPED of $FRAMES" \
+	eval 'stats_delta "$T_LOG/busy.0.json" "$T_LOG/busy.1.json"; test "$DROPPED" -ge "$FRAMES"'
 t_check "alltoalls after it: verified" a2a4 after-a2a --comm 1 --op alltoall \
 	--bytes-list 1,1500,70000
 
 # --- frames into an unkeyed communicator: robustness ----------------------
-on h2 "$REPLAY" record --dev eth0 --outgoing --seconds 120 --count 3000 \
-	--out "$T_LOG/plain.frames" >"$T_LOG/record2.log" 2>&1 &
-rec=$!
-sleep 0.3
+nc_record_start h2 "$T_LOG/plain.frames"
 t_check "unkeyed communicator 2" comm_up 2
 workload 2 5
 finished || t_fail "the recorded unkeyed run"
-kill "$rec" 2>/dev/null
-wait "$rec" 2>/dev/null
+nc_record_stop
 before=$(( $(nc_drops h1) + $(nc_stat h1 rx_frames) ))
 workload 2 40 --expect-error ANY
-on h2 "$REPLAY" fuzz --dev eth0 --in "$T_LOG/plain.frames" --count "$FRAMES" \
+on h2 "$NC_REPLAY" fuzz --dev eth0 --in "$T_LOG/plain.frames" --count "$FRAMES" \
 	--seed 8 --to "$H1MAC" >"$T_LOG/fuzz-plain.log" 2>&1
 sleep 1
 # Results may be forged without a key: only that every rank returns.
