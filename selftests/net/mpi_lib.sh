@@ -20,15 +20,41 @@ mpi_usable() { command -v mpirun >/dev/null && [ -x "$MPI_CHECK" ] && [ -e "$NCM
 # mpi_launch LOGNAME LAUNCHER ARGS... : LAUNCHER (mpirun) in the first
 # host's network namespace and a UTS namespace named after it, NC_RSH_PREFIX
 # set for nc-rsh, output in $T_LOG/LOGNAME.log.
+# Ten seconds before the timeout, where the ranks are goes into the log
+# and to stderr (mpi_stuck).
 mpi_launch() {
-	local name=$1 first ns
+	local name=$1 first ns pid limit=${NC_MPIRUN_TIMEOUT:-600} t=0
 	shift
 	first=$(cluster_hosts | head -n 1)
 	ns=$(cluster_ns "$first")
 	NC_RSH_PREFIX=${ns%"$first"} HOME=${HOME:-/tmp} \
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-	timeout "${NC_MPIRUN_TIMEOUT:-600}" ip netns exec "$ns" unshare --uts \
-		sh -c 'hostname "$0" && exec "$@"' "$first" "$@" >"$T_LOG/$name.log" 2>&1
+	timeout "$limit" ip netns exec "$ns" unshare --uts \
+		sh -c 'hostname "$0" && exec "$@"' "$first" "$@" >"$T_LOG/$name.log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		[ $t -ne $(((limit - 10) * 5)) ] || mpi_stuck | tee -a "$T_LOG/$name.log" >&2
+		sleep 0.2
+		t=$((t + 1))
+	done
+	wait "$pid"
+}
+
+# mpi_stuck: every host's counters that tell a stuck or repairing
+# operation, then each rank's kernel wait channel and stack top: in a
+# netcoll operation (nck_*), or polling in MPI's own progress.
+mpi_stuck() {
+	local h p
+	for h in $(cluster_hosts); do
+		echo "stuck: $h: $(on "$h" "$NCTL" -j stats | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join(f"{k}={d[k]}" for k in ("agg_ops", "ops_failed", "ops_timedout",
+      "rto_expired", "agg_repairs", "drop_ratelimit", "rx_frames") if d.get(k)))')"
+	done
+	for p in $(pgrep -x 'mpi_check|mpi_check_f|fft_check|hpcc'); do
+		echo "stuck: pid $p $(cat "/proc/$p/comm") in $(cat "/proc/$p/wchan" 2>/dev/null): $(head -n 4 "/proc/$p/stack" 2>/dev/null | sed 's/^.*] //' | paste -sd' ')"
+	done
 }
 
 # nc_mpirun LOGNAME MPIRUN_ARGS... PROGRAM ARGS : Open MPI on every host of
