@@ -113,6 +113,34 @@ nc_stat() {
 		'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$2"
 }
 
+# Counters saved and compared (what moved while a test step ran):
+# nc_stats_save HOST FILE : HOST's counters (`nctl -j stats`) into FILE.
+nc_stats_save() {
+	on "$1" "$NCTL" -j stats >"$2"
+}
+# nc_stats_sum FILE "NAME..." : the sum of those counters in a save (a
+# NAME ending in * stands for every counter it begins).
+nc_stats_sum() {
+	python3 -c '
+import json, sys
+d, names = json.load(open(sys.argv[1])), sys.argv[2].split()
+match = lambda k: any(k == n or (n.endswith("*") and k.startswith(n[:-1])) for n in names)
+print(sum(v for k, v in d.items() if match(k)))' "$1" "$2"
+}
+# nc_stats_since FILE HOST NAME : how much HOST's counter NAME moved since
+# the save FILE.
+nc_stats_since() {
+	echo $(( $(nc_stat "$2" "$3") - $(nc_stats_sum "$1" "$3") ))
+}
+# nc_stats_moved BEFORE AFTER : every counter that moved between two
+# saves, on one line ("name+N ...").
+nc_stats_moved() {
+	python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+print(" ".join(f"{k}+{b[k] - a.get(k, 0)}" for k in sorted(b) if b[k] != a.get(k, 0)))' "$1" "$2"
+}
+
 # Attach eth0 and create communicator ID on every host (rank = host order).
 nc_comm_up() {
 	local id=$1 cookie=${2:-0x5eed} h r=0 members

@@ -130,27 +130,13 @@ t_check "the recording holds frames of $types types (the fuzzer makes every type
 # still counted, and the rest of what moved is printed beside it.
 FUZZ_DROPS="drop_short drop_version drop_type drop_length drop_opcode drop_comm
 	drop_cookie drop_rank drop_addr drop_auth drop_replay"
-# fuzz_drops STATS_JSON: the sum of those counters
-fuzz_drops() {
-	python3 -c '
-import json, sys
-d, names = json.load(open(sys.argv[1])), sys.argv[2].split()
-print(sum(v for k, v in d.items() if k in names))' "$1" "$FUZZ_DROPS"
-}
-# stats_delta BEFORE AFTER: every counter that moved, on one line
-stats_delta() {
-	python3 -c '
-import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:3])
-print(" ".join(f"{k}+{b[k] - a.get(k, 0)}" for k in sorted(b) if b[k] != a.get(k, 0)))' "$@"
-}
 # fuzz_keyed NAME SEED: FRAMES mutated frames from rank 1's address into
 # rank 0, h1's counters before them in NAME.0.json; then fuzz_counted
 # NAME: after them (a second later) in NAME.1.json, and DROPPED the
 # frames counted under FUZZ_DROPS in between.
 fuzz_keyed() {
 	local name=$1 seed=$2
-	on h1 "$NCTL" -j stats >"$T_LOG/$name.0.json"
+	nc_stats_save h1 "$T_LOG/$name.0.json"
 	on h2 "$NC_REPLAY" fuzz --dev eth0 --in "$T_LOG/keyed.frames" --count "$FRAMES" \
 		--seed "$seed" --to "$H1MAC" >"$T_LOG/$name.log" 2>&1
 	t_check "$FRAMES mutated frames sent from rank 1's address ($name)" \
@@ -159,20 +145,21 @@ fuzz_keyed() {
 fuzz_counted() {
 	local name=$1
 	sleep 1
-	on h1 "$NCTL" -j stats >"$T_LOG/$name.1.json"
-	DROPPED=$(( $(fuzz_drops "$T_LOG/$name.1.json") - $(fuzz_drops "$T_LOG/$name.0.json") ))
+	nc_stats_save h1 "$T_LOG/$name.1.json"
+	DROPPED=$(( $(nc_stats_sum "$T_LOG/$name.1.json" "$FUZZ_DROPS") -
+		$(nc_stats_sum "$T_LOG/$name.0.json" "$FUZZ_DROPS") ))
 }
 
 fuzz_keyed idle 7
 fuzz_counted idle
 t_check "rank 0, idle: dropped and counted every one, once: $DROPPED of $FRAMES" \
-	eval 'stats_delta "$T_LOG/idle.0.json" "$T_LOG/idle.1.json"; test "$DROPPED" -eq "$FRAMES"'
+	eval 'nc_stats_moved "$T_LOG/idle.0.json" "$T_LOG/idle.1.json"; test "$DROPPED" -eq "$FRAMES"'
 workload 1 40
 fuzz_keyed busy 9
 t_check "meanwhile every rank's 40 x 8 allreduces: bit-exact" finished
 fuzz_counted busy
 t_check "rank 0, busy: every one dropped and counted: $DROPPED of $FRAMES" \
-	eval 'stats_delta "$T_LOG/busy.0.json" "$T_LOG/busy.1.json"; test "$DROPPED" -ge "$FRAMES"'
+	eval 'nc_stats_moved "$T_LOG/busy.0.json" "$T_LOG/busy.1.json"; test "$DROPPED" -ge "$FRAMES"'
 t_check "alltoalls after it: verified" a2a4 after-a2a --comm 1 --op alltoall \
 	--bytes-list 1,1500,70000
 

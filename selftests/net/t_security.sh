@@ -65,13 +65,8 @@ red_all() {
 }
 
 # Counter deltas: snap HOST, then delta HOST COUNTER.
-declare -A SNAP
-snap() {
-	local k v
-	while read -r k v; do SNAP[$1.$k]=$v; done < <(on "$1" "$NCTL" -j stats |
-		python3 -c 'import json,sys; [print(k, v) for k, v in json.load(sys.stdin).items()]')
-}
-delta() { echo $(( $(nc_stat "$1" "$2") - ${SNAP[$1.$2]:-0} )); }
+snap() { nc_stats_save "$1" "$T_LOG/snap.$1.json"; }
+delta() { nc_stats_since "$T_LOG/snap.$1.json" "$1" "$2"; }
 
 # Replays: record_start NAME captures h2's outgoing frames into
 # $T_LOG/NAME.frames until record_wait; replay_to_h1 NAME TIMES snapshots
@@ -85,11 +80,7 @@ replay_to_h1() {
 	sleep 0.5
 }
 drops_delta() {
-	local now=$(nc_drops "$1") before=0 k
-	for k in "${!SNAP[@]}"; do
-		[[ $k == "$1".drop_* ]] && before=$((before + SNAP[$k]))
-	done
-	echo $((now - before))
+	echo $(( $(nc_drops "$1") - $(nc_stats_sum "$T_LOG/snap.$1.json" 'drop_*') ))
 }
 
 cluster_star 4 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
