@@ -626,6 +626,29 @@ static int nck_nl_fill_secrets(struct sk_buff *skb, struct nck_comm *c,
 				 NETCOLL_A_PAD);
 }
 
+/*
+ * A round-trip estimate, read without its owner's lock (the alltoall's
+ * process, c->lock for the aggregation engine): a snapshot for people,
+ * which may mix two samples' values.
+ */
+static int nck_nl_fill_rtt(struct sk_buff *skb, int type,
+			   const struct nck_rtt *live)
+{
+	struct nck_rtt r = {
+		.srtt_us = READ_ONCE(live->srtt_us),
+		.rttvar_us = READ_ONCE(live->rttvar_us),
+	};
+	struct nlattr *nest = nla_nest_start(skb, type);
+
+	if (!nest ||
+	    nla_put_u32(skb, NETCOLL_A_RTT_SRTT_US, r.srtt_us) ||
+	    nla_put_u32(skb, NETCOLL_A_RTT_RTTVAR_US, r.rttvar_us) ||
+	    nla_put_u32(skb, NETCOLL_A_RTT_RTO_US, nck_rtt_rto_us(&r)))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int nck_nl_fill_comm(struct sk_buff *skb, struct nck_comm *c,
 			    bool with_members, const struct nck_nl_viewer *v,
 			   u32 portid, u32 seq, int flags)
@@ -660,6 +683,8 @@ static int nck_nl_fill_comm(struct sk_buff *skb, struct nck_comm *c,
 	    nla_put_u32(skb, NETCOLL_A_COMM_AGG_SEQ, READ_ONCE(c->agg.next)) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_TREE_DEGREE, c->agg.tree_degree) ||
 	    nla_put(skb, NETCOLL_A_COMM_MCAST_ADDR, c->addr_len, c->mcast_addr) ||
+	    nck_nl_fill_rtt(skb, NETCOLL_A_COMM_RTT, &c->rtt) ||
+	    nck_nl_fill_rtt(skb, NETCOLL_A_COMM_AGG_RTT, &c->agg.rtt) ||
 	    (with_members && nck_nl_fill_members(skb, c))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

@@ -222,15 +222,17 @@ int nck_frags_probe(struct nck_frags *s, u32 sent,
 /* Round trip and retransmission timer                               */
 /* ---------------------------------------------------------------- */
 
+/* Written once per field: `comm show` reads them without the owner's lock. */
 void nck_rtt_sample(struct nck_rtt *r, u32 us)
 {
 	if (!r->srtt_us) {
-		r->srtt_us = us ?: 1;
-		r->rttvar_us = us / 2;
+		WRITE_ONCE(r->srtt_us, us ?: 1);
+		WRITE_ONCE(r->rttvar_us, us / 2);
 		return;
 	}
-	r->rttvar_us = (3 * r->rttvar_us + abs((s32)(r->srtt_us - us))) / 4;
-	r->srtt_us = ((7 * r->srtt_us + us) / 8) ?: 1;
+	WRITE_ONCE(r->rttvar_us,
+		   (3 * r->rttvar_us + abs((s32)(r->srtt_us - us))) / 4);
+	WRITE_ONCE(r->srtt_us, ((7 * r->srtt_us + us) / 8) ?: 1);
 }
 
 u32 nck_rtt_rto_us(const struct nck_rtt *r)

@@ -72,6 +72,8 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_COMM_AGG_SEQ]	= { .type = NLA_U32 },
 	[NETCOLL_A_COMM_BOUND]		= { .type = NLA_U8 },
 	[NETCOLL_A_STATS]		= { .type = NLA_NESTED },
+	[NETCOLL_A_COMM_RTT]		= { .type = NLA_NESTED },
+	[NETCOLL_A_COMM_AGG_RTT]	= { .type = NLA_NESTED },
 	[NETCOLL_A_ERRNO]		= { .type = NLA_S32, .minlen = sizeof(int32_t) },
 	[NETCOLL_A_OP_SEQ]		= { .type = NLA_U32 },
 	[NETCOLL_A_PEER_RANK]		= { .type = NLA_U32 },
@@ -605,6 +607,69 @@ int nc_request_comm(nc_ctl *ctl, uint8_t cmd, uint32_t id)
 int nc_comm_delete(nc_ctl *ctl, uint32_t id)
 {
 	return nc_request_comm(ctl, NETCOLL_CMD_COMM_DEL, id);
+}
+
+struct nc_rtt_pair {
+	struct nc_rtt *alltoall, *agg;
+	int got;
+};
+
+static int nc_parse_rtt(nc_ctl *ctl, struct nlattr *nest, struct nc_rtt *r)
+{
+	static struct nla_policy pol[NETCOLL_A_RTT_MAX + 1] = {
+		[NETCOLL_A_RTT_SRTT_US]		= { .type = NLA_U32 },
+		[NETCOLL_A_RTT_RTTVAR_US]	= { .type = NLA_U32 },
+		[NETCOLL_A_RTT_RTO_US]		= { .type = NLA_U32 },
+	};
+	struct nlattr *tb[NETCOLL_A_RTT_MAX + 1];
+
+	if (nla_parse_nested(tb, NETCOLL_A_RTT_MAX, nest, pol) < 0 ||
+	    !tb[NETCOLL_A_RTT_SRTT_US] || !tb[NETCOLL_A_RTT_RTTVAR_US] ||
+	    !tb[NETCOLL_A_RTT_RTO_US])
+		return nc_proto(ctl, "a malformed round-trip estimate");
+	r->srtt_us = nla_get_u32(tb[NETCOLL_A_RTT_SRTT_US]);
+	r->rttvar_us = nla_get_u32(tb[NETCOLL_A_RTT_RTTVAR_US]);
+	r->rto_us = nla_get_u32(tb[NETCOLL_A_RTT_RTO_US]);
+	return 0;
+}
+
+static int nc_parse_comm_rtt(nc_ctl *ctl, struct nlattr **tb, void *arg)
+{
+	struct nc_rtt_pair *p = arg;
+	int err;
+
+	if (p->got++)
+		return nc_proto(ctl, "more than one answer to a single communicator request");
+	if (!tb[NETCOLL_A_COMM_RTT] || !tb[NETCOLL_A_COMM_AGG_RTT]) {
+		nc_ctl_seterr(ctl, "the module does not report round trips");
+		return -EOPNOTSUPP;
+	}
+	err = nc_parse_rtt(ctl, tb[NETCOLL_A_COMM_RTT], p->alltoall);
+	return err ? err : nc_parse_rtt(ctl, tb[NETCOLL_A_COMM_AGG_RTT], p->agg);
+}
+
+int nc_comm_get_rtt(nc_ctl *ctl, uint32_t id, struct nc_rtt *alltoall,
+		    struct nc_rtt *agg)
+{
+	struct nc_rtt_pair p = { alltoall, agg, 0 };
+	struct nl_msg *msg;
+	int err;
+
+	if (!ctl || !alltoall || !agg || nc_check_comm_id(id))
+		return -EINVAL;
+	memset(alltoall, 0, sizeof(*alltoall));
+	memset(agg, 0, sizeof(*agg));
+	msg = nc_msg(ctl, NETCOLL_CMD_COMM_GET, 0, 0);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, id) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	err = nc_nl_request(ctl, msg, nc_parse_comm_rtt, &p);
+	if (!err && !p.got)
+		err = nc_proto(ctl, "no answer to a communicator request");
+	return err;
 }
 
 /* Members arrive as one nest per rank, in any order; each rank once. */

@@ -17,6 +17,11 @@ t_check "alltoall sizes $SIZES under loss" \
 t_check "alltoall 1453 B x30 under loss" \
 	nc_check_all a2a_iter --comm 2 --op alltoall --bytes 1453 --iters 30
 
+# 1 ms of delay each way on every cable: at least 4 ms there and back
+t_check "comm show: the alltoall's round trip holds the cables' delay ($(on h1 "$NCTL" comm show id 2 |
+	grep -o 'round trips.*'))" \
+	nc_json h1 'd[0]["rtt_alltoall"]["srtt_us"] >= 4000 and d[0]["rtt_alltoall"]["rto_us"] >= d[0]["rtt_alltoall"]["srtt_us"]' comm show id 2
+
 retx=$(nc_stat h1 retransmits)
 dups=$(nc_stat h1 rx_duplicates)
 [ "${retx:-0}" -gt 0 ] && t_ok "losses were repaired by retransmission ($retx retransmits on h1)" ||

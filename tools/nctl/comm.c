@@ -467,7 +467,19 @@ static const char *comm_state(enum nc_comm_state s)
  * Text: a line of identity and state, one of rights and limits, one for
  * each of alltoall and reductions, one per member.  JSON: one object.
  */
-static void print_comm(const struct nc_comm_info *c)
+/* One engine's round-trip estimate: " NAME srtt X us rttvar Y us rto Z us". */
+static void print_rtt(const char *key, const char *name, const struct nc_rtt *r)
+{
+	open_json_object(key);
+	print_text(" %s", name);
+	print_uint(PRINT_ANY, "srtt_us", " srtt %u us", r->srtt_us);
+	print_uint(PRINT_ANY, "rttvar_us", " rttvar %u us", r->rttvar_us);
+	print_uint(PRINT_ANY, "rto_us", " rto %u us", r->rto_us);
+	close_json_object();
+}
+
+/* rtt: the alltoall's and the reductions' estimates, or NULL (lists). */
+static void print_comm(const struct nc_comm_info *c, const struct nc_rtt *rtt)
 {
 	char ifname[NC_IFNAMSIZ + 8], addr[3 * NC_ADDR_MAX];
 	uint32_t r;
@@ -525,6 +537,14 @@ static void print_comm(const struct nc_comm_info *c)
 		print_uint(PRINT_JSON, "agg_seq", NULL, c->agg_seq);
 	}
 
+	if (rtt) {
+		print_text("    round trips:");
+		print_rtt("rtt_alltoall", "alltoall", &rtt[0]);
+		print_text(";");
+		print_rtt("rtt_agg", "reductions", &rtt[1]);
+		print_nl();
+	}
+
 	if (c->members) {
 		open_json_array("members");
 		for (r = 0; r < c->size; r++) {
@@ -547,6 +567,8 @@ static void print_comm(const struct nc_comm_info *c)
 static int comm_show(int argc, char **argv)
 {
 	struct nc_comm_info one, *comms = &one;
+	struct nc_rtt rtt[2];
+	bool have_rtt = false;
 	size_t i, n = 1;
 	uint32_t id;
 	nc_ctl *ctl;
@@ -565,9 +587,12 @@ static int comm_show(int argc, char **argv)
 		nc_ctl_close(ctl);
 		return ret;
 	}
+	/* timing is an extra: a module without it shows the rest */
+	if (id)
+		have_rtt = !nc_comm_get_rtt(ctl, id, &rtt[0], &rtt[1]);
 	open_json_array(NULL);
 	for (i = 0; i < n; i++)
-		print_comm(&comms[i]);
+		print_comm(&comms[i], have_rtt ? rtt : NULL);
 	close_json_array();
 	if (id)
 		nc_comm_info_free(&one);

@@ -20,7 +20,7 @@
 
 #define NETCOLL_GENL_NAME		"netcoll"
 /* 3: DEV_SET, users' communicators; 4: COMM_TRANSIENT; 5: TREE_BCAST_* */
-#define NETCOLL_GENL_VERSION		5
+#define NETCOLL_GENL_VERSION		6
 #define NETCOLL_GENL_MCGRP_EVENTS	"events"
 
 /*
@@ -200,6 +200,13 @@ enum netcoll_attr {
 	NETCOLL_A_TREE_BCAST,		/* flag (in): TREE_DEL, TREE_GET act on
 					 * the broadcast order (version 5)
 					 */
+	NETCOLL_A_COMM_RTT,		/* nest of enum netcoll_rtt_attr (out):
+					 * the alltoall transport's round trip
+					 * estimate on this host (version 6)
+					 */
+	NETCOLL_A_COMM_AGG_RTT,		/* nest of enum netcoll_rtt_attr (out):
+					 * the aggregation engine's (version 6)
+					 */
 
 	__NETCOLL_A_MAX,
 	NETCOLL_A_MAX = __NETCOLL_A_MAX - 1
@@ -226,6 +233,21 @@ enum netcoll_comm_state {
 /* A user's communicators on one host (NETCOLL_A_DEV_USER_COMMS_MAX). */
 #define NETCOLL_USER_COMMS_DEFAULT	8
 #define NETCOLL_USER_COMMS_MAX		256
+
+/*
+ * A round-trip estimate (RFC 6298) and the retransmission timeout it
+ * gives, in microseconds: what an engine's timers run on.  SRTT 0: no
+ * sample yet (the timeout is then the module's rto_min_ms).
+ */
+enum netcoll_rtt_attr {
+	NETCOLL_A_RTT_UNSPEC,
+	NETCOLL_A_RTT_SRTT_US,		/* u32 */
+	NETCOLL_A_RTT_RTTVAR_US,	/* u32 */
+	NETCOLL_A_RTT_RTO_US,		/* u32: SRTT + 4 RTTVAR, clamped */
+
+	__NETCOLL_A_RTT_MAX,
+	NETCOLL_A_RTT_MAX = __NETCOLL_A_RTT_MAX - 1
+};
 
 /* Inside NETCOLL_A_COMM_MEMBERS: one NETCOLL_A_MEMBER nest per rank. */
 enum netcoll_members_attr {

@@ -355,6 +355,21 @@ void nc_comm_info_free(struct nc_comm_info *info);
 /* All communicators, without members.  *comms is malloc'ed; free() it. */
 int nc_comm_list(nc_ctl *ctl, struct nc_comm_info **comms, size_t *ncomms);
 
+/* A round-trip estimate (RFC 6298), microseconds; srtt_us 0: no sample. */
+struct nc_rtt {
+	uint32_t srtt_us;
+	uint32_t rttvar_us;
+	uint32_t rto_us;		/* the timeout it gives (clamped) */
+};
+/*
+ * Communicator id's round-trip estimates on this host: the alltoall
+ * transport's and the aggregation engine's (reductions, broadcasts), what
+ * their retransmission timers run on.  Any user may read them; a module
+ * before them: -EOPNOTSUPP.
+ */
+int nc_comm_get_rtt(nc_ctl *ctl, uint32_t id, struct nc_rtt *alltoall,
+		    struct nc_rtt *agg);
+
 /*
  * Alltoall schedules computed from the network's topology.  On trees all
  * of them get pairwise synchronisation (a fat link counts as as many lanes
