@@ -211,11 +211,19 @@ late_subtree() {
 	red_on late_all "h1 h2 h3 h4" --comm 15 --all --ops max --dtypes double \
 		--degree 2 --count-list 1 --iters 1 --late-ms 8000 --timeout 30000
 	r=$?
+	on h1 "$NCTL" -j comm show id 15 >"$T_LOG/late_root.json"
 	for h in h1 h2 h3 h4; do on "$h" "$NCTL" comm del id 15; done
 	return $r
 }
 t_check "a rank 8 s late below an inner rank (degree 2): its reduce and allreduce right, nobody gave up after its retries" \
 	late_subtree
+# The root sends nothing up, so only its requests to its children (timed
+# until the first answer) give it a round trip; without one its timer ran
+# at rto_min_ms, asking its children every tick.
+t_check "... the root timed its requests: a reductions round trip ($(python3 -c \
+	'import json,sys; print(json.load(open(sys.argv[1]))[0]["rtt_agg"])' "$T_LOG/late_root.json" 2>&1))" \
+	python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))[0]["rtt_agg"]; sys.exit(not (r["srtt_us"] > 0 and r["rto_us"] >= r["srtt_us"]))' \
+	"$T_LOG/late_root.json"
 
 # The other side: a dead rank there.  h4's kernel forgets the
 # communicator (no answer to anything), the others run an allreduce with
