@@ -609,6 +609,29 @@ int nc_comm_delete(nc_ctl *ctl, uint32_t id)
 	return nc_request_comm(ctl, NETCOLL_CMD_COMM_DEL, id);
 }
 
+/*
+ * COMM_GET for communicator id; fn sees the answer and counts it in *got
+ * (exactly one is expected).
+ */
+static int nc_comm_get_with(nc_ctl *ctl, uint32_t id, nc_reply_fn fn,
+			    void *arg, const int *got)
+{
+	struct nl_msg *msg;
+	int err;
+
+	msg = nc_msg(ctl, NETCOLL_CMD_COMM_GET, 0, 0);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, id) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	err = nc_nl_request(ctl, msg, fn, arg);
+	if (!err && !*got)
+		err = nc_proto(ctl, "no answer to a communicator request");
+	return err;
+}
+
 struct nc_rtt_pair {
 	struct nc_rtt *alltoall, *agg;
 	int got;
@@ -652,24 +675,12 @@ int nc_comm_get_rtt(nc_ctl *ctl, uint32_t id, struct nc_rtt *alltoall,
 		    struct nc_rtt *agg)
 {
 	struct nc_rtt_pair p = { alltoall, agg, 0 };
-	struct nl_msg *msg;
-	int err;
 
 	if (!ctl || !alltoall || !agg || nc_check_comm_id(id))
 		return -EINVAL;
 	memset(alltoall, 0, sizeof(*alltoall));
 	memset(agg, 0, sizeof(*agg));
-	msg = nc_msg(ctl, NETCOLL_CMD_COMM_GET, 0, 0);
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, id) < 0) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	err = nc_nl_request(ctl, msg, nc_parse_comm_rtt, &p);
-	if (!err && !p.got)
-		err = nc_proto(ctl, "no answer to a communicator request");
-	return err;
+	return nc_comm_get_with(ctl, id, nc_parse_comm_rtt, &p, &p.got);
 }
 
 /* Members arrive as one nest per rank, in any order; each rank once. */
@@ -804,22 +815,12 @@ static int nc_parse_comm_dump(nc_ctl *ctl, struct nlattr **tb, void *arg)
 int nc_comm_get(nc_ctl *ctl, uint32_t id, struct nc_comm_info *info)
 {
 	struct nc_one one = { .out = info };
-	struct nl_msg *msg;
 	int err;
 
 	if (!ctl || !info || nc_check_comm_id(id))
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
-	msg = nc_msg(ctl, NETCOLL_CMD_COMM_GET, 0, 0);
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, id) < 0) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	err = nc_nl_request(ctl, msg, nc_parse_comm_one, &one);
-	if (!err && !one.got)
-		err = nc_proto(ctl, "no answer to a communicator request");
+	err = nc_comm_get_with(ctl, id, nc_parse_comm_one, &one, &one.got);
 	if (err)
 		nc_comm_info_free(info);
 	return err;
