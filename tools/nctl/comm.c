@@ -463,10 +463,6 @@ static const char *comm_state(enum nc_comm_state s)
 	       comm_states[s] : "unknown";
 }
 
-/*
- * Text: a line of identity and state, one of rights and limits, one for
- * each of alltoall and reductions, one per member.  JSON: one object.
- */
 /* One engine's round-trip estimate: " NAME srtt X us rttvar Y us rto Z us". */
 static void print_rtt(const char *key, const char *name, const struct nc_rtt *r)
 {
@@ -478,7 +474,12 @@ static void print_rtt(const char *key, const char *name, const struct nc_rtt *r)
 	close_json_object();
 }
 
-/* rtt: the alltoall's and the reductions' estimates, or NULL (lists). */
+/*
+ * Text: a line of identity and state, one of rights and limits, one for
+ * each of alltoall and reductions, one of round trips (rtt: the
+ * alltoall's and the reductions' estimates; NULL in lists: none), one per
+ * member.  JSON: one object.
+ */
 static void print_comm(const struct nc_comm_info *c, const struct nc_rtt *rtt)
 {
 	char ifname[NC_IFNAMSIZ + 8], addr[3 * NC_ADDR_MAX];
