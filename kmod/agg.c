@@ -78,8 +78,9 @@
  *    fragments a peer asked for before this rank had them; not a
  *    timeout's burst, which is mostly late frames).  So once a rank has
  *    had to repair (it resent or asked, or was asked: a loss, or a peer
- *    slower than the timeout -- one fragment cannot tell them apart) it
- *    sends those frames twice, back to back, for the next
+ *    slower than the timeout -- one fragment cannot tell them apart; a
+ *    large result asked for by a rank that has none of it is late, not
+ *    lost: nck_agg_late()) it sends those frames twice, back to back, for the next
  *    NCK_AGG_REPEAT_OPS operations; the first-time fragments of larger
  *    pieces still go once, their losses show as holes.  Where no
  *    operation ever times out nothing is repeated; a copy that arrives
@@ -615,6 +616,19 @@ static void nck_agg_ask_holes(struct nck_comm *c, struct nck_agg_op *op,
 	nck_agg_send_nack(c, op, p, &p->res, from, below, round, txq);
 }
 
+/*
+ * A rank asks on its timeout for a large result it has none of (had: it
+ * has some): its timer ran before the result came, behind a slower
+ * subtree, so that is late, not lost, and neither side starts repeating
+ * (nck_agg_saw_loss) for it -- else every early ask, frequent without
+ * any loss under CPU load, doubled the frames of the next operations.
+ * A small piece cannot tell late from lost (one fragment): it repeats.
+ */
+static bool nck_agg_late(const struct nck_agg_piece *p, bool had)
+{
+	return !had && p->nfrags > NCK_AGG_REPEAT_FRAGS;
+}
+
 /* Ask the sender of piece p's result for everything missing (timeout). */
 static void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
 			struct nck_agg_piece *p, struct sk_buff_head *txq)
@@ -628,7 +642,8 @@ static void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	p->res_asked = max(p->res_asked, p->res.next);
 	p->ask_ns = ktime_get_ns();
-	nck_agg_saw_loss(c, op);
+	if (!nck_agg_late(p, p->res.count))
+		nck_agg_saw_loss(c, op);
 	nck_agg_send_nack(c, op, p, data ? &p->res : NULL, from, 0, 0, txq);
 }
 
@@ -1277,7 +1292,8 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	op->again = false;
 	/* what we sent x went missing (a repair within budget and rate) */
-	nck_agg_saw_loss(c, op);
+	if (!nck_agg_late(p, f->seq || memchr_inv(map, 0, f->len)))
+		nck_agg_saw_loss(c, op);
 	frames = min(frames, op->repair_budget);
 	nck_agg_mark_repairs(op, txq, queued, frames);
 	op->repair_budget -= frames;
