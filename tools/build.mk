@@ -12,7 +12,8 @@ $(B)/nctl: $(NCTL_OBJS) $(LIBNC_A)
 
 NCBENCH_SRCS := tools/ncbench/ncbench.c tools/ncbench/red.c \
 		tools/ncbench/calib.c tools/ncbench/udp_tree.c \
-		tools/ncbench/noise.c tools/ncbench/stats.c
+		tools/ncbench/noise.c tools/ncbench/stats.c \
+		tools/ncbench/tune.c
 NCBENCH_OBJS := $(NCBENCH_SRCS:%.c=$(B)/%.o)
 
 # -lm: the latency model (libnetcoll) and the reference data (ldexp).

@@ -9,7 +9,7 @@ LIBNC_SRCS := userlib/nl.c userlib/endpoint.c userlib/text.c \
 	      userlib/sched_order.c userlib/sched_verify.c userlib/sched_install.c \
 	      userlib/tree.c userlib/bcast_plan.c userlib/model.c userlib/red_names.c \
 	      userlib/plan_api.c userlib/bootstrap.c userlib/comm_bootstrap.c \
-	      userlib/reduce_scatter.c
+	      userlib/reduce_scatter.c userlib/bcast_tune.c
 LIBNC_OBJS := $(LIBNC_SRCS:%.c=$(B)/%.o)
 # The boundary: only what the public headers declare (they push default
 # visibility) is visible, and the version script names those symbols.

@@ -40,25 +40,27 @@ struct nc_endpoint {
 	enum nc_dist dist;		/* default result distribution */
 	uint32_t timeout_ms;		/* 0: the communicator's default */
 	uint32_t size;			/* members of the bound communicator */
+	uint32_t rank;			/* ours in it */
+	size_t bcast_mcast_min;		/* NC_DIST_AUTO: multicast from here */
 	size_t rsag_min;		/* nc_allreduce: reduce-scatter + allgather
 					 * from this many bytes; 0: never
 					 */
 	struct nc_info info;
 };
 
-/* NETCOLL_RSAG_MIN from the environment, else NC_RSAG_MIN_DEFAULT. */
-static size_t nc_rsag_min_default(void)
+/* A size from the environment (name), else def. */
+static size_t nc_env_size(const char *name, size_t def)
 {
-	const char *env = getenv("NETCOLL_RSAG_MIN");
+	const char *env = getenv(name);
 	unsigned long long v;
 	char *end;
 
 	if (!env || !*env)
-		return NC_RSAG_MIN_DEFAULT;
+		return def;
 	errno = 0;
 	v = strtoull(env, &end, 0);
 	if (errno || *end || v > SIZE_MAX)
-		return NC_RSAG_MIN_DEFAULT;
+		return def;
 	return (size_t)v;
 }
 
@@ -94,7 +96,10 @@ int nc_open(nc_endpoint **pep, const char *path)
 		goto fail;
 	}
 	ep->fd = fd;
-	ep->rsag_min = nc_rsag_min_default();
+	ep->dist = NC_DIST_AUTO;
+	ep->rsag_min = nc_env_size("NETCOLL_RSAG_MIN", NC_RSAG_MIN_DEFAULT);
+	ep->bcast_mcast_min = nc_env_size("NETCOLL_BCAST_MCAST_MIN",
+					  NC_BCAST_MCAST_MIN_DEFAULT);
 	ep->info.abi_version = ki.abi_version;
 	ep->info.wire_version = ki.wire_version;
 	ep->info.features = ki.features;
@@ -131,6 +136,7 @@ int nc_bind(nc_endpoint *ep, uint32_t comm_id, uint32_t rank)
 	if (ioctl(ep->fd, NETCOLL_IOC_BIND, &b) < 0)
 		return -errno;
 	ep->size = b.size;
+	ep->rank = rank;
 	return 0;
 }
 
@@ -139,6 +145,13 @@ int nc_comm_size(const nc_endpoint *ep)
 	if (!ep || !ep->size)
 		return -ENOTCONN;
 	return (int)ep->size;
+}
+
+int nc_comm_rank(const nc_endpoint *ep)
+{
+	if (!ep || !ep->size)
+		return -ENOTCONN;
+	return (int)ep->rank;
 }
 
 int nc_set_timeout(nc_endpoint *ep, uint32_t timeout_ms)
@@ -151,10 +164,24 @@ int nc_set_timeout(nc_endpoint *ep, uint32_t timeout_ms)
 
 int nc_set_dist(nc_endpoint *ep, enum nc_dist dist)
 {
-	if (!ep || (dist != NC_DIST_TREE && dist != NC_DIST_MCAST))
+	if (!ep || (dist != NC_DIST_TREE && dist != NC_DIST_MCAST &&
+		    dist != NC_DIST_AUTO))
 		return -EINVAL;
 	ep->dist = dist;
 	return 0;
+}
+
+int nc_set_bcast_mcast_min(nc_endpoint *ep, size_t bytes)
+{
+	if (!ep)
+		return -EINVAL;
+	ep->bcast_mcast_min = bytes;
+	return 0;
+}
+
+static int nc_dist_ok(enum nc_dist d)
+{
+	return d == NC_DIST_TREE || d == NC_DIST_MCAST || d == NC_DIST_AUTO;
 }
 
 static int nc_red_fill(const nc_endpoint *ep, const struct nc_red_args *a,
@@ -167,8 +194,7 @@ static int nc_red_fill(const nc_endpoint *ep, const struct nc_red_args *a,
 	esize = a->count ? nc_elem_size(a->op, a->dtype) : 1;
 	if (!esize || a->count > NETCOLL_REDUCE_MAX / esize ||
 	    (a->count && (!a->sendbuf || !a->recvbuf)) ||
-	    a->split > NETCOLL_TREES_MAX ||
-	    (a->dist != NC_DIST_TREE && a->dist != NC_DIST_MCAST))
+	    a->split > NETCOLL_TREES_MAX || !nc_dist_ok(a->dist))
 		return -EINVAL;
 	*r = (struct netcoll_reduce){
 		.sendbuf = (uintptr_t)a->sendbuf,
@@ -260,18 +286,21 @@ int nc_allreduce(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
 static int nc_bcast_fill(const nc_endpoint *ep, const struct nc_bcast_args *a,
 			 struct netcoll_reduce *r)
 {
+	int mcast;
+
 	if (!ep || !a || a->comp_mask || a->len > NETCOLL_REDUCE_MAX ||
-	    (a->len && !a->buf) ||
-	    (a->dist != NC_DIST_TREE && a->dist != NC_DIST_MCAST))
+	    (a->len && !a->buf) || !nc_dist_ok(a->dist))
 		return -EINVAL;
+	/* the same on every rank: it depends on the length and a setting */
+	mcast = a->dist == NC_DIST_MCAST ||
+		(a->dist == NC_DIST_AUTO && a->len >= ep->bcast_mcast_min);
 	/* one piece: every piece would run on the same tree from the root */
 	*r = (struct netcoll_reduce){
 		.sendbuf = (uintptr_t)a->buf,
 		.recvbuf = (uintptr_t)a->buf,
 		.count = a->len,
 		.root = a->root,
-		.flags = NETCOLL_RED_BCAST |
-			 (a->dist == NC_DIST_MCAST ? NETCOLL_RED_MCAST : 0),
+		.flags = NETCOLL_RED_BCAST | (mcast ? NETCOLL_RED_MCAST : 0),
 		.timeout_ms = ep->timeout_ms,
 		.split = 1,
 	};

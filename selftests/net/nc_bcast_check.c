@@ -15,6 +15,12 @@
  * exists, then collect: the test that inner ranks forward without their
  * process.
  *
+ * --dist auto: the library picks tree or multicast by size (its
+ * threshold: NETCOLL_BCAST_MCAST_MIN, or --tune).  --tune N,...: first
+ * nc_bcast_tune() over those sizes (--tune-iters each, root 0); its line
+ * ("tune: multicast from ...", with the times) must be the same on every
+ * rank.
+ *
  * Output: one "ok - ..." or "not ok - ..." line per size and root list;
  * exit 0 iff all ok.  --expect-error NAME: the run must end in that errno
  * (ANY: any), every broadcast before it still byte-exact.
@@ -43,6 +49,7 @@ struct opts {
 	enum nc_dist dist;
 	int expect;
 	const char *wait_file;	/* post, then wait for it to exist, then wait */
+	struct nc_bcast_tune tune;	/* nsizes: tune first */
 };
 
 static void fill(uint8_t *b, uint64_t n, uint64_t key)
@@ -103,13 +110,48 @@ static int run(nc_endpoint *ep, const struct opts *o, uint64_t bytes,
 	return err;
 }
 
+/* nc_bcast_tune(), and its outcome as one line every rank must share. */
+static int tune(nc_endpoint *ep, struct nc_bcast_tune *t)
+{
+	char line[1024], *p = line, *end = line + sizeof(line);
+	struct nc_bcast_tune bad[4];
+	int err, refused = 1;
+	uint32_t i;
+
+	/* bad arguments: refused on every rank alike, before any traffic */
+	for (i = 0; i < 4; i++)
+		bad[i] = *t;
+	bad[0].comp_mask = 1;
+	bad[1].root = (uint32_t)nc_comm_size(ep);
+	bad[2].iters = 1001;
+	bad[3].nsizes = 2;
+	bad[3].sizes[0] = bad[3].sizes[1] = 4096;	/* not ascending */
+	for (i = 0; i < 4; i++)
+		refused &= nc_bcast_tune(ep, &bad[i]) == -EINVAL;
+	result(refused, "tune: bad arguments are EINVAL");
+	err = nc_bcast_tune(ep, t);
+	if (err) {
+		result(0, "tune: %s", nc_strerror(err));
+		return err;
+	}
+	if (t->mcast_min == SIZE_MAX)
+		p += snprintf(p, end - p, "never");
+	else
+		p += snprintf(p, end - p, "%zu", t->mcast_min);
+	for (i = 0; i < t->nsizes && p < end; i++)
+		p += snprintf(p, end - p, "; %zu B tree %.3f mcast %.3f us",
+			      t->sizes[i], t->tree_us[i], t->mcast_us[i]);
+	result(1, "tune: multicast from %s", line);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"Usage: nc_bcast_check --comm ID --rank R --size P [--bytes-list N,...]\n"
-		"        [--roots R,...] [--dist tree|mcast] [--iters N] [--concurrent N]\n"
+		"        [--roots R,...] [--dist tree|mcast|auto] [--iters N] [--concurrent N]\n"
 		"        [--timeout MS] [--seed S] [--expect-error ERRNO_NAME|ANY]\n"
-		"        [--wait-file PATH]\n");
+		"        [--wait-file PATH] [--tune N,... [--tune-iters N]]\n");
 	exit(2);
 }
 
@@ -121,7 +163,8 @@ int main(int argc, char **argv)
 		{ "dist", 1, 0, 'D' }, { "iters", 1, 0, 'i' },
 		{ "concurrent", 1, 0, 'C' }, { "timeout", 1, 0, 't' },
 		{ "seed", 1, 0, 'S' }, { "expect-error", 1, 0, 'E' },
-		{ "wait-file", 1, 0, 'W' }, { 0 }
+		{ "wait-file", 1, 0, 'W' }, { "tune", 1, 0, 'T' },
+		{ "tune-iters", 1, 0, 'I' }, { 0 }
 	};
 	struct opts o = { .iters = 1, .seed = 1, .dist = NC_DIST_TREE };
 	uint8_t *buf[MAX_CONC] = { 0 }, *exp = NULL;
@@ -146,7 +189,17 @@ int main(int argc, char **argv)
 			     s = strtok_r(NULL, ",", &save))
 				o.roots[o.nroots++] = strtoul(s, NULL, 0);
 			break;
-		case 'D': o.dist = strcmp(optarg, "mcast") ? NC_DIST_TREE : NC_DIST_MCAST; break;
+		case 'D':
+			o.dist = !strcmp(optarg, "mcast") ? NC_DIST_MCAST :
+				 !strcmp(optarg, "auto") ? NC_DIST_AUTO : NC_DIST_TREE;
+			break;
+		case 'T':
+			for (s = strtok_r(optarg, ",", &save);
+			     s && o.tune.nsizes < NC_BCAST_TUNE_SIZES_MAX;
+			     s = strtok_r(NULL, ",", &save))
+				o.tune.sizes[o.tune.nsizes++] = strtoull(s, NULL, 0);
+			break;
+		case 'I': o.tune.iters = strtoul(optarg, NULL, 0); break;
 		case 'i': o.iters = strtoul(optarg, NULL, 0); break;
 		case 'C': o.concurrent = strtoul(optarg, NULL, 0); break;
 		case 't': o.timeout_ms = strtoul(optarg, NULL, 0); break;
@@ -185,6 +238,8 @@ int main(int argc, char **argv)
 		result(0, "rank %u: open/bind comm %u: %s", o.rank, o.comm, nc_strerror(err));
 		return 1;
 	}
+	if (o.tune.nsizes && tune(ep, &o.tune))
+		return 1;
 	for (i = 0; i < o.nbytes; i++) {
 		uint32_t done = 0;
 		int bad = 0;
@@ -201,7 +256,8 @@ int main(int argc, char **argv)
 		}
 		result(!err && !bad, "bcast %" PRIu64 " B from %u root%s, %s, %u x %u: %s",
 		       o.bytes[i], o.nroots, o.nroots > 1 ? "s" : "",
-		       o.dist == NC_DIST_MCAST ? "mcast" : "tree", o.iters,
+		       o.dist == NC_DIST_MCAST ? "mcast" :
+		       o.dist == NC_DIST_AUTO ? "auto" : "tree", o.iters,
 		       o.concurrent ? o.concurrent : 1,
 		       err ? nc_strerror(err) : bad ? "data differs" : "byte-exact");
 	}

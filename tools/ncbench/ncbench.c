@@ -34,12 +34,13 @@ static void usage(FILE *out)
 		"               [--min BYTES] [--max BYTES] [--iters N] [--warmup N]\n"
 		"               [--budget BYTES] [--algo default|linear|pairwise|ring|sched] [--timeout MS]\n"
 		"               [--all-ranks] [--no-sync] [-j]\n"
-		"  reductions:  [--root R] [--dtype TYPE] [--red-op OP] [--dist tree|mcast]\n"
+		"  reductions:  [--root R] [--dtype TYPE] [--red-op OP] [--dist tree|mcast|auto]\n"
 		"               [--split N] [--per-rank] [--check-all] [--noise N]\n"
 		"  UDP baseline: --transport udp --rank R (--peers FILE | --peers-list IP,...)\n"
 		"               [--port P | --port-base B] [--degree F] [--udp-frag BYTES]\n"
 		"               [--udp-rto MS] [--busy-poll] [--udp-loss PERCENT]\n"
 		"  model:       --calibrate [--calib-size BYTES] [--calib-comms ID,...]\n"
+		"  broadcast:   --tune-bcast [--root R] [--min BYTES] [--max BYTES] [--iters N]\n"
 		"\n"
 		"Runs on every rank of communicator ID at once.  OP: barrier, alltoall,\n"
 		"all (both: the default), reduce (to --root, 0), allreduce, tbarrier\n"
@@ -77,7 +78,13 @@ static void usage(FILE *out)
 		"SC'03), the model's T(P,f) for f = 2..8 and the measured reduce and\n"
 		"allreduce on each f-nomial tree.  Installs trees (CAP_NET_ADMIN).\n"
 		"--calib-comms: fit over flat trees on these communicators (of other\n"
-		"sizes, main rank 0 their rank 0) instead of in-communicator trees.\n");
+		"sizes, main rank 0 their rank 0) instead of in-communicator trees.\n"
+		"\n"
+		"--dist auto: broadcasts multicast from the library's threshold\n"
+		"(NETCOLL_BCAST_MCAST_MIN), reductions go down the tree.\n"
+		"--tune-bcast: tree against multicast per size (powers of 4 from\n"
+		"--min to --max, else 1 KiB..1 MiB), and the size from which\n"
+		"multicast was faster (nc_bcast_tune).\n");
 }
 
 int fail(const char *fmt, ...)
@@ -141,7 +148,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		O_ROOT = 256, O_DTYPE, O_REDOP, O_DIST, O_SPLIT, O_PERRANK,
 		O_NOSYNC, O_XPORT, O_PEERS, O_PEERLIST, O_PORT, O_PORTBASE,
 		O_DEGREE, O_FRAG, O_RTO, O_BUSY, O_NOISE, O_CALIB, O_CALSIZE,
-		O_CALCOMMS, O_LOSS, O_CHECKALL,
+		O_CALCOMMS, O_LOSS, O_CHECKALL, O_TUNEBCAST,
 	};
 	static const struct option longopts[] = {
 		{ "comm",	required_argument, NULL, 'c' },
@@ -179,6 +186,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "calibrate",	no_argument,	   NULL, O_CALIB },
 		{ "calib-size",	required_argument, NULL, O_CALSIZE },
 		{ "calib-comms", required_argument, NULL, O_CALCOMMS },
+		{ "tune-bcast",	no_argument,	   NULL, O_TUNEBCAST },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, have_comm = 0, have_rank = 0, ops_set = 0, v_int;
@@ -225,6 +233,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'i':
 			if (parse_num(optarg, "iteration count", UINT32_MAX, &o->iters))
 				return 1;
+			o->iters_set = 1;
 			break;
 		case 'w':
 			if (parse_num(optarg, "warm-up count", UINT32_MAX, &o->warmup))
@@ -276,8 +285,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				o->dist = NC_DIST_TREE;
 			else if (!strcmp(optarg, "mcast"))
 				o->dist = NC_DIST_MCAST;
+			else if (!strcmp(optarg, "auto"))
+				o->dist = NC_DIST_AUTO;
 			else
-				return fail("unknown distribution \"%s\" (tree or mcast)", optarg);
+				return fail("unknown distribution \"%s\" (tree, mcast or auto)", optarg);
 			break;
 		case O_SPLIT:
 			if (parse_num(optarg, "split", NC_TREES_MAX, &v))
@@ -363,6 +374,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_CALCOMMS:
 			o->calib_comms = optarg;
 			break;
+		case O_TUNEBCAST:
+			o->tune_bcast = 1;
+			break;
 		default:
 			usage(stderr);
 			return 1;
@@ -392,6 +406,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return fail("--comm and --rank are required");
 		if (o->comm == 0)
 			return fail("communicator id 0 is not valid");
+	}
+	if (o->tune_bcast && (o->calibrate || ops_set || o->xp == XP_UDP))
+		return fail("--tune-bcast runs on its own, on the kernel transport");
+	if (o->tune_bcast) {
+		if (o->min_set && o->max_set && o->min > o->max)
+			return fail("sizes must satisfy 1 <= --min <= --max");
+		if ((o->min_set && !o->min) || (o->iters_set && o->iters > 1000))
+			return fail("--tune-bcast: sizes from 1 byte, at most 1000 iterations");
+		o->ops = 0;
 	}
 	if (o->calibrate) {
 		if (ops_set)
@@ -689,7 +712,7 @@ static void json_head(struct bench *b)
 		       ",\"dist\":\"%s\",\"split\":%" PRIu32 ",\"degree\":%" PRIu32
 		       ",\"root\":%" PRIu32 ",\"sync\":%s,\"noise\":%" PRIu32,
 		       o->xp == XP_UDP ? "udp" : "kernel", nc_dtype_name(o->dtype),
-		       nc_op_name(o->red_op), o->dist == NC_DIST_MCAST ? "mcast" : "tree",
+		       nc_op_name(o->red_op), dist_name(o->dist),
 		       o->split, b->degree, o->root, o->no_sync ? "false" : "true",
 		       o->noise);
 	putchar(',');
@@ -747,6 +770,8 @@ int main(int argc, char **argv)
 		json_head(&b);
 	if (b.o.calibrate) {
 		ret = calib_run(&b);
+	} else if (b.o.tune_bcast) {
+		ret = tune_bcast_run(&b);
 	} else {
 		if (b.print && b.o.json)
 			printf("\"results\":[");

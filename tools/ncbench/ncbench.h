@@ -41,6 +41,7 @@ struct opts {
 	uint64_t min, max;
 	int min_set, max_set;		/* defaults differ per operation */
 	uint64_t iters, warmup;
+	int iters_set;
 	uint64_t budget;		/* bytes one rank sends per size, at most */
 	enum nc_a2a_algo algo;
 	uint32_t timeout_ms;
@@ -72,6 +73,8 @@ struct opts {
 	int calibrate;
 	uint64_t calib_size;		/* bytes */
 	const char *calib_comms;	/* comma list of communicator ids */
+
+	int tune_bcast;			/* nc_bcast_tune, on its own */
 };
 
 struct result {
@@ -110,6 +113,7 @@ void summarize(double *lat, uint64_t n, struct result *r);
 /* red.c */
 void red_sizes(const struct opts *o, uint64_t *min, uint64_t *max);
 int red_setup(struct bench *b);
+const char *dist_name(enum nc_dist d);
 int red_run(struct bench *b);
 void red_cleanup(struct bench *b);
 int xp_reduce(struct bench *b, const struct nc_red_args *a);
@@ -122,6 +126,9 @@ const char *op_name(unsigned int op);
 
 /* calib.c */
 int calib_run(struct bench *b);
+
+/* tune.c */
+int tune_bcast_run(struct bench *b);
 
 /* udp_tree.c */
 struct udp_cfg {

@@ -711,9 +711,9 @@ static int gather_means(struct bench *b, double mean, struct spread *s)
 	return 0;
 }
 
-static const char *dist_name(enum nc_dist d)
+const char *dist_name(enum nc_dist d)
 {
-	return d == NC_DIST_MCAST ? "mcast" : "tree";
+	return d == NC_DIST_MCAST ? "mcast" : d == NC_DIST_AUTO ? "auto" : "tree";
 }
 
 static void red_header(struct bench *b, unsigned int op)

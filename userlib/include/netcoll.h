@@ -90,6 +90,8 @@ int nc_get_info(nc_endpoint *ep, struct nc_info *info);
 int nc_bind(nc_endpoint *ep, uint32_t comm_id, uint32_t rank);
 /* Members of the bound communicator (P), or -ENOTCONN before nc_bind. */
 int nc_comm_size(const nc_endpoint *ep);
+/* This endpoint's rank in it, or -ENOTCONN before nc_bind. */
+int nc_comm_rank(const nc_endpoint *ep);
 /* Per-operation time budget in ms; 0 = the communicator's default. */
 int nc_set_timeout(nc_endpoint *ep, uint32_t timeout_ms);
 
@@ -121,6 +123,10 @@ enum nc_dtype {
 enum nc_dist {
 	NC_DIST_TREE = 0,	/* down the tree, hop by hop */
 	NC_DIST_MCAST = 1,	/* one multicast, lost frames repaired by unicast */
+	NC_DIST_AUTO = 2,	/* chosen by size: broadcasts of at least
+				 * nc_set_bcast_mcast_min() bytes multicast,
+				 * the rest (and reductions) go down the tree
+				 */
 };
 
 struct nc_red_args {
@@ -169,8 +175,49 @@ int nc_bcast_ex(nc_endpoint *ep, const struct nc_bcast_args *a);
 /* Post a broadcast and return at once; nc_wait() completes it. */
 int nc_ibcast_ex(nc_endpoint *ep, const struct nc_bcast_args *a,
 		 nc_request *req);
-/* Default distribution for nc_reduce/nc_allreduce/nc_barrier. */
+/* Default distribution for nc_reduce/nc_allreduce/nc_barrier/nc_bcast:
+ * NC_DIST_AUTO unless set. */
 int nc_set_dist(nc_endpoint *ep, enum nc_dist dist);
+
+/*
+ * The size from which NC_DIST_AUTO multicasts a broadcast.  Which is
+ * faster depends on the network (a switch that copies multicast in
+ * hardware, or a software bridge that copies it frame by frame), so it is
+ * measured: nc_bcast_tune() times both on the bound communicator and sets
+ * it.  Until then it is NETCOLL_BCAST_MCAST_MIN from the environment,
+ * else NC_BCAST_MCAST_MIN_DEFAULT (never: always the tree).  Every rank
+ * must use the same value (the two send different frames).
+ */
+#define NC_BCAST_MCAST_MIN_DEFAULT	SIZE_MAX
+int nc_set_bcast_mcast_min(nc_endpoint *ep, size_t bytes);
+
+#define NC_BCAST_TUNE_SIZES_MAX	16
+#define NC_BCAST_TUNE_ITERS	10
+
+/*
+ * nc_bcast_tune: a collective (every rank calls it with the same
+ * arguments).  For each size, twice, `iters` broadcasts from `root` go
+ * down the tree and `iters` by multicast, each set after a barrier, every
+ * byte checked on every rank; a set's time is its slowest rank's, the
+ * better of the two rounds counts.  The threshold is the smallest size
+ * from which multicast was faster at that size and every larger one
+ * (SIZE_MAX: at none); it is set on the endpoint and returned.  Every rank
+ * gets the same numbers (one allreduce of the times), so the same choice.
+ * Errors: -EINVAL (bad arguments), -ENOTCONN (not bound), -ENOMEM, -EIO
+ * (a rank received wrong bytes), or a broadcast's error.
+ */
+struct nc_bcast_tune {
+	uint32_t comp_mask;	/* later fields valid (none yet): 0 */
+	uint32_t root;
+	uint32_t iters;		/* per size and distribution; 0: NC_BCAST_TUNE_ITERS */
+	uint32_t nsizes;	/* 0: 1 KiB, 4 KiB, ... 1 MiB */
+	size_t sizes[NC_BCAST_TUNE_SIZES_MAX];	/* ascending, bytes */
+	/* results */
+	double tree_us[NC_BCAST_TUNE_SIZES_MAX];	/* per broadcast */
+	double mcast_us[NC_BCAST_TUNE_SIZES_MAX];
+	size_t mcast_min;	/* the threshold set */
+};
+int nc_bcast_tune(nc_endpoint *ep, struct nc_bcast_tune *t);
 
 /*
  * Bandwidth-optimal collectives for large vectors, on the kernel's
