@@ -91,6 +91,8 @@ static inline int ncmpi_hier(const struct ncmpi_comm *c)
 struct ncmpi_state {
 	int verbose;		/* NETCOLL_MPI_VERBOSE */
 	uint32_t timeout_ms;	/* NETCOLL_MPI_TIMEOUT_MS: each operation's budget */
+	int bcast_tuned;	/* NETCOLL_MPI_BCAST_TUNE: measured at MPI_Init */
+	size_t bcast_mcast_min;	/* ... broadcasts multicast from here */
 	int rank, size;		/* in MPI_COMM_WORLD */
 	int on;			/* netcoll takes calls (world made) */
 	struct ncmpi_comm world;

@@ -149,6 +149,8 @@ static int ncmpi_create(MPI_Comm comm, int rank, int size,
 	err = nc_open(&c->ep, NULL);
 	if (!err)
 		err = nc_bind(c->ep, c->id, rank);
+	if (!err && ncmpi.bcast_tuned)	/* the same on every rank */
+		err = nc_set_bcast_mcast_min(c->ep, ncmpi.bcast_mcast_min);
 	all = ncmpi_agree(comm, err);
 	if (all) {
 		if (c->ep)
@@ -176,6 +178,47 @@ static void ncmpi_destroy(struct ncmpi_comm *c)
 }
 
 static int ncmpi_build(MPI_Comm comm, struct ncmpi_comm *c);
+
+/*
+ * NETCOLL_MPI_BCAST_TUNE=1: the world's netcoll members (the hosts'
+ * leaders) measure broadcasts down the tree against multicast
+ * (nc_bcast_tune) once, here; every rank learns the size from which
+ * multicast won from world rank 0 (it leads its host), and every netcoll
+ * communicator of the job multicasts MPI_Bcast from that size.  Without
+ * it, NETCOLL_BCAST_MCAST_MIN or the library's default (the tree).  0 on
+ * every rank, or an error on every rank.
+ */
+static int ncmpi_bcast_tune(struct ncmpi_comm *w)
+{
+	const char *env = getenv("NETCOLL_MPI_BCAST_TUNE");
+	struct nc_bcast_tune t = { .mcast_min = SIZE_MAX };
+	unsigned long long min;
+	int err = 0;
+
+	if (!env || !*env || !strcmp(env, "0"))
+		return 0;	/* the same environment on every rank */
+	if (w->ep)
+		err = nc_bcast_tune(w->ep, &t);
+	err = ncmpi_agree(MPI_COMM_WORLD, err);
+	if (err)
+		return err;
+	min = t.mcast_min;
+	if (PMPI_Bcast(&min, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD) !=
+	    MPI_SUCCESS)
+		return -EIO;
+	ncmpi.bcast_mcast_min = min > SIZE_MAX ? SIZE_MAX : (size_t)min;
+	ncmpi.bcast_tuned = 1;
+	if (w->ep)
+		nc_set_bcast_mcast_min(w->ep, ncmpi.bcast_mcast_min);
+	if (ncmpi.rank == 0 && ncmpi.verbose) {
+		if (ncmpi.bcast_mcast_min == SIZE_MAX)
+			fprintf(stderr, "netcoll-mpi: broadcasts multicast from: never (measured)\n");
+		else
+			fprintf(stderr, "netcoll-mpi: broadcasts multicast from %zu bytes (measured)\n",
+				ncmpi.bcast_mcast_min);
+	}
+	return 0;
+}
 
 static void ncmpi_setup(int provided)
 {
@@ -222,6 +265,11 @@ static void ncmpi_setup(int provided)
 	err = ncmpi_build(MPI_COMM_WORLD, w);
 	if (err)
 		goto fail;
+	err = ncmpi_bcast_tune(w);
+	if (err) {
+		ncmpi_destroy(w);	/* a failed broadcast broke it */
+		goto fail;
+	}
 	ncmpi.on = 1;
 	if (ncmpi.rank == 0 && ncmpi.verbose)	/* rank 0 leads its host */
 		fprintf(stderr, "netcoll-mpi: on, communicator %u of %d ranks on %d hosts on %s\n",

@@ -89,6 +89,15 @@ if ! smoke_skip "NETCOLL_MPI=off, 2 ranks per host"; then
 		ppn2_calls
 	t_check "... and nothing is left: no communicator on any host" \
 		eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
+
+	# Broadcasts: tree or multicast as measured at MPI_Init (by the hosts'
+	# leaders; the other ranks learn it from rank 0).
+	t_check "NETCOLL_MPI_BCAST_TUNE=1, 2 ranks per host: the hosts measure tree against multicast at MPI_Init, every check passes" \
+		eval 'NETCOLL_MPI_BCAST_TUNE=1 NC_MPI_PPN=2 nc_mpirun tune -x NETCOLL_MPI_BCAST_TUNE \
+			-x LD_PRELOAD="$NCMPI" "$MPI_CHECK" &&
+		      grep -q " 0 failed" "$T_LOG/tune.log" &&
+		      grep "^netcoll-mpi: broadcasts multicast from" "$T_LOG/tune.log" &&
+		      grep -Eq "^netcoll-mpi: MPI_Bcast: [1-9][0-9]* netcoll" "$T_LOG/tune.log"'
 fi
 
 # Fortran ("use mpi"): Open MPI's Fortran wrappers call PMPI_, so the
