@@ -17,13 +17,14 @@
  * A broadcast (NETCOLL_RED_BCAST) is the second half alone: the root's
  * data is the result from the start, on a tree rooted at it that the
  * operation builds for itself; its data piece sends nothing up, and the
- * inner ranks forward in the receive path as for a result.  A second,
- * empty piece runs as a barrier's contribution (each rank's fragment asks
- * its parent for an ack at once): a rank is done when it has the data and
- * its parent has its empty fragment, so the root is done only when every
- * rank has started the broadcast.  That keeps the window of outstanding
- * operations true for broadcasts too: a root cannot run ahead of ranks
- * that may still ask it for repairs.
+ * inner ranks forward in the receive path as for a result.  The data may
+ * reach a rank before its process posts: it waits with the early frames.
+ * A second, empty piece runs as a barrier's contribution (each rank's
+ * fragment asks its parent for an ack at once): a rank is done when it
+ * has the data and its parent has its empty fragment, so the root is done
+ * only when every rank has started the broadcast.  That keeps the window
+ * of outstanding operations true for broadcasts too: a root cannot run
+ * ahead of ranks that may still ask it for repairs.
  *
  * Vectors are cut into pieces (vector split: piece j runs on tree j) and
  * pieces into fragments of the device MTU, so a large vector is pipelined
@@ -1345,9 +1346,13 @@ static void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
 }
 
 /*
- * A frame for an operation this rank has not started: contributions wait
- * with the early frames (bounded by the receive memory) until it starts;
- * a peer asking is told we are alive.
+ * A frame for an operation this rank has not started: contributions and
+ * a broadcast's data wait with the early frames (bounded by the receive
+ * memory) until it starts; a peer asking is told we are alive.  A
+ * broadcast's data does not wait for the ranks it goes to: a rank whose
+ * process posts after its data came used to drop it, wait a timeout and
+ * ask for a repair -- the tail of small broadcasts on busy hosts (with
+ * 8 hosts on 2 CPUs, 1 KiB broadcasts: 50-300 per 200 dropped per host).
  */
 static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 			  const struct nc_frame *f, struct sk_buff_head *txq)
@@ -1368,7 +1373,7 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 		consume_skb(skb);	/* answered: we are alive, not done */
 		return;
 	}
-	if (f->type != NETCOLL_T_AGG_UP) {
+	if (f->type != NETCOLL_T_AGG_UP && f->type != NETCOLL_T_AGG_DOWN) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		kfree_skb(skb);
 		return;
