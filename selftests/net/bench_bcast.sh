@@ -7,10 +7,13 @@
 # forwards it), quiet and with CPU hogs on every host (--noise); p50 and
 # p99 at rank 0 and the slowest rank's mean (each iteration starts after a
 # barrier, OSU style).  Every first result is checked by ncbench on every
-# rank.
+# rank.  First, quiet, nc_bcast_tune (ncbench --tune-bcast): tree against
+# multicast per size as the library measures them, and the size from
+# which NC_DIST_AUTO multicasts on this cluster.
 #
 #   NC_BENCH_TOPO (two-switch-8x2.topo), NC_BENCH_ITERS (100),
-#   NC_BENCH_NOISE (2), NC_BENCH_MAX (1048576), NC_BENCH_RUN_TIMEOUT (900)
+#   NC_BENCH_NOISE (2; 0: no noisy runs), NC_BENCH_MAX (1048576),
+#   NC_BENCH_RUN_TIMEOUT (900)
 T_NAME=bench_bcast
 source "$(dirname "$0")/lib.sh"
 set -u
@@ -49,8 +52,34 @@ P=$r
 	echo "everybody; rank 0, the root, returns when every rank has started."
 } >"$REPORT"
 
+# Before the noisy runs, which may break the communicator.
+if run tune --comm 1 --tune-bcast --root 0 --min 1024 --max "$MAX" --iters 10 \
+	--timeout 20000 >/dev/null; then
+	python3 - "$T_LOG/tune.json" >>"$REPORT" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["tune_bcast"]
+print("\n## Tree or multicast: what nc_bcast_tune measures\n")
+print("`ncbench --tune-bcast` (quiet): per size, twice, %d broadcasts down the"
+      % t["iters"])
+print("tree and as many by multicast, back to back after a barrier; the slowest")
+print("rank's time per broadcast, the better round.  NC_DIST_AUTO multicasts")
+print("from the smallest size at which multicast won at it and every larger one.\n")
+print("| size | tree | mcast | tree / mcast |")
+print("|---:|---:|---:|---:|")
+for s in t["sizes"]:
+    print("| %d | %.1f | %.1f | %.2f |" % (s["bytes"], s["tree_us"], s["mcast_us"],
+                                        s["tree_us"] / s["mcast_us"]))
+m = t["mcast_min"]
+print("\nMulticast from: %s." % ("never (the tree won at the largest size)" if m is None
+                                 else "%d bytes" % m))
+PY
+else
+	printf '\n## Tree or multicast\n\nncbench --tune-bcast failed (tune.r*.err).\n' >>"$REPORT"
+fi
+
 runs=""
-for n in 0 "$NOISE"; do
+# NC_BENCH_NOISE=0: the quiet runs only
+for n in 0 $([ "$NOISE" = 0 ] || echo "$NOISE"); do
 	for t in tree mcast udp; do
 		name=bcast-$t-noise$n
 		case $t in
