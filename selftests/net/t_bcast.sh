@@ -2,11 +2,13 @@
 # Broadcast in the kernel (NETCOLL_RED_BCAST, nc_bcast), every byte
 # checked on every rank: every root, sizes around the fragment boundary
 # (1440 bytes at MTU 1500), down a tree rooted at the root and by
-# multicast (or by size: NC_DIST_AUTO, nc_bcast_tune), blocking and several in flight, P = 1, 2, 5 and 8 (degree 4),
-# inner ranks forwarding while their process does nothing, multicast
-# frames lost on some hosts (repaired), loss, duplication and reordering
-# on every link, a member that never takes part and one whose cable is
-# cut mid-run, bad arguments, and the kernel's memory afterwards.
+# multicast (or by size: NC_DIST_AUTO, nc_bcast_tune), blocking and
+# several in flight, P = 1, 2, 5 and 8 (degree 4), inner ranks forwarding
+# while their process does nothing, a rank that posts after its data
+# came, multicast frames lost on some hosts (repaired), loss, duplication
+# and reordering on every link, a member that never takes part and one
+# whose cable is cut mid-run, bad arguments, and the kernel's memory
+# afterwards.
 T_NAME=bcast
 source "$(dirname "$0")/lib.sh"
 
@@ -56,6 +58,31 @@ forward_idle() {
 }
 t_check "rank 4 posts and then idles: its subtree (5, 6, 7) still gets 50000 bytes from root 0" \
 	forward_idle 4
+
+# A rank whose process posts a second after its data came (rank 7, h8,
+# below rank 4, h5): the data waited for it with the early frames --
+# nothing dropped, nothing asked for again.
+late_poster() {
+	local r p pids=() rc=0 sv=$T_LOG/late early drops rep
+	nc_stats_save h5 "$sv.h5"
+	nc_stats_save h8 "$sv.h8"
+	for r in 0 1 2 3 4 5 6 7; do
+		{
+			[ $r = 7 ] && sleep 1
+			on "h$((r + 1))" "$NC_BCAST_CHECK" --comm 1 --rank $r --size 8 --roots 0 \
+				--bytes-list 1000 --timeout 20000
+		} >"$T_LOG/late.$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	early=$(nc_stats_since "$sv.h8" h8 rx_early)
+	drops=$(nc_stats_since "$sv.h8" h8 drop_state)
+	rep=$(nc_stats_since "$sv.h5" h5 agg_repairs)
+	echo "h8: rx_early +$early, drop_state +$drops; h5: agg_repairs +$rep"
+	[ $rc = 0 ] && [ "$early" -ge 1 ] && [ "$drops" = 0 ] && [ "$rep" = 0 ]
+}
+t_check "rank 7 posts 1 s after its data came: byte-exact, the data waited (no drop, no repair)" \
+	late_poster
 
 # Lost multicast: three hosts never see the group's frames.
 group=$(nc_mcast_group 1)
