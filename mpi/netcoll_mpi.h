@@ -92,7 +92,7 @@ struct ncmpi_state {
 	int verbose;		/* NETCOLL_MPI_VERBOSE */
 	uint32_t timeout_ms;	/* NETCOLL_MPI_TIMEOUT_MS: each operation's budget */
 	int bcast_tuned;	/* NETCOLL_MPI_BCAST_TUNE: measured at MPI_Init */
-	size_t bcast_mcast_min;	/* ... broadcasts multicast from here */
+	size_t bcast_mcast[2];	/* ... broadcasts of [0] .. [1] - 1 bytes multicast */
 	int rank, size;		/* in MPI_COMM_WORLD */
 	int on;			/* netcoll takes calls (world made) */
 	struct ncmpi_comm world;

@@ -150,7 +150,8 @@ static int ncmpi_create(MPI_Comm comm, int rank, int size,
 	if (!err)
 		err = nc_bind(c->ep, c->id, rank);
 	if (!err && ncmpi.bcast_tuned)	/* the same on every rank */
-		err = nc_set_bcast_mcast_min(c->ep, ncmpi.bcast_mcast_min);
+		err = nc_set_bcast_mcast(c->ep, ncmpi.bcast_mcast[0],
+					 ncmpi.bcast_mcast[1]);
 	all = ncmpi_agree(comm, err);
 	if (all) {
 		if (c->ep)
@@ -182,18 +183,18 @@ static int ncmpi_build(MPI_Comm comm, struct ncmpi_comm *c);
 /*
  * NETCOLL_MPI_BCAST_TUNE=1: the world's netcoll members (the hosts'
  * leaders) measure broadcasts down the tree against multicast
- * (nc_bcast_tune) once, here; every rank learns the size from which
+ * (nc_bcast_tune) once, here; every rank learns the sizes where
  * multicast won from world rank 0 (it leads its host), and every netcoll
- * communicator of the job multicasts MPI_Bcast from that size.  Without
- * it, NETCOLL_BCAST_MCAST_MIN or the library's default (the tree).  0 on
- * every rank, or an error on every rank.
+ * communicator of the job multicasts MPI_Bcast of those sizes.  Without
+ * it, NETCOLL_BCAST_MCAST_MIN/MAX or the library's default (the tree).  0
+ * on every rank, or an error on every rank.
  */
 static int ncmpi_bcast_tune(struct ncmpi_comm *w)
 {
 	const char *env = getenv("NETCOLL_MPI_BCAST_TUNE");
-	struct nc_bcast_tune t = { .mcast_min = SIZE_MAX };
-	unsigned long long min;
-	int err = 0;
+	struct nc_bcast_tune t = { .mcast_min = SIZE_MAX, .mcast_max = SIZE_MAX };
+	unsigned long long range[2];
+	int err = 0, i;
 
 	if (!env || !*env || !strcmp(env, "0"))
 		return 0;	/* the same environment on every rank */
@@ -202,20 +203,22 @@ static int ncmpi_bcast_tune(struct ncmpi_comm *w)
 	err = ncmpi_agree(MPI_COMM_WORLD, err);
 	if (err)
 		return err;
-	min = t.mcast_min;
-	if (PMPI_Bcast(&min, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD) !=
+	range[0] = t.mcast_min;
+	range[1] = t.mcast_max;
+	if (PMPI_Bcast(range, 2, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD) !=
 	    MPI_SUCCESS)
 		return -EIO;
-	ncmpi.bcast_mcast_min = min > SIZE_MAX ? SIZE_MAX : (size_t)min;
+	for (i = 0; i < 2; i++)
+		ncmpi.bcast_mcast[i] = range[i] > SIZE_MAX ? SIZE_MAX : (size_t)range[i];
 	ncmpi.bcast_tuned = 1;
 	if (w->ep)
-		nc_set_bcast_mcast_min(w->ep, ncmpi.bcast_mcast_min);
+		nc_set_bcast_mcast(w->ep, ncmpi.bcast_mcast[0], ncmpi.bcast_mcast[1]);
 	if (ncmpi.rank == 0 && ncmpi.verbose) {
-		if (ncmpi.bcast_mcast_min == SIZE_MAX)
-			fprintf(stderr, "netcoll-mpi: broadcasts multicast from: never (measured)\n");
+		if (ncmpi.bcast_mcast[0] >= ncmpi.bcast_mcast[1])
+			fprintf(stderr, "netcoll-mpi: broadcasts multicast: never (measured)\n");
 		else
-			fprintf(stderr, "netcoll-mpi: broadcasts multicast from %zu bytes (measured)\n",
-				ncmpi.bcast_mcast_min);
+			fprintf(stderr, "netcoll-mpi: broadcasts multicast: %zu to %zu bytes (measured)\n",
+				ncmpi.bcast_mcast[0], ncmpi.bcast_mcast[1] - 1);
 	}
 	return 0;
 }

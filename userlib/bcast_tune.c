@@ -29,6 +29,7 @@
 #include <linux/netcoll.h>
 
 #include "netcoll.h"
+#include "bcast_tune.h"
 
 #define TUNE_ROUNDS	2
 #define TUNE_ITERS_MAX	1000
@@ -106,14 +107,57 @@ static double tune_set(nc_endpoint *ep, const struct nc_bcast_tune *t,
 	return now_us() - t0;
 }
 
-/* The smallest size from which multicast won at it and every larger. */
-static size_t tune_threshold(const struct nc_bcast_tune *t)
+/* Halfway between two sizes in log scale: floor(sqrt(a * b)). */
+static size_t tune_between(size_t a, size_t b)
 {
-	uint32_t i = t->nsizes;
+	uint64_t p = (uint64_t)a * b, lo = a, hi = b;	/* <= 2^48 */
 
-	while (i && t->mcast_us[i - 1] < t->tree_us[i - 1])
-		i--;
-	return i == t->nsizes ? SIZE_MAX : t->sizes[i];
+	while (lo < hi) {	/* the largest x in [a, b] with x * x <= p */
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+
+		if (mid * mid <= p)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return (size_t)lo;
+}
+
+/*
+ * The sizes multicast gets: of the runs of consecutive sizes where it
+ * was faster, the one with the largest summed gain, widened halfway to
+ * its neighbours (to 0 and SIZE_MAX at the ends).  A table per size
+ * would follow noise; one range is what the numbers show on the networks
+ * measured so far (multicast winning from some size on, or up to one).
+ */
+void nc_bcast_tune_range(struct nc_bcast_tune *t)
+{
+	uint32_t i, first = 0, best_first = 0, best_last = 0;
+	double gain = 0, best = 0;
+
+	for (i = 0; i < t->nsizes; i++) {
+		if (!(t->mcast_us[i] < t->tree_us[i])) {
+			gain = 0;
+			continue;
+		}
+		if (!gain)
+			first = i;
+		gain += 1 - t->mcast_us[i] / t->tree_us[i];
+		if (gain > best) {
+			best = gain;
+			best_first = first;
+			best_last = i;
+		}
+	}
+	if (!best) {
+		t->mcast_min = t->mcast_max = SIZE_MAX;
+		return;
+	}
+	t->mcast_min = best_first ? tune_between(t->sizes[best_first - 1],
+						  t->sizes[best_first]) + 1 : 0;
+	t->mcast_max = best_last + 1 < t->nsizes ?
+		       tune_between(t->sizes[best_last],
+				    t->sizes[best_last + 1]) + 1 : SIZE_MAX;
 }
 
 int nc_bcast_tune(nc_endpoint *ep, struct nc_bcast_tune *t)
@@ -178,8 +222,8 @@ int nc_bcast_tune(nc_endpoint *ep, struct nc_bcast_tune *t)
 		t->tree_us[i] = times[i] / t->iters;
 		t->mcast_us[i] = times[n + i] / t->iters;
 	}
-	t->mcast_min = tune_threshold(t);
-	nc_set_bcast_mcast_min(ep, t->mcast_min);
+	nc_bcast_tune_range(t);
+	nc_set_bcast_mcast(ep, t->mcast_min, t->mcast_max);
 out:
 	free(buf);
 	free(want);

@@ -41,7 +41,8 @@ struct nc_endpoint {
 	uint32_t timeout_ms;		/* 0: the communicator's default */
 	uint32_t size;			/* members of the bound communicator */
 	uint32_t rank;			/* ours in it */
-	size_t bcast_mcast_min;		/* NC_DIST_AUTO: multicast from here */
+	size_t bcast_mcast_min;		/* NC_DIST_AUTO: broadcasts of */
+	size_t bcast_mcast_max;		/* [min, max) bytes multicast */
 	size_t rsag_min;		/* nc_allreduce: reduce-scatter + allgather
 					 * from this many bytes; 0: never
 					 */
@@ -98,8 +99,11 @@ int nc_open(nc_endpoint **pep, const char *path)
 	ep->fd = fd;
 	ep->dist = NC_DIST_AUTO;
 	ep->rsag_min = nc_env_size("NETCOLL_RSAG_MIN", NC_RSAG_MIN_DEFAULT);
+	/* neither: none; only the maximum: from 0 */
+	ep->bcast_mcast_max = nc_env_size("NETCOLL_BCAST_MCAST_MAX", SIZE_MAX);
 	ep->bcast_mcast_min = nc_env_size("NETCOLL_BCAST_MCAST_MIN",
-					  NC_BCAST_MCAST_MIN_DEFAULT);
+					  ep->bcast_mcast_max == SIZE_MAX ?
+					  SIZE_MAX : 0);
 	ep->info.abi_version = ki.abi_version;
 	ep->info.wire_version = ki.wire_version;
 	ep->info.features = ki.features;
@@ -171,11 +175,12 @@ int nc_set_dist(nc_endpoint *ep, enum nc_dist dist)
 	return 0;
 }
 
-int nc_set_bcast_mcast_min(nc_endpoint *ep, size_t bytes)
+int nc_set_bcast_mcast(nc_endpoint *ep, size_t min, size_t max)
 {
 	if (!ep)
 		return -EINVAL;
-	ep->bcast_mcast_min = bytes;
+	ep->bcast_mcast_min = min;
+	ep->bcast_mcast_max = max;
 	return 0;
 }
 
@@ -293,7 +298,8 @@ static int nc_bcast_fill(const nc_endpoint *ep, const struct nc_bcast_args *a,
 		return -EINVAL;
 	/* the same on every rank: it depends on the length and a setting */
 	mcast = a->dist == NC_DIST_MCAST ||
-		(a->dist == NC_DIST_AUTO && a->len >= ep->bcast_mcast_min);
+		(a->dist == NC_DIST_AUTO && a->len >= ep->bcast_mcast_min &&
+		 a->len < ep->bcast_mcast_max);
 	/* one piece: every piece would run on the same tree from the root */
 	*r = (struct netcoll_reduce){
 		.sendbuf = (uintptr_t)a->buf,

@@ -62,16 +62,19 @@ print("\n## Tree or multicast: what nc_bcast_tune measures\n")
 print("`ncbench --tune-bcast` (quiet): per size, twice, %d broadcasts down the"
       % t["iters"])
 print("tree and as many by multicast, back to back after a barrier; the slowest")
-print("rank's time per broadcast, the better round.  NC_DIST_AUTO multicasts")
-print("from the smallest size at which multicast won at it and every larger one.\n")
+print("rank's time per broadcast, the better round.  NC_DIST_AUTO multicasts the")
+print("sizes of the run of sizes where multicast won with the largest summed gain,")
+print("widened halfway (in log scale) to its neighbours.\n")
 print("| size | tree | mcast | tree / mcast |")
 print("|---:|---:|---:|---:|")
 for s in t["sizes"]:
     print("| %d | %.1f | %.1f | %.2f |" % (s["bytes"], s["tree_us"], s["mcast_us"],
                                         s["tree_us"] / s["mcast_us"]))
-m = t["mcast_min"]
-print("\nMulticast from: %s." % ("never (the tree won at the largest size)" if m is None
-                                 else "%d bytes" % m))
+lo, hi = t["mcast_min"], t["mcast_max"]
+if lo is None:
+    print("\nMulticast: never (the tree won at every size).")
+else:
+    print("\nMulticast: from %d bytes%s." % (lo, "" if hi is None else " below %d" % hi))
 PY
 else
 	printf '\n## Tree or multicast\n\nncbench --tune-bcast failed (tune.r*.err).\n' >>"$REPORT"

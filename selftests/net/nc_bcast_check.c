@@ -16,9 +16,9 @@
  * process.
  *
  * --dist auto: the library picks tree or multicast by size (its
- * threshold: NETCOLL_BCAST_MCAST_MIN, or --tune).  --tune N,...: first
+ * range: NETCOLL_BCAST_MCAST_MIN/MAX, or --tune).  --tune N,...: first
  * nc_bcast_tune() over those sizes (--tune-iters each, root 0); its line
- * ("tune: multicast from ...", with the times) must be the same on every
+ * ("tune: multicast ...", with the times) must be the same on every
  * rank.
  *
  * Output: one "ok - ..." or "not ok - ..." line per size and root list;
@@ -134,14 +134,15 @@ static int tune(nc_endpoint *ep, struct nc_bcast_tune *t)
 		result(0, "tune: %s", nc_strerror(err));
 		return err;
 	}
-	if (t->mcast_min == SIZE_MAX)
+	if (t->mcast_min >= t->mcast_max)
 		p += snprintf(p, end - p, "never");
 	else
-		p += snprintf(p, end - p, "%zu", t->mcast_min);
+		p += snprintf(p, end - p, "from %zu below %zu", t->mcast_min,
+			      t->mcast_max);
 	for (i = 0; i < t->nsizes && p < end; i++)
 		p += snprintf(p, end - p, "; %zu B tree %.3f mcast %.3f us",
 			      t->sizes[i], t->tree_us[i], t->mcast_us[i]);
-	result(1, "tune: multicast from %s", line);
+	result(1, "tune: multicast %s", line);
 	return 0;
 }
 

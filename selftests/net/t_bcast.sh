@@ -105,11 +105,12 @@ t_check "P=1: the root's own buffer" \
 	eval 'nc_comm_on 3 h8 && bc_on p1 "h8" --comm 3 --bytes-list 0,1,1000'
 
 # Tree or multicast by size (NC_DIST_AUTO): from NETCOLL_BCAST_MCAST_MIN
-# bytes the root sends to the group (its agg_mcast_tx moves), below that
-# down the tree (it does not).
+# bytes below NETCOLL_BCAST_MCAST_MAX the root sends to the group (its
+# agg_mcast_tx moves), other sizes down the tree (it does not).
 auto_by_size() {
 	local bytes=$1 want=$2 save=$T_LOG/auto.$1.json moved
-	local NC_RANKS_AS=(env NETCOLL_BCAST_MCAST_MIN=4096)	# seen by nc_ranks
+	# seen by nc_ranks:
+	local NC_RANKS_AS=(env NETCOLL_BCAST_MCAST_MIN=4096 NETCOLL_BCAST_MCAST_MAX=65536)
 	nc_stats_save h1 "$save"
 	bc_on "auto$bytes" "$ALL8" --comm 1 --dist auto --bytes-list "$bytes" --roots 0 ||
 		return 1
@@ -117,19 +118,21 @@ auto_by_size() {
 	echo "root h1 agg_mcast_tx +$moved"
 	if [ "$want" = mcast ]; then test "$moved" -gt 0; else test "$moved" = 0; fi
 }
-t_check "auto, multicast from 4096 bytes: 4095 bytes go down the tree" auto_by_size 4095 tree
-t_check "auto, multicast from 4096 bytes: 4096 bytes are multicast" auto_by_size 4096 mcast
+t_check "auto, multicast from 4096 below 65536 bytes: 4095 bytes go down the tree" \
+	auto_by_size 4095 tree
+t_check "... 4096 bytes are multicast" auto_by_size 4096 mcast
+t_check "... 65536 bytes go down the tree" auto_by_size 65536 tree
 # nc_bcast_tune measures both and every rank derives the same threshold
 # from the same numbers; the broadcasts after it (auto) are byte-exact.
 tune_same() {
 	bc_on tune "$ALL8" --comm 1 --tune 1024,16384,131072 --tune-iters 3 \
 		--dist auto --bytes-list 1000,20000,200000 --roots 0,5 || return 1
-	grep -h '^ok - tune: multicast from' "$T_LOG"/tune.h*.log | sort | uniq -c
-	test "$(grep -h '^ok - tune: multicast from' "$T_LOG"/tune.h*.log | sort -u | wc -l)" = 1 &&
-		test "$(grep -l '^ok - tune: multicast from' "$T_LOG"/tune.h*.log | wc -l)" = 8 &&
+	grep -h '^ok - tune: multicast' "$T_LOG"/tune.h*.log | sort | uniq -c
+	test "$(grep -h '^ok - tune: multicast' "$T_LOG"/tune.h*.log | sort -u | wc -l)" = 1 &&
+		test "$(grep -l '^ok - tune: multicast' "$T_LOG"/tune.h*.log | wc -l)" = 8 &&
 		test "$(grep -l '^ok - tune: bad arguments are EINVAL' "$T_LOG"/tune.h*.log | wc -l)" = 8
 }
-t_check "nc_bcast_tune on 8 ranks: one threshold and the same times on all; then auto broadcasts byte-exact" \
+t_check "nc_bcast_tune on 8 ranks: one range and the same times on all; then auto broadcasts byte-exact" \
 	tune_same
 
 # Bad arguments: exact errnos.

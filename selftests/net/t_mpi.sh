@@ -96,7 +96,7 @@ if ! smoke_skip "NETCOLL_MPI=off, 2 ranks per host"; then
 		eval 'NETCOLL_MPI_BCAST_TUNE=1 NC_MPI_PPN=2 nc_mpirun tune -x NETCOLL_MPI_BCAST_TUNE \
 			-x LD_PRELOAD="$NCMPI" "$MPI_CHECK" &&
 		      grep -q " 0 failed" "$T_LOG/tune.log" &&
-		      grep "^netcoll-mpi: broadcasts multicast from" "$T_LOG/tune.log" &&
+		      grep "^netcoll-mpi: broadcasts multicast:" "$T_LOG/tune.log" &&
 		      grep -Eq "^netcoll-mpi: MPI_Bcast: [1-9][0-9]* netcoll" "$T_LOG/tune.log"'
 fi
 

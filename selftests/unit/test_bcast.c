@@ -4,13 +4,14 @@
  * order of an f-nomial tree, the delay matrix, the placements of seed 003
  * (permutations with the root fixed; homogeneous networks keep rank
  * order; slow hosts and far switches kept out of the critical part) and
- * the time model.
+ * the time model; and the range of sizes nc_bcast_tune gives multicast.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../userlib/bcast_plan.h"
+#include "../../userlib/bcast_tune.h"
 #include "harness.h"
 
 static int is_permutation(const uint32_t *order, uint32_t P)
@@ -257,6 +258,56 @@ TEST(topology_aware_and_the_best_of_three)
 	nc_topo_free(&t);
 }
 
+/*
+ * nc_bcast_tune's decision (userlib/bcast_tune.c): the run of sizes where
+ * multicast won with the largest summed gain, widened halfway in log
+ * scale to its neighbours.
+ */
+static void tune_set(struct nc_bcast_tune *t, uint32_t n, const size_t *sizes,
+		     const double *tree, const double *mcast)
+{
+	memset(t, 0, sizeof(*t));
+	t->nsizes = n;
+	memcpy(t->sizes, sizes, n * sizeof(*sizes));
+	memcpy(t->tree_us, tree, n * sizeof(*tree));
+	memcpy(t->mcast_us, mcast, n * sizeof(*mcast));
+}
+
+TEST(bcast_tune_range)
+{
+	static const size_t s6[] = { 1024, 4096, 16384, 65536, 262144, 1048576 };
+	/* docs/bcast-bench.md, 16 hosts: multicast wins up to 64 KiB */
+	static const double tree6[] = { 2704, 2969.5, 9565.6, 55423, 291921, 1431171 };
+	static const double mc6[] = { 2467.6, 2418.4, 3754.3, 51795.3, 528428, 2691008 };
+	static const size_t s3[] = { 1024, 16384, 131072 };
+	static const double tree3[] = { 100, 100, 100 };
+	static const double mid[] = { 200, 50, 200 };	/* wins in the middle */
+	static const double big[] = { 200, 99, 10 };	/* from 16 KiB on */
+	static const double none[] = { 100, 200, 300 };	/* a tie is no win */
+	static const double two[] = { 90, 200, 10 };	/* two runs: the larger gain */
+	struct nc_bcast_tune t;
+
+	tune_set(&t, 6, s6, tree6, mc6);
+	nc_bcast_tune_range(&t);
+	CHECK_EQ(t.mcast_min, 0);
+	CHECK_EQ(t.mcast_max, 131072 + 1);	/* sqrt(64 Ki * 256 Ki) */
+	tune_set(&t, 3, s3, tree3, mid);
+	nc_bcast_tune_range(&t);
+	CHECK_EQ(t.mcast_min, 4096 + 1);	/* sqrt(1 Ki * 16 Ki) */
+	CHECK_EQ(t.mcast_max, 46340 + 1);	/* floor(sqrt(16 Ki * 128 Ki)) */
+	tune_set(&t, 3, s3, tree3, big);
+	nc_bcast_tune_range(&t);
+	CHECK_EQ(t.mcast_min, 4096 + 1);
+	CHECK_EQ(t.mcast_max, SIZE_MAX);
+	tune_set(&t, 3, s3, tree3, none);
+	nc_bcast_tune_range(&t);
+	CHECK(t.mcast_min >= t.mcast_max);
+	tune_set(&t, 3, s3, tree3, two);
+	nc_bcast_tune_range(&t);
+	CHECK_EQ(t.mcast_min, 46340 + 1);
+	CHECK_EQ(t.mcast_max, SIZE_MAX);
+}
+
 int main(void)
 {
 	RUN(children_in_send_order);
@@ -266,5 +317,6 @@ int main(void)
 	RUN(homogeneous_network_keeps_rank_order);
 	RUN(speed_aware_keeps_slow_hosts_out_of_the_critical_part);
 	RUN(topology_aware_and_the_best_of_three);
+	RUN(bcast_tune_range);
 	return DONE();
 }

@@ -80,10 +80,10 @@ static void usage(FILE *out)
 		"--calib-comms: fit over flat trees on these communicators (of other\n"
 		"sizes, main rank 0 their rank 0) instead of in-communicator trees.\n"
 		"\n"
-		"--dist auto: broadcasts multicast from the library's threshold\n"
-		"(NETCOLL_BCAST_MCAST_MIN), reductions go down the tree.\n"
+		"--dist auto: broadcasts multicast in the library's range of sizes\n"
+		"(NETCOLL_BCAST_MCAST_MIN/MAX), reductions go down the tree.\n"
 		"--tune-bcast: tree against multicast per size (powers of 4 from\n"
-		"--min to --max, else 1 KiB..1 MiB), and the size from which\n"
+		"--min to --max, else 1 KiB..1 MiB), and the sizes where\n"
 		"multicast was faster (nc_bcast_tune).\n");
 }
 

@@ -123,9 +123,9 @@ enum nc_dtype {
 enum nc_dist {
 	NC_DIST_TREE = 0,	/* down the tree, hop by hop */
 	NC_DIST_MCAST = 1,	/* one multicast, lost frames repaired by unicast */
-	NC_DIST_AUTO = 2,	/* chosen by size: broadcasts of at least
-				 * nc_set_bcast_mcast_min() bytes multicast,
-				 * the rest (and reductions) go down the tree
+	NC_DIST_AUTO = 2,	/* chosen by size: broadcasts in the range
+				 * of nc_set_bcast_mcast() multicast, the
+				 * rest (and reductions) go down the tree
 				 */
 };
 
@@ -180,16 +180,18 @@ int nc_ibcast_ex(nc_endpoint *ep, const struct nc_bcast_args *a,
 int nc_set_dist(nc_endpoint *ep, enum nc_dist dist);
 
 /*
- * The size from which NC_DIST_AUTO multicasts a broadcast.  Which is
- * faster depends on the network (a switch that copies multicast in
- * hardware, or a software bridge that copies it frame by frame), so it is
- * measured: nc_bcast_tune() times both on the bound communicator and sets
- * it.  Until then it is NETCOLL_BCAST_MCAST_MIN from the environment,
- * else NC_BCAST_MCAST_MIN_DEFAULT (never: always the tree).  Every rank
- * must use the same value (the two send different frames).
+ * The sizes NC_DIST_AUTO multicasts: broadcasts of min <= len < max bytes
+ * (min >= max: none).  Which is faster depends on the network (a switch
+ * that copies multicast in hardware, or a software bridge that copies it
+ * frame by frame on the hosts' CPUs, where multicast can win for small
+ * broadcasts and lose for large ones), so it is measured:
+ * nc_bcast_tune() times both on the bound communicator and sets it.
+ * Until then min is NETCOLL_BCAST_MCAST_MIN from the environment (0 if
+ * only the maximum is given), max NETCOLL_BCAST_MCAST_MAX (SIZE_MAX);
+ * with neither, none: always the tree.  Every rank must use the same
+ * range (the two send different frames).
  */
-#define NC_BCAST_MCAST_MIN_DEFAULT	SIZE_MAX
-int nc_set_bcast_mcast_min(nc_endpoint *ep, size_t bytes);
+int nc_set_bcast_mcast(nc_endpoint *ep, size_t min, size_t max);
 
 #define NC_BCAST_TUNE_SIZES_MAX	16
 #define NC_BCAST_TUNE_ITERS	10
@@ -199,9 +201,12 @@ int nc_set_bcast_mcast_min(nc_endpoint *ep, size_t bytes);
  * arguments).  For each size, twice, `iters` broadcasts from `root` go
  * down the tree and `iters` by multicast, each set after a barrier, every
  * byte checked on every rank; a set's time is its slowest rank's, the
- * better of the two rounds counts.  The threshold is the smallest size
- * from which multicast was faster at that size and every larger one
- * (SIZE_MAX: at none); it is set on the endpoint and returned.  Every rank
+ * better of the two rounds counts.  The range multicast gets is the run
+ * of consecutive sizes where it was faster with the largest summed gain
+ * (1 - mcast/tree), from the size halfway (in log scale) to the next
+ * smaller size, 0 if the run starts at the smallest, to halfway to the
+ * next larger one, SIZE_MAX if it ends at the largest; none if multicast
+ * won at no size.  It is set on the endpoint and returned.  Every rank
  * gets the same numbers (one allreduce of the times), so the same choice.
  * Errors: -EINVAL (bad arguments), -ENOTCONN (not bound), -ENOMEM, -EIO
  * (a rank received wrong bytes), or a broadcast's error.
@@ -215,7 +220,7 @@ struct nc_bcast_tune {
 	/* results */
 	double tree_us[NC_BCAST_TUNE_SIZES_MAX];	/* per broadcast */
 	double mcast_us[NC_BCAST_TUNE_SIZES_MAX];
-	size_t mcast_min;	/* the threshold set */
+	size_t mcast_min, mcast_max;	/* the range set (none: min == max) */
 };
 int nc_bcast_tune(nc_endpoint *ep, struct nc_bcast_tune *t);
 
