@@ -90,8 +90,8 @@ bench-alltoall: all
 	cp $(B)/vm/bench/alltoall-bench.md docs/alltoall-bench.md
 	scripts/plot-bench.sh docs
 
-# Reductions: kernel against a UDP tree, CPU noise, multicast, the tree
-# latency model; the report lands in docs/.
+# Broadcasts: nc_bcast_tune's table, then the kernel's tree and multicast
+# against a UDP tree, quiet and with CPU noise; the report lands in docs/.
 bench-bcast: all
 	$(VM_RUN) --timeout 5400 --out $(B)/vm/bench-bcast -- selftests/net/bench_bcast.sh
 	cp $(B)/vm/bench-bcast/bcast-bench.md docs/bcast-bench.md
@@ -101,6 +101,8 @@ bench-apps: all
 	@mkdir -p docs
 	cp $(B)/vm/bench-apps/apps-bench.md docs/apps-bench.md
 
+# Reductions: kernel against a UDP tree, CPU noise, multicast, the tree
+# latency model; the report lands in docs/.
 bench-reduce: all
 	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-reduce -- selftests/net/bench_reduce.sh
 	@mkdir -p docs
