@@ -216,6 +216,9 @@ static int ncmpi_bcast_tune(struct ncmpi_comm *w)
 	if (ncmpi.rank == 0 && ncmpi.verbose) {
 		if (ncmpi.bcast_mcast[0] >= ncmpi.bcast_mcast[1])
 			fprintf(stderr, "netcoll-mpi: broadcasts multicast: never (measured)\n");
+		else if (ncmpi.bcast_mcast[1] == SIZE_MAX)
+			fprintf(stderr, "netcoll-mpi: broadcasts multicast: from %zu bytes (measured)\n",
+				ncmpi.bcast_mcast[0]);
 		else
 			fprintf(stderr, "netcoll-mpi: broadcasts multicast: %zu to %zu bytes (measured)\n",
 				ncmpi.bcast_mcast[0], ncmpi.bcast_mcast[1] - 1);

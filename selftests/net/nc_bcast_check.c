@@ -136,6 +136,8 @@ static int tune(nc_endpoint *ep, struct nc_bcast_tune *t)
 	}
 	if (t->mcast_min >= t->mcast_max)
 		p += snprintf(p, end - p, "never");
+	else if (t->mcast_max == SIZE_MAX)
+		p += snprintf(p, end - p, "from %zu", t->mcast_min);
 	else
 		p += snprintf(p, end - p, "from %zu below %zu", t->mcast_min,
 			      t->mcast_max);
