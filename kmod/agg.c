@@ -49,6 +49,17 @@
  *    per result fragment.  SHARP sends every result twice (UD multicast and
  *    RC); on a software switch that doubles the per-host frame cost for a
  *    loss that is rare, so we repair on demand instead.
+ *    A result of more than NCK_AGG_DN_FRAGS fragments going down the tree
+ *    is also a windowed message: each child acks it as the parent does
+ *    fragments going up (AGG_ACK with NETCOLL_F_RESULT; its requests
+ *    ack too), and a sender has at most NCK_AGG_DN_BYTES of results
+ *    unacked at its children (nck_agg_push_down).  What an ack shows
+ *    lost goes again at once (the core's fast retransmission and RACK);
+ *    a child's timeout gets the oldest fragment it lacks, if that went
+ *    longer ago than the down direction's own round trip (queues
+ *    included) allows, else only "alive".  Sent all at once, a 1 MiB
+ *    broadcast on 100 Mbit/s cables overflowed the senders' queues: 4600
+ *    frames refused there, 9000 repairs.
  *  - timing: the round trip of fragments going up (a probe now and then
  *    asks for an ack at once) gives the retransmission timeout, as for the
  *    alltoall transport, but without its tail-loss probes.  The root sends
@@ -137,6 +148,9 @@
 #define NCK_AGG_PROBE_EVERY	16	/* ops between round-trip probes */
 #define NCK_AGG_REPEAT_OPS	64	/* operations sent twice after a loss */
 #define NCK_AGG_REPEAT_FRAGS	2	/* ... if their pieces are that small */
+#define NCK_AGG_DN_FRAGS	16	/* larger results go down in a window */
+#define NCK_AGG_DN_BYTES	(128 * 1024)	/* ... of this many bytes */
+#define NCK_AGG_DN_MIN		4	/* ... and at least these fragments */
 
 /*
  * A rank that may ask this one for a piece's result: when it may be
@@ -172,6 +186,17 @@ struct nck_agg_piece {
 	bool complete;
 	bool bdata;		/* a broadcast's data: nothing goes up */
 	bool bsync;		/* a broadcast's empty piece: done when acked */
+	/*
+	 * A large result going down the tree (nck_agg_windowed()) is a
+	 * windowed message to each child: the child acks it (AGG_ACK with
+	 * NETCOLL_F_RESULT) and the sender sends it fragment dn_next[i]
+	 * only while the operation's window has room.  dn[i]: what child i
+	 * acked (its acks, its requests' cumulative points); NULL where
+	 * this rank has no children or the piece is not windowed.
+	 */
+	bool windowed;
+	struct nck_frags *dn;
+	u32 *dn_next;
 };
 
 struct nck_agg_op {
@@ -248,6 +273,32 @@ static bool nck_agg_bcast(const struct nck_agg_op *op)
 }
 
 /*
+ * Does a piece of len bytes in nfrags fragments go down in a window (see
+ * the top)?  Every rank decides alike: the sender windows, the receiver
+ * acks.  Small results go at once: one round trip, nothing to pace.
+ */
+static bool nck_agg_windowed(const struct nck_agg_op *op, u32 len, u32 nfrags)
+{
+	return nck_agg_tree_dist(op) && (op->flags & NETCOLL_RED_ALL) && len &&
+	       nfrags > NCK_AGG_DN_FRAGS;
+}
+
+/*
+ * Bytes of results a rank may have in flight to its children, every
+ * operation, piece and child together (they share our link):
+ * NCK_AGG_DN_BYTES, a quarter of it while our link's queue overflows
+ * (nck_comm_congested()); at least NCK_AGG_DN_MIN fragments of fs bytes.
+ */
+static u64 nck_agg_dn_window(const struct nck_comm *c, u32 fs)
+{
+	u32 bytes = NCK_AGG_DN_BYTES;
+
+	if (nck_comm_congested(c))
+		bytes /= 4;
+	return max(bytes, NCK_AGG_DN_MIN * fs);
+}
+
+/*
  * Fragments one timeout or one request may resend.  While our own link's
  * queue overflows (nck_comm_congested()), a few: a burst of 64 into a
  * queue that takes a dozen is mostly refused, and the answers the device
@@ -279,6 +330,10 @@ static void nck_agg_op_free(struct nck_comm *c, struct nck_agg_op *op)
 					nck_rx_free(c, p->held[i]);
 		for (i = 0; p->got && i < p->nchildren; i++)
 			nck_frags_free(&p->got[i]);
+		for (i = 0; p->dn && i < p->nchildren; i++)
+			nck_frags_free(&p->dn[i]);
+		kvfree(p->dn);
+		kfree(p->dn_next);
 		nck_frags_free(&p->up);
 		nck_frags_free(&p->res);
 		kvfree(p->got);
@@ -387,7 +442,7 @@ static void nck_agg_saw_loss(struct nck_comm *c, struct nck_agg_op *op)
 static bool nck_agg_last_out(const struct nck_comm *c,
 			     const struct nck_agg_piece *p, u32 k, u16 type)
 {
-	if (type == NETCOLL_T_AGG_UP)
+	if (type == NETCOLL_T_AGG_UP || p->windowed)	/* in order */
 		return k == p->nfrags - 1;
 	return (nck_agg_is_root(c, p) ? p->nready : p->res.count) == p->nfrags;
 }
@@ -672,6 +727,204 @@ static void nck_agg_piece_check(struct nck_comm *c, struct nck_agg_op *op,
 		nck_agg_complete(c, op, 0);
 }
 
+/* Position of rank among the children of piece p, or -1. */
+static int nck_agg_child_index(const struct nck_agg_piece *p, u32 rank)
+{
+	u32 lo = 0, hi = p->nchildren;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (p->children[mid] == rank)
+			return mid;
+		if (p->children[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Fragment k of piece p's result is here (to pass on). */
+static bool nck_agg_have_frag(const struct nck_comm *c,
+			      const struct nck_agg_piece *p, u32 k)
+{
+	return nck_agg_is_root(c, p) ? test_bit(k, p->ready) :
+				       nck_frags_test(&p->res, k);
+}
+
+/* Bytes of op's windowed results sent to children and not acked. */
+static u64 nck_agg_dn_inflight(const struct nck_agg_op *op)
+{
+	u32 j, i;
+	u64 n = 0;
+
+	for (j = 0; j < op->npieces; j++) {
+		const struct nck_agg_piece *p = &op->piece[j];
+
+		for (i = 0; p->dn && i < p->nchildren; i++)
+			n += p->dn_next[i] - p->dn[i].count;
+	}
+	return n * op->fs;
+}
+
+/*
+ * Send op's children the fragments of windowed results they have not had,
+ * in order, one child after another, while the window has room (*n bytes
+ * of it are in flight).
+ */
+static void nck_agg_push_op(struct nck_comm *c, struct nck_agg_op *op,
+			    u64 *n, u64 window, struct sk_buff_head *txq)
+{
+	bool sent;
+	u32 j, i;
+
+	do {
+		sent = false;
+		for (j = 0; j < op->npieces; j++) {
+			struct nck_agg_piece *p = &op->piece[j];
+
+			for (i = 0; p->dn && i < p->nchildren && *n < window; i++) {
+				u32 k = p->dn_next[i];
+
+				if (k >= p->nfrags || !nck_agg_have_frag(c, p, k))
+					continue;
+				nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN,
+						  0, p->children[i], false, txq);
+				nck_frags_sent(&p->dn[i], k);
+				p->dn_next[i]++;
+				*n += op->fs;
+				sent = true;
+			}
+		}
+	} while (sent && *n < window);
+}
+
+/*
+ * Send what the window (nck_agg_dn_window()) has room for, the oldest
+ * operation first.  A large result went into our device's queue whole
+ * before, once per child: 1 MiB broadcasts on 100 Mbit/s cables lost
+ * about 4600 frames each there and needed 9000 repairs.  One window for
+ * every operation: broadcasts back to back are in flight together.  An
+ * inner rank forwards in order: a fragment lost on its way here holds
+ * its children back one repair's round trip, not a timeout.
+ */
+static void nck_agg_push_down(struct nck_comm *c, struct sk_buff_head *txq)
+{
+	u32 w = nck_agg_window(c), seq = c->agg.next - w, s;
+	struct nck_agg_op *op;
+	u64 n = 0, window = 0;
+
+	lockdep_assert_held(&c->lock);
+	for (s = 0; s < w; s++) {
+		op = nck_agg_find(c, seq + s);
+		if (op) {
+			n += nck_agg_dn_inflight(op);
+			window = nck_agg_dn_window(c, op->fs);
+		}
+	}
+	for (s = 0; s < w && n < window; s++) {
+		op = nck_agg_find(c, seq + s);
+		if (op && !op->err)
+			nck_agg_push_op(c, op, &n, window, txq);
+	}
+}
+
+/*
+ * Child x of piece p tells which result fragments it holds (cum, sack
+ * as an ack's): its part of the window opens.  Nothing past what we sent
+ * it counts.
+ */
+struct nck_agg_dn_ctx {
+	struct nck_comm *c;
+	struct nck_agg_op *op;
+	struct nck_agg_piece *p;
+	u32 ci;
+	struct sk_buff_head *txq;
+};
+
+/*
+ * Resend result fragment k to child ci: its ack showed it lost, or its
+ * timer asked.  From the operation's repair budget, like every repair.
+ */
+static int nck_agg_resend_down(void *arg, u32 k)
+{
+	struct nck_agg_dn_ctx *x = arg;
+	struct nck_agg_op *op = x->op;
+
+	if (!op->repair_budget)
+		return -ENOBUFS;
+	op->repair_budget--;
+	nck_agg_saw_loss(x->c, op);
+	/* once: if lost again, the next ack shows it (RACK) */
+	nck_agg_send_frag(x->c, op, x->p, k, NETCOLL_T_AGG_DOWN, 0,
+			  x->p->children[x->ci], false, x->txq);
+	nck_frags_sent(&x->p->dn[x->ci], k);
+	nck_stat_inc(x->c->nn, NETCOLL_STAT_AGG_REPAIRS);
+	return 0;
+}
+
+/*
+ * Child ci of piece p holds the result fragments an ack (cum, sack) shows:
+ * its part of the window opens, and what the ack shows lost goes again
+ * at once (the core's fast retransmission and RACK, as for fragments
+ * going up).  Nothing past what we sent it counts.
+ */
+static void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
+			     struct nck_agg_piece *p, int ci, u32 cum,
+			     u32 sack, struct sk_buff_head *txq)
+{
+	struct nck_agg_dn_ctx x = { c, op, p, ci, txq };
+	u32 sacked, before, us;
+	bool resent = true;
+
+	if (ci < 0 || !p->dn) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		return;
+	}
+	before = p->dn[ci].cum;
+	sacked = nck_frags_ack(&p->dn[ci], cum, sack, p->dn_next[ci], NULL,
+			       NULL);
+	/* the newest fragment it acks, if sent once: a round trip (Karn) */
+	if (p->dn[ci].cum > before) {
+		us = nck_frags_age_us(&p->dn[ci], p->dn[ci].cum - 1, &resent);
+		if (!resent)
+			nck_rtt_sample(&c->agg.dn_rtt, us);
+	}
+	nck_frags_fast_retransmit(&p->dn[ci], sacked, nck_agg_resend_down, &x);
+}
+
+/*
+ * What of p's result rank x may get as a repair: with a window, only
+ * what went to it already (the rest comes in the window).
+ */
+static u32 nck_agg_dn_limit(const struct nck_agg_piece *p, u32 x)
+{
+	int ci;
+
+	if (!p->dn)
+		return p->nfrags;
+	ci = nck_agg_child_index(p, x);
+	return ci < 0 ? p->nfrags : p->dn_next[ci];
+}
+
+/* A windowed result: tell its sender which fragments we hold. */
+static void nck_agg_ack_result(struct nck_comm *c, struct nck_agg_op *op,
+			       struct nck_agg_piece *p,
+			       struct sk_buff_head *txq)
+{
+	/* res.cum is a true cumulative point (nck_agg_ask_holes keeps it so) */
+	u32 cum = find_next_zero_bit(p->res.bits, p->res.n, p->res.cum);
+	u32 sack = 0, b;
+
+	for (b = 0; b < NCK_SACK_BITS && cum + 1 + b < p->res.n; b++)
+		if (test_bit(cum + 1 + b, p->res.bits))
+			sack |= 1U << b;
+	p->res.since_ack = 0;
+	nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->src, p - op->piece,
+			 cum, sack, NETCOLL_F_RESULT, txq);
+}
+
 static void nck_agg_to_children(struct nck_comm *c, struct nck_agg_op *op,
 				struct nck_agg_piece *p, u32 k, bool marker,
 			       struct sk_buff_head *txq)
@@ -706,7 +959,9 @@ static void nck_agg_root_result(struct nck_comm *c, struct nck_agg_op *op,
 
 	if (p->want_data)
 		nck_frags_set(&p->res, k);
-	if (all && p->len) {
+	if (all && p->len && p->windowed) {
+		nck_agg_push_down(c, txq);
+	} else if (all && p->len) {
 		nck_agg_distribute(c, op, p, k, false, txq);
 	} else {
 		if (!all && op->root != c->rank && p->len)
@@ -813,24 +1068,6 @@ static void nck_agg_up_acked(struct nck_comm *c, struct nck_agg_op *op,
 /* ---------------------------------------------------------------- */
 /* Frames in                                                         */
 /* ---------------------------------------------------------------- */
-
-/* Position of rank among the children of piece p, or -1. */
-static int nck_agg_child_index(const struct nck_agg_piece *p, u32 rank)
-{
-	u32 lo = 0, hi = p->nchildren;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (p->children[mid] == rank)
-			return mid;
-		if (p->children[mid] < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
 
 static struct nck_agg_piece *nck_agg_piece_of(struct nck_comm *c,
 					      struct nck_agg_op *op,
@@ -976,19 +1213,27 @@ static void nck_agg_in_down(struct nck_comm *c, struct nck_agg_op *op,
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_LENGTH);
 		goto drop;
 	}
-	nck_frags_set(&p->res, k);
+	if (!p->windowed)
+		nck_frags_set(&p->res, k);
+	else if (nck_frags_receive(&p->res, k, false) == NCK_RX_NEW_ACK)
+		nck_agg_ack_result(c, op, p, txq);
 	nck_agg_up_acked(c, op, p, k);
 	nck_agg_progress(c, op);
 	nck_agg_push_all(c, op, txq);
-	if ((op->flags & NETCOLL_RED_ALL) && nck_agg_tree_dist(op))
+	if (p->windowed)
+		nck_agg_push_down(c, txq);
+	else if ((op->flags & NETCOLL_RED_ALL) && nck_agg_tree_dist(op))
 		nck_agg_to_children(c, op, p, k, false, txq);
 	nck_agg_piece_check(c, op, p);
-	if (!p->complete)
+	/* a window's holes are asked for by the ack that showed them */
+	if (!p->complete && !p->windowed)
 		nck_agg_ask_holes(c, op, p, k, txq);
 	kfree_skb(skb);
 	return;
 dup:
 	nck_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
+	if (p->windowed && f->msg_len)	/* our ack may have been lost */
+		nck_agg_ack_result(c, op, p, txq);
 drop:
 	kfree_skb(skb);
 }
@@ -1049,6 +1294,12 @@ static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
 		return;
 	}
+	if (f->flags & NETCOLL_F_RESULT) {	/* a child acks our result */
+		nck_agg_dn_acked(c, op, p, nck_agg_child_index(p, f->src_rank),
+				 f->seq, f->frag_off, txq);
+		nck_agg_push_down(c, txq);
+		return;
+	}
 	if (f->src_rank != p->parent || nck_agg_is_root(c, p)) {
 		/* a child answers our request at once: time it */
 		if (f->src_rank != p->parent) {
@@ -1090,21 +1341,13 @@ static void nck_agg_answer_alive(struct nck_comm *c, struct nck_agg_op *op,
 				 0, 0, 0, txq);
 }
 
-/* Fragment k of piece p's result is here (and was passed on). */
-static bool nck_agg_have_frag(const struct nck_comm *c,
-			      const struct nck_agg_piece *p, u32 k)
-{
-	return nck_agg_is_root(c, p) ? test_bit(k, p->ready) :
-				       nck_frags_test(&p->res, k);
-}
-
 /*
  * A request from `from` on is answered up to here: what its map can tell
  * and one burst past it (the scan under the lock stays short).
  */
-static u32 nck_agg_answer_end(const struct nck_agg_piece *p, u32 from)
+static u32 nck_agg_answer_end(const struct nck_agg_piece *p, u32 from, u32 x)
 {
-	return min_t(u64, p->nfrags,
+	return min_t(u64, nck_agg_dn_limit(p, x),
 		     (u64)from + 1 + NETCOLL_NACK_MAP_MAX * 8 + NCK_AGG_BURST);
 }
 
@@ -1115,12 +1358,12 @@ static u32 nck_agg_answer_end(const struct nck_agg_piece *p, u32 from)
  * for fragments still to come here is told we are alive.
  */
 static bool nck_agg_have_any(const struct nck_comm *c,
-			     const struct nck_agg_piece *p, u32 from,
+			     const struct nck_agg_piece *p, u32 x, u32 from,
 			     const u8 *map, u32 len)
 {
-	u32 k;
+	u32 k, end = nck_agg_answer_end(p, from, x);
 
-	for (k = from; k < nck_agg_answer_end(p, from); k++)
+	for (k = from; k < end; k++)
 		if (!nck_nack_has(map, len, from, k) && nck_agg_have_frag(c, p, k))
 			return true;
 	return false;
@@ -1191,7 +1434,8 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 				struct sk_buff_head *txq)
 {
 	struct nck_agg_asker *a = &op->askers[f->src_rank];
-	u32 j = p - op->piece, end = min(f->msg_len, p->nfrags), k, sent = 0;
+	u32 end = min3(f->msg_len, p->nfrags, nck_agg_dn_limit(p, f->src_rank));
+	u32 j = p - op->piece, k, sent = 0;
 	u32 frames = 0, burst = nck_agg_burst(c), queued;
 
 	/* holes asked for before: a newer round, at the timer's rate */
@@ -1223,13 +1467,53 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 }
 
+/*
+ * Child ci of a windowed piece asks (its timer ran: nothing came for a
+ * while).  Its request acks: the fragments below its cumulative point
+ * and those its map shows (the map's bits are an ack's selective bits).
+ * Then, at the rate repairs are answered, the oldest fragment it lacks
+ * of those we sent goes again, and the newest its next ack can show
+ * (nck_frags_probe): the holes that ack shows follow.  Returns whether
+ * anything went; else the child is told we are alive.  Fragments still
+ * in our queue are not sent twice on a guess.
+ */
+static bool nck_agg_dn_asked(struct nck_comm *c, struct nck_agg_op *op,
+			     struct nck_agg_piece *p, int ci,
+			     const struct nc_frame *f, const u8 *map,
+			     struct sk_buff_head *txq)
+{
+	struct nck_agg_dn_ctx x = { c, op, p, ci, txq };
+	const struct nck_rtt *rtt = &c->agg.dn_rtt;
+	u32 sack = 0, b, first;
+	bool resent;
+
+	for (b = 0; b < NCK_SACK_BITS; b++)
+		if (nck_nack_has(map, f->len, f->seq, f->seq + 1 + b))
+			sack |= 1U << b;
+	nck_agg_dn_acked(c, op, p, ci, f->seq, sack, txq);
+	if (f->msg_len)		/* holes: the acks on them asked already */
+		return false;
+	first = find_next_zero_bit(p->dn[ci].bits, p->dn_next[ci],
+				   p->dn[ci].cum);
+	if (first >= p->dn_next[ci])
+		return false;
+	/* sent less than a round trip ago: in a queue, not lost */
+	if (!rtt->srtt_us)
+		rtt = &c->agg.rtt;
+	if (nck_frags_age_us(&p->dn[ci], first, &resent) < nck_rtt_rto_us(rtt) ||
+	    !nck_agg_may_repair(op, f->src_rank, p - op->piece, f->seq))
+		return false;
+	return nck_frags_probe(&p->dn[ci], p->dn_next[ci], nck_agg_resend_down,
+			       &x) > 0;
+}
+
 /* Somebody lacks (part of) the result of piece p: send what it misses. */
 static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 			    struct sk_buff *skb, const struct nc_frame *f,
 			    struct sk_buff_head *txq)
 {
 	struct nck_agg_piece *p = nck_agg_piece_of(c, op, f);
-	u32 x = f->src_rank, k, sent = 0, frames = 0, burst, queued;
+	u32 x = f->src_rank, k, sent = 0, frames = 0, burst, queued, end;
 	u8 map[NETCOLL_NACK_MAP_MAX];
 	bool x_data, avail;
 	int ci;
@@ -1245,6 +1529,11 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	/* Children ask their parent, anybody may ask the root. */
 	if (ci < 0 && !nck_agg_is_root(c, p)) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
+		return;
+	}
+	if (ci >= 0 && p->dn) {		/* a windowed result (all ranks') */
+		if (!nck_agg_dn_asked(c, op, p, ci, f, map, txq))
+			nck_agg_answer_alive(c, op, p, ci, x, txq);
 		return;
 	}
 	x_data = ((op->flags & NETCOLL_RED_ALL) || x == op->root) && p->len;
@@ -1266,7 +1555,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	 * not wait another timeout for fragments lost while a sibling's
 	 * held up the rest.
 	 */
-	avail = x_data ? nck_agg_have_any(c, p, f->seq, map, f->len) :
+	avail = x_data ? nck_agg_have_any(c, p, x, f->seq, map, f->len) :
 		p->done_mark || (nck_agg_is_root(c, p) && p->nready == p->nfrags);
 	if (!avail || !nck_agg_may_repair(op, x, f->tag, f->seq)) {
 		if (avail)
@@ -1282,8 +1571,8 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 					   true, txq);
 		sent = 1;
 	}
-	for (k = f->seq; x_data && k < nck_agg_answer_end(p, f->seq) &&
-	     frames < burst; k++) {
+	end = nck_agg_answer_end(p, f->seq, x);
+	for (k = f->seq; x_data && k < end && frames < burst; k++) {
 		if (nck_nack_has(map, f->len, f->seq, k) ||
 		    !nck_agg_have_frag(c, p, k))
 			continue;
@@ -1340,6 +1629,7 @@ static void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
 		break;
 	case NETCOLL_T_AGG_NACK:
 		nck_agg_in_nack(c, op, skb, f, txq);
+		nck_agg_push_down(c, txq);	/* it may have acked */
 		break;
 	}
 	kfree_skb(skb);
@@ -1704,13 +1994,20 @@ static void nck_agg_timer(struct timer_list *t)
 /* Starting and finishing an operation (process context)             */
 /* ---------------------------------------------------------------- */
 
-/* Bytes a piece's bookkeeping takes for a tree with nchildren children. */
-static u64 nck_agg_piece_bytes(u32 nchildren, u32 nfrags)
+/*
+ * Bytes a piece's bookkeeping takes for a tree with nchildren children
+ * (windowed: and what each child acked of the result).
+ */
+static u64 nck_agg_piece_bytes(u32 nchildren, u32 nfrags, bool windowed)
 {
 	u64 set = BITS_TO_LONGS(nfrags) * sizeof(long);
+	u64 per_child = sizeof(struct nck_frags) + set;
 
+	if (windowed)
+		per_child += sizeof(struct nck_frags) +
+			     nck_frags_tx_bytes(nfrags) + sizeof(u32);
 	return (u64)nchildren * sizeof(u32) + set +
-	       (u64)nchildren * (sizeof(struct nck_frags) + set) + set +
+	       (u64)nchildren * per_child + set +
 	       nck_frags_tx_bytes(nfrags) +
 	       (u64)nchildren * nfrags * sizeof(struct sk_buff *);
 }
@@ -1742,6 +2039,16 @@ static int nck_agg_piece_init(struct nck_comm *c, struct nck_agg_op *op,
 	for (i = 0; i < t->nchildren; i++)
 		if (nck_frags_init(&p->got[i], p->nfrags, gfp))
 			return -ENOMEM;
+	p->windowed = nck_agg_windowed(op, p->len, p->nfrags);
+	if (p->windowed && t->nchildren) {
+		p->dn = kvcalloc(t->nchildren, sizeof(*p->dn), gfp);
+		p->dn_next = kcalloc(t->nchildren, sizeof(u32), gfp);
+		if (!p->dn || !p->dn_next)
+			return -ENOMEM;
+		for (i = 0; i < t->nchildren; i++)
+			if (nck_frags_init_tx(&p->dn[i], p->nfrags, gfp))
+				return -ENOMEM;
+	}
 	p->want_data = ((op->flags & NETCOLL_RED_ALL) || op->root == c->rank) &&
 		       !p->bsync;
 	/* Multicast results, and a reduce's data, come from the root. */
@@ -1833,7 +2140,9 @@ static int nck_agg_pieces(struct nck_comm *c, struct nck_agg_op *op,
 		p->off = lo * esize;
 		p->len = (hi - lo) * esize;
 		p->nfrags = nc_wire_nfrags(p->len, op->fs);
-		charge += nck_agg_piece_bytes(t->nchildren, p->nfrags);
+		charge += nck_agg_piece_bytes(t->nchildren, p->nfrags,
+					      nck_agg_windowed(op, p->len,
+							       p->nfrags));
 		total += p->nfrags;
 		asked |= t->nchildren || t->parent == c->rank;
 	}

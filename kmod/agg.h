@@ -38,6 +38,8 @@ struct nck_tree;
  * @next: sequence of the next local operation; c->lock (read racily for
  *	dumps)
  * @rtt: round trip of fragments going up; c->lock
+ * @dn_rtt: from sending a windowed result's fragment to a child to its
+ *	ack, queues included; c->lock
  * @repeating: small operations are sent twice (a loss was seen); c->lock
  * @repeat_until: ... until this operation; c->lock
  * @early: frames of operations not started here yet; c->lock
@@ -56,6 +58,7 @@ struct nck_agg {
 	struct nck_agg_op *slot[NCK_AGG_SLOTS];
 	u32 next;
 	struct nck_rtt rtt;
+	struct nck_rtt dn_rtt;
 	bool repeating;
 	u32 repeat_until;
 	struct sk_buff_head early;

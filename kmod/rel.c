@@ -58,6 +58,17 @@ void nck_frags_sent(struct nck_frags *s, u32 k)
 	s->tx_next = max(s->tx_next, k + 1);
 }
 
+u32 nck_frags_age_us(const struct nck_frags *s, u32 k, bool *resent)
+{
+	const struct nck_tx_stamp *t;
+
+	if (!s->tx || k >= s->n || !s->tx[k].order)
+		return U32_MAX;
+	t = &s->tx[k];
+	*resent = t->resent;
+	return (nck_now_us() - t->us) & 0x7fffffff;
+}
+
 bool nck_frags_set(struct nck_frags *s, u32 k)
 {
 	if (k >= s->n || __test_and_set_bit(k, s->bits))

@@ -108,6 +108,11 @@ static inline size_t nck_frags_tx_bytes(u32 n)
 
 /* Sender: fragment k goes out (first time or again) now. */
 void nck_frags_sent(struct nck_frags *s, u32 k);
+/*
+ * Sender: microseconds since fragment k last went out (U32_MAX: never,
+ * or a set without stamps); *resent: it went more than once.
+ */
+u32 nck_frags_age_us(const struct nck_frags *s, u32 k, bool *resent);
 void nck_frags_free(struct nck_frags *s);
 /* Fragment k is here; true if it was not before. */
 bool nck_frags_set(struct nck_frags *s, u32 k);

@@ -125,8 +125,8 @@ static inline u16 nc_wire_flags_allowed(u16 type)
 		return NETCOLL_F_ACK_ALL | NETCOLL_F_AUTH;
 	case NETCOLL_T_AGG_DOWN:
 		return NETCOLL_F_MCAST | NETCOLL_F_AUTH;
-	case NETCOLL_T_AGG_ACK:		/* a parent asks a late child */
-		return NETCOLL_F_ACK_NOW | NETCOLL_F_AUTH;
+	case NETCOLL_T_AGG_ACK:	/* a parent asks a late child; a child acks a result */
+		return NETCOLL_F_ACK_NOW | NETCOLL_F_RESULT | NETCOLL_F_AUTH;
 	default:
 		return NETCOLL_F_AUTH;
 	}

@@ -103,6 +103,19 @@ TEST(ack_frames)
 	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
 	f.flags = NETCOLL_F_ACK_ALL;
 	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), NETCOLL_STAT_DROP_TYPE);
+	/* a child's ack of a result going down; only an AGG_ACK carries it */
+	f.flags = NETCOLL_F_RESULT;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
+	f.type = NETCOLL_T_AGG_DOWN;
+	f.len = 8;
+	f.msg_len = 8;
+	f.frag_size = 8;
+	f.seq = 0;
+	f.frag_off = 0;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN + 8), NETCOLL_STAT_DROP_TYPE);
+	f.len = 0;
+	f.msg_len = 0;
+	f.frag_size = 0;
 	f.type = NETCOLL_T_ACK;
 	f.opcode = 0;
 	f.flags = 0;

@@ -576,8 +576,9 @@ struct netcoll_wait {
  * 3: AGG_NACK carries a bitmap of what the asker has and may be bounded;
  * 4: a bounded AGG_NACK carries its round (frag_off);
  * 5: AGG_ACK may carry ACK_NOW (a parent asks a child that owes fragments)
+ * 6: AGG_ACK may carry RESULT (a child acks a large result going down)
  */
-#define NETCOLL_WIRE_VERSION		5
+#define NETCOLL_WIRE_VERSION		6
 
 enum netcoll_frame_type {
 	NETCOLL_T_DATA = 1,		/* a fragment of a message */
@@ -596,7 +597,10 @@ enum netcoll_frame_type {
 					 * to answer.  Of nothing (seq 0, no
 					 * sack), any direction: "alive, not
 					 * done", the answer to such requests
-					 * and to AGG_NACK
+					 * and to AGG_NACK.  With RESULT, child
+					 * to the sender of a large result
+					 * going down the tree: the result
+					 * fragments it holds
 					 */
 	NETCOLL_T_AGG_NACK = 6,		/* asks the result's sender again for
 					 * the fragments from seq on that this
@@ -645,8 +649,16 @@ enum netcoll_frame_type {
 #define NETCOLL_F_AUTH			0x0008	/* a struct netcoll_auth follows
 						 * the payload
 						 */
+#define NETCOLL_F_RESULT		0x0010	/* AGG_ACK, child to the sender
+						 * of a piece's result: the
+						 * result fragments it holds
+						 * (seq cumulative, frag_off
+						 * selective, as ACK); opens the
+						 * sender's window
+						 */
 #define NETCOLL_F_KNOWN			(NETCOLL_F_ACK_ALL | NETCOLL_F_ACK_NOW | \
-					 NETCOLL_F_MCAST | NETCOLL_F_AUTH)
+					 NETCOLL_F_MCAST | NETCOLL_F_AUTH | \
+					 NETCOLL_F_RESULT)
 
 #define NETCOLL_RANK_GROUP		0xffffffffU
 
