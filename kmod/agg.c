@@ -876,18 +876,26 @@ static void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
 {
 	struct nck_agg_dn_ctx x = { c, op, p, ci, txq };
 	u32 sacked, before, us;
-	bool resent = true;
+	bool resent = true, timed;
 
 	if (ci < 0 || !p->dn) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		return;
 	}
+	/*
+	 * The newest fragment the ack's cumulative point passes is a round
+	 * trip if it went once (Karn) and the point moved because it came:
+	 * when a repaired hole moves it past fragments acked before, those
+	 * came long ago, and timing them grew the estimate under 10 % loss
+	 * until no timeout was answered.
+	 */
 	before = p->dn[ci].cum;
+	cum = min(cum, p->dn_next[ci]);
+	timed = cum > before && find_next_bit(p->dn[ci].bits, cum, before) >= cum;
 	sacked = nck_frags_ack(&p->dn[ci], cum, sack, p->dn_next[ci], NULL,
 			       NULL);
-	/* the newest fragment it acks, if sent once: a round trip (Karn) */
-	if (p->dn[ci].cum > before) {
-		us = nck_frags_age_us(&p->dn[ci], p->dn[ci].cum - 1, &resent);
+	if (timed) {
+		us = nck_frags_age_us(&p->dn[ci], cum - 1, &resent);
 		if (!resent)
 			nck_rtt_sample(&c->agg.dn_rtt, us);
 	}
