@@ -186,9 +186,11 @@ t_check "alltoall on the keyed communicator: verified" \
 	nc_check_all keyed-a2a --comm 7 --op alltoall --bytes-list 1,1420,100000
 
 # --- 6. repair and join requests are not amplified -------------------------
-t_check "allreduce of 100000 doubles on comm 1 (op 0: rank 0 keeps its result)" \
+# A multicast result is repaired on request (a tree's large result goes
+# in a window its children ack: below).
+t_check "allreduce of 100000 doubles on comm 1, multicast (op 0: rank 0 keeps its result)" \
 	red_all big 1 --all --ops sum --dtypes double --count-list 100000 --split 1 \
-	--timeout 60000
+	--dist mcast --timeout 60000
 epoch1=$(nc_epoch h1 1)
 snap h1
 t0=${EPOCHREALTIME/./}
@@ -221,6 +223,20 @@ repaired=$(delta h1 agg_repairs)
 refused=$(delta h1 drop_ratelimit)
 t_check "500 forged requests for holes: $repaired fragments resent (at most 64, once), $refused refused" \
 	test "$repaired" -le 64 -a "$refused" -ge 499
+# A large result down the tree is a windowed message: what a child asks
+# for is answered from what it acked.  Rank 1 acked all of op 1, so its
+# 500 forged requests get no fragment, only "alive": one frame for one.
+t_check "allreduce of 100000 doubles on comm 1 down the tree (op 1: windowed)" \
+	red_all big2 1 --all --ops sum --dtypes double --count-list 100000 --split 1 \
+	--timeout 60000
+snap h1
+on h2 "$NC_INJECT" --dev eth0 --dst "$H1MAC" --comm 1 --cookie 0 --epoch "$epoch1" \
+	--src-rank 1 --dst-rank 0 --case agg-nack --seq 1 --count 500 >/dev/null
+sleep 0.5
+sent=$(delta h1 tx_frames)
+repaired=$(delta h1 agg_repairs)
+t_check "500 forged requests for a windowed result rank 1 acked: $repaired fragments resent, $sent frames in all" \
+	test "$repaired" = 0 -a "$sent" -le 510
 snap h1
 on h2 "$NC_INJECT" --dev eth0 --dst "$H1MAC" --comm 1 --cookie 0 --epoch 0 \
 	--src-rank 1 --dst-rank 0 --case join --count 500 >/dev/null
