@@ -190,7 +190,7 @@ struct nck_agg_piece {
 	 * A large result going down the tree (nck_agg_windowed()) is a
 	 * windowed message to each child: the child acks it (AGG_ACK with
 	 * NETCOLL_F_RESULT) and the sender sends it fragment dn_next[i]
-	 * only while the operation's window has room.  dn[i]: what child i
+	 * only while the window has room.  dn[i]: what child i
 	 * acked (its acks, its requests' cumulative points); NULL where
 	 * this rank has no children or the piece is not windowed.
 	 */
@@ -771,7 +771,10 @@ static u64 nck_agg_dn_inflight(const struct nck_agg_op *op)
 /*
  * Send op's children the fragments of windowed results they have not had,
  * in order, one child after another, while the window has room (*n bytes
- * of it are in flight).
+ * of it are in flight).  Each child of a piece may hold at most its share
+ * of the window: a slow child's fragments wait long for their acks, and
+ * with one window for all it took the whole of it, its siblings then
+ * getting their data at its rate; a dead child holds its share forever.
  */
 static void nck_agg_push_op(struct nck_comm *c, struct nck_agg_op *op,
 			    u64 *n, u64 window, struct sk_buff_head *txq)
@@ -783,11 +786,15 @@ static void nck_agg_push_op(struct nck_comm *c, struct nck_agg_op *op,
 		sent = false;
 		for (j = 0; j < op->npieces; j++) {
 			struct nck_agg_piece *p = &op->piece[j];
+			u32 share = max_t(u64, div_u64(window, (u64)op->fs *
+						       max(p->nchildren, 1U)),
+					  NCK_AGG_DN_MIN);
 
 			for (i = 0; p->dn && i < p->nchildren && *n < window; i++) {
 				u32 k = p->dn_next[i];
 
-				if (k >= p->nfrags || !nck_agg_have_frag(c, p, k))
+				if (k >= p->nfrags || !nck_agg_have_frag(c, p, k) ||
+				    k - p->dn[i].count >= share)
 					continue;
 				nck_agg_send_frag(c, op, p, k, NETCOLL_T_AGG_DOWN,
 						  0, p->children[i], false, txq);
@@ -830,11 +837,7 @@ static void nck_agg_push_down(struct nck_comm *c, struct sk_buff_head *txq)
 	}
 }
 
-/*
- * Child x of piece p tells which result fragments it holds (cum, sack
- * as an ack's): its part of the window opens.  Nothing past what we sent
- * it counts.
- */
+/* What a resend to child ci of piece p needs. */
 struct nck_agg_dn_ctx {
 	struct nck_comm *c;
 	struct nck_agg_op *op;
@@ -897,7 +900,10 @@ static void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
 	 * until no timeout was answered.
 	 */
 	before = p->dn[ci].cum;
-	cum = min(cum, p->dn_next[ci]);
+	if (cum > p->dn_next[ci]) {	/* more than we sent: nothing to learn */
+		cum = p->dn_next[ci];
+		sack = 0;
+	}
 	timed = cum > before && find_next_bit(p->dn[ci].bits, cum, before) >= cum;
 	sacked = nck_frags_ack(&p->dn[ci], cum, sack, p->dn_next[ci], NULL,
 			       NULL);
