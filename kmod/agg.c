@@ -915,20 +915,6 @@ static void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
 	nck_frags_fast_retransmit(&p->dn[ci], sacked, nck_agg_resend_down, &x);
 }
 
-/*
- * What of p's result rank x may get as a repair: with a window, only
- * what went to it already (the rest comes in the window).
- */
-static u32 nck_agg_dn_limit(const struct nck_agg_piece *p, u32 x)
-{
-	int ci;
-
-	if (!p->dn)
-		return p->nfrags;
-	ci = nck_agg_child_index(p, x);
-	return ci < 0 ? p->nfrags : p->dn_next[ci];
-}
-
 /* A windowed result: tell its sender which fragments we hold. */
 static void nck_agg_ack_result(struct nck_comm *c, struct nck_agg_op *op,
 			       struct nck_agg_piece *p,
@@ -1366,9 +1352,9 @@ static void nck_agg_answer_alive(struct nck_comm *c, struct nck_agg_op *op,
  * A request from `from` on is answered up to here: what its map can tell
  * and one burst past it (the scan under the lock stays short).
  */
-static u32 nck_agg_answer_end(const struct nck_agg_piece *p, u32 from, u32 x)
+static u32 nck_agg_answer_end(const struct nck_agg_piece *p, u32 from)
 {
-	return min_t(u64, nck_agg_dn_limit(p, x),
+	return min_t(u64, p->nfrags,
 		     (u64)from + 1 + NETCOLL_NACK_MAP_MAX * 8 + NCK_AGG_BURST);
 }
 
@@ -1379,10 +1365,10 @@ static u32 nck_agg_answer_end(const struct nck_agg_piece *p, u32 from, u32 x)
  * for fragments still to come here is told we are alive.
  */
 static bool nck_agg_have_any(const struct nck_comm *c,
-			     const struct nck_agg_piece *p, u32 x, u32 from,
+			     const struct nck_agg_piece *p, u32 from,
 			     const u8 *map, u32 len)
 {
-	u32 k, end = nck_agg_answer_end(p, from, x);
+	u32 k, end = nck_agg_answer_end(p, from);
 
 	for (k = from; k < end; k++)
 		if (!nck_nack_has(map, len, from, k) && nck_agg_have_frag(c, p, k))
@@ -1455,8 +1441,7 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 				struct sk_buff_head *txq)
 {
 	struct nck_agg_asker *a = &op->askers[f->src_rank];
-	u32 end = min3(f->msg_len, p->nfrags, nck_agg_dn_limit(p, f->src_rank));
-	u32 j = p - op->piece, k, sent = 0;
+	u32 j = p - op->piece, end = min(f->msg_len, p->nfrags), k, sent = 0;
 	u32 frames = 0, burst = nck_agg_burst(c), queued;
 
 	/* holes asked for before: a newer round, at the timer's rate */
@@ -1576,7 +1561,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	 * not wait another timeout for fragments lost while a sibling's
 	 * held up the rest.
 	 */
-	avail = x_data ? nck_agg_have_any(c, p, x, f->seq, map, f->len) :
+	avail = x_data ? nck_agg_have_any(c, p, f->seq, map, f->len) :
 		p->done_mark || (nck_agg_is_root(c, p) && p->nready == p->nfrags);
 	if (!avail || !nck_agg_may_repair(op, x, f->tag, f->seq)) {
 		if (avail)
@@ -1592,7 +1577,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 					   true, txq);
 		sent = 1;
 	}
-	end = nck_agg_answer_end(p, f->seq, x);
+	end = nck_agg_answer_end(p, f->seq);
 	for (k = f->seq; x_data && k < end && frames < burst; k++) {
 		if (nck_nack_has(map, f->len, f->seq, k) ||
 		    !nck_agg_have_frag(c, p, k))
