@@ -81,8 +81,12 @@ else
 fi
 
 runs=""
-# NC_BENCH_NOISE=0: the quiet runs only
+# NC_BENCH_NOISE=0: the quiet runs only.  An operation's budget is 20 s,
+# a minute with noise: with 2 spinners per host, 1 MiB multicast
+# broadcasts (not windowed, repaired on request) took over 20 s on some
+# ranks (2026-11-27), and the run ended there.
 for n in 0 $([ "$NOISE" = 0 ] || echo "$NOISE"); do
+	budget=$([ "$n" = 0 ] && echo 20000 || echo 60000)
 	for t in tree mcast udp; do
 		name=bcast-$t-noise$n
 		case $t in
@@ -90,7 +94,7 @@ for n in 0 $([ "$NOISE" = 0 ] || echo "$NOISE"); do
 		*) args=(--comm 1 --dist "$t") ;;
 		esac
 		if run "$name" "${args[@]}" --op bcast --root 0 --min 8 --max "$MAX" \
-			--iters "$ITERS" --per-rank --noise "$n" --timeout 20000 >/dev/null; then
+			--iters "$ITERS" --per-rank --noise "$n" --timeout "$budget" >/dev/null; then
 			runs+=" $t:$n:$T_LOG/$name.json"
 		else
 			runs+=" $t:$n:"
