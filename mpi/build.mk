@@ -64,5 +64,21 @@ endif
 ifneq ($(shell command -v $(MPICC_MPICH)),)
 ifneq ($(realpath $(shell command -v $(MPICC))),$(realpath $(shell command -v $(MPICC_MPICH))))
 $(eval $(call ncmpi_build,$(B)/mpich,$(MPICC_MPICH)))
+
+# The Fortran check built with MPICH: its Fortran wrappers (libmpichfort)
+# call the C MPI_ functions, so the C wrappers serve it with no Fortran
+# entry points of ours (fortran.c is Open MPI's only); this shows it.
+# -w: Debian's MPICH "use mpi" module gives the choice buffers no
+# interface, so gfortran warns at each call whose buffer type differs
+# from an earlier call's (usual MPI code; MPICH's own wrapper passes
+# -fallow-argument-mismatch, which leaves them as warnings only -w stops).
+MPIFORT_MPICH ?= mpifort.mpich
+ifneq ($(shell command -v $(MPIFORT_MPICH)),)
+$(B)/mpich/selftests/mpi/mpi_check_f: selftests/mpi/mpi_check_f.f90
+	@mkdir -p $(dir $@)
+	$(MPIFORT_MPICH) -O1 -w -J $(dir $@) -o $@ $<
+
+USER_TARGETS += $(B)/mpich/selftests/mpi/mpi_check_f
+endif
 endif
 endif

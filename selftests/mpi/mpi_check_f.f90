@@ -1,16 +1,16 @@
 ! mpi_check_f: the intercepted collectives from Fortran ("use mpi"), each
-! result compared with the MPI library's own (its PMPI_ Fortran entry
-! points, which libnetcoll-mpi does not define).  Run with and without
-! LD_PRELOAD=libnetcoll-mpi.so: the same checks pass both ways, and
-! NETCOLL_MPI_VERBOSE=1 says where the calls went.  Values are integers
-! (in REAL and DOUBLE PRECISION too), so every reduction order gives the
-! same bits.  Rank 0 prints "mpi_check_f: P ranks, N checks, M failed";
+! result compared with one recomputed here from every rank's inputs (not
+! with the PMPI_ Fortran calls: MPICH's are the MPI_ ones, whose C calls
+! the interposer takes).  Run with and without LD_PRELOAD=libnetcoll-mpi.so:
+! the same checks pass both ways, and NETCOLL_MPI_VERBOSE=1 says where the
+! calls went.  Values are integers (in REAL and DOUBLE PRECISION too), so
+! every reduction order gives the same bits.  Rank 0 prints "mpi_check_f: P ranks, N checks, M failed";
 ! the exit status is 1 if any check failed on any rank.
 program mpi_check_f
   use mpi
   implicit none
   integer, parameter :: nmax = 40000
-  integer :: rank, np, ierr, checks, failed, i, n, k, root, all_failed
+  integer :: rank, np, ierr, checks, failed, i, j, n, k, r, root, all_failed
   integer :: counts(3) = (/ 1, 1000, nmax /)
   integer, allocatable :: ia(:), ib(:), ic(:)
   integer(kind=8), allocatable :: la(:), lb(:)
@@ -34,29 +34,37 @@ program mpi_check_f
   do k = 1, 3
     n = counts(k)
     do i = 1, n
-      ia(i) = rank * 7 + mod(i, 1013) - 500
+      ia(i) = ia_of(rank, i)
       la(i) = int(mod(i, 3) + 1 + rank, 8)
       ra(i) = real(mod(i * (rank + 1), 977))
-      da(i) = dble(mod(i * 31 + rank * 17, 100003)) - 50000d0
+      da(i) = da_of(rank, i)
       ga(i) = mod(i + rank, 5) == 0
     end do
 
     ! MPI_ALLREDUCE: every Fortran type and op the interposer maps
     call MPI_Allreduce(ia, ib, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-    call PMPI_Allreduce(ia, ic, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+    ic(1:n) = 0
+    do r = 0, np - 1
+      ic(1:n) = ic(1:n) + (/ (ia_of(r, i), i = 1, n) /)
+    end do
     call check(all(ib(1:n) == ic(1:n)), 'allreduce integer sum')
     call MPI_Allreduce(ia, ib, n, MPI_INTEGER, MPI_BXOR, MPI_COMM_WORLD, ierr)
-    call PMPI_Allreduce(ia, ic, n, MPI_INTEGER, MPI_BXOR, MPI_COMM_WORLD, ierr)
+    ic(1:n) = 0
+    do r = 0, np - 1
+      ic(1:n) = ieor(ic(1:n), (/ (ia_of(r, i), i = 1, n) /))
+    end do
     call check(all(ib(1:n) == ic(1:n)), 'allreduce integer bxor')
     call MPI_Allreduce(la, lb, n, MPI_INTEGER8, MPI_PROD, MPI_COMM_WORLD, ierr)
     call check(all(lb(1:n) == product_of(la(1:n))), 'allreduce integer8 prod')
     call MPI_Allreduce(ra, rb, n, MPI_REAL, MPI_MIN, MPI_COMM_WORLD, ierr)
     call check(all(rb(1:n) == min_of(ra(1:n))), 'allreduce real min')
     call MPI_Allreduce(da, db, n, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
-    call PMPI_Allreduce(da, dc, n, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
-    call check(all(db(1:n) == dc(1:n)), 'allreduce double precision sum')
+    call check(all(db(1:n) == da_sum(n)), 'allreduce double precision sum')
     call MPI_Allreduce(da, db, n, MPI_REAL8, MPI_MAX, MPI_COMM_WORLD, ierr)
-    call PMPI_Allreduce(da, dc, n, MPI_REAL8, MPI_MAX, MPI_COMM_WORLD, ierr)
+    dc(1:n) = da_of(0, (/ (i, i = 1, n) /))
+    do r = 1, np - 1
+      dc(1:n) = max(dc(1:n), da_of(r, (/ (i, i = 1, n) /)))
+    end do
     call check(all(db(1:n) == dc(1:n)), 'allreduce real8 max')
     call MPI_Allreduce(ga, gb, n, MPI_LOGICAL, MPI_LOR, MPI_COMM_WORLD, ierr)
     call check(all(gb(1:n) .eqv. any_of(ga(1:n))), 'allreduce logical lor')
@@ -66,7 +74,7 @@ program mpi_check_f
     ! MPI_IN_PLACE
     ib(1:n) = ia(1:n)
     call MPI_Allreduce(MPI_IN_PLACE, ib, n, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
-    call PMPI_Allreduce(ia, ic, n, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
+    ic(1:n) = (/ (ia_of(np - 1, i), i = 1, n) /)  ! ia_of grows with r
     call check(all(ib(1:n) == ic(1:n)), 'allreduce in place integer max')
 
     ! MPI_REDUCE to rank 1 (in place there), MPI_BCAST from the last rank
@@ -79,9 +87,8 @@ program mpi_check_f
       call MPI_Reduce(da, db, n, MPI_DOUBLE_PRECISION, MPI_SUM, root, &
                       MPI_COMM_WORLD, ierr)
     end if
-    call PMPI_Reduce(da, dc, n, MPI_DOUBLE_PRECISION, MPI_SUM, root, MPI_COMM_WORLD, ierr)
     if (rank == root) then
-      call check(all(db(1:n) == dc(1:n)), 'reduce double precision sum, in place at the root')
+      call check(all(db(1:n) == da_sum(n)), 'reduce double precision sum, in place at the root')
     else
       call check(all(db(1:n) == da(1:n)), 'reduce: a non-root buffer is left alone')
     end if
@@ -103,18 +110,27 @@ program mpi_check_f
       ia(i) = rank * 100000 + i
     end do
     call MPI_Alltoall(ia, tblocks, MPI_INTEGER, ib, tblocks, MPI_INTEGER, MPI_COMM_WORLD, ierr)
-    call PMPI_Alltoall(ia, tblocks, MPI_INTEGER, ic, tblocks, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+    do r = 0, np - 1  ! block r: rank r's block for this rank
+      do j = 1, tblocks
+        ic(r * tblocks + j) = r * 100000 + rank * tblocks + j
+      end do
+    end do
     call check(all(ib(1:tblocks * np) == ic(1:tblocks * np)), 'alltoall integer')
     do i = 1, tblocks
       db(rank * tblocks + i) = dble(rank * 1000 + i)
     end do
     call MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, db, tblocks, &
                        MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, ierr)
-    call PMPI_Allgather(db(rank * tblocks + 1), tblocks, MPI_DOUBLE_PRECISION, dc, tblocks, &
-                        MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, ierr)
+    do r = 0, np - 1
+      do j = 1, tblocks
+        dc(r * tblocks + j) = dble(r * 1000 + j)
+      end do
+    end do
     call check(all(db(1:tblocks * np) == dc(1:tblocks * np)), 'allgather in place double precision')
     call MPI_Reduce_scatter_block(ia, ib, tblocks, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-    call PMPI_Reduce_scatter_block(ia, ic, tblocks, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+    do j = 1, tblocks  ! this rank's block of the sum over r of r * 100000 + i
+      ic(j) = 100000 * (np * (np - 1) / 2) + np * (rank * tblocks + j)
+    end do
     call check(all(ib(1:tblocks) == ic(1:tblocks)), 'reduce_scatter_block integer sum')
   end do
 
@@ -158,6 +174,31 @@ program mpi_check_f
   if (all_failed /= 0) call exit(1)
 
 contains
+
+  ! Rank r's inputs at index i (integers; in DOUBLE PRECISION exact).
+  elemental integer function ia_of(r, i)
+    integer, intent(in) :: r, i
+
+    ia_of = r * 7 + mod(i, 1013) - 500
+  end function ia_of
+
+  elemental double precision function da_of(r, i)
+    integer, intent(in) :: r, i
+
+    da_of = dble(mod(i * 31 + r * 17, 100003)) - 50000d0
+  end function da_of
+
+  ! The sum over every rank of da_of(r, 1 .. n).
+  function da_sum(n) result(s)
+    integer, intent(in) :: n
+    double precision :: s(n)
+    integer :: r, i
+
+    s = 0
+    do r = 0, np - 1
+      s = s + (/ (da_of(r, i), i = 1, n) /)
+    end do
+  end function da_sum
 
   subroutine check(ok, what)
     logical, intent(in) :: ok

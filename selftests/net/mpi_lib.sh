@@ -10,9 +10,10 @@ MPI_CHECK=$NC_BUILD/selftests/mpi/mpi_check
 FFT_CHECK=$NC_BUILD/selftests/mpi/fft_check
 MPI_CHECK_F=$NC_BUILD/selftests/mpi/mpi_check_f
 NC_RSH=$NC_TOP/selftests/mpi/nc-rsh
-# The interposer and mpi_check built with MPICH (mpi/build.mk)
+# The interposer, mpi_check and mpi_check_f built with MPICH (mpi/build.mk)
 NCMPI_MPICH=$NC_BUILD/mpich/libnetcoll-mpi.so
 MPI_CHECK_MPICH=$NC_BUILD/mpich/selftests/mpi/mpi_check
+MPI_CHECK_F_MPICH=$NC_BUILD/mpich/selftests/mpi/mpi_check_f
 
 # mpi_usable : Open MPI and the interposer were built.
 mpi_usable() { command -v mpirun >/dev/null && [ -x "$MPI_CHECK" ] && [ -e "$NCMPI" ]; }

@@ -105,14 +105,15 @@ fi
 # rank: 29 reductions of Fortran types to netcoll (INTEGER, INTEGER8,
 # REAL, REAL8, DOUBLE PRECISION, LOGICAL, 2INTEGER; one on a split
 # communicator), one MPI_2REAL MINLOC to MPI; 3 broadcasts to netcoll,
-# one of a derived type to MPI.
+# one of a derived type to MPI.  fortran_calls LOGNAME [ALLREDUCES]: so in
+# that run's log, with ALLREDUCES (116) to netcoll.
 fortran_calls() {
-	where MPI_Barrier 4 0 fortran_nc && where MPI_Bcast 12 4 fortran_nc &&
-		where MPI_Reduce 12 0 fortran_nc && where MPI_Allreduce 116 4 fortran_nc &&
-		where MPI_Alltoall 12 0 fortran_nc && where MPI_Allgather 12 0 fortran_nc &&
-		where MPI_Reduce_scatter_block 12 0 fortran_nc &&
+	where MPI_Barrier 4 0 "$1" && where MPI_Bcast 12 4 "$1" &&
+		where MPI_Reduce 12 0 "$1" && where MPI_Allreduce "${2:-116}" 4 "$1" &&
+		where MPI_Alltoall 12 0 "$1" && where MPI_Allgather 12 0 "$1" &&
+		where MPI_Reduce_scatter_block 12 0 "$1" &&
 		grep -q "^netcoll-mpi: sub-communicators (a side per rank): 4 netcoll, 0 MPI" \
-			"$T_LOG/fortran_nc.log"
+			"$T_LOG/$1.log"
 }
 if smoke_skip "Fortran"; then
 	:
@@ -127,7 +128,7 @@ elif [ -x "$MPI_CHECK_F" ]; then
 		test "$(grep -o "[0-9]* checks" "$T_LOG/fortran_nc.log")" = \
 		     "$(grep -o "[0-9]* checks" "$T_LOG/fortran_plain.log")"
 	t_check "... Fortran types and calls to netcoll, MPI_2REAL and a derived type to MPI: $(mpi_calls fortran_nc)" \
-		fortran_calls
+		fortran_calls fortran_nc
 	t_check "... and nothing is left: no communicator on any host" \
 		eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
 else
@@ -172,6 +173,28 @@ elif mpich_usable; then
 		      grep -Eq "^netcoll-mpi: sub-communicators \(a side per rank\): [1-9][0-9]* netcoll, 8 MPI" "$T_LOG/mpich_nc.log"'
 	t_check "... and nothing is left: no communicator on any host" \
 		eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
+	# Fortran with MPICH: its Fortran wrappers call the C MPI_ functions,
+	# which the C wrappers catch (no Fortran entry points needed); the same
+	# program and counts as under Open MPI, but for the program's last
+	# PMPI_ALLREDUCE (its failure count), which is MPI_ALLREDUCE in MPICH.
+	if [ -x "$MPI_CHECK_F_MPICH" ]; then
+		t_check "MPICH Fortran: mpi_check_f alone: every check passes" \
+			eval 'nc_mpirun_mpich mpich_f_plain "$MPI_CHECK_F_MPICH" &&
+			      grep -q " 0 failed" "$T_LOG/mpich_f_plain.log"'
+		t_check "... with its libnetcoll-mpi.so: every check passes" \
+			eval 'nc_mpirun_mpich mpich_f_nc -genv LD_PRELOAD "$NCMPI_MPICH" "$MPI_CHECK_F_MPICH" &&
+			      grep -q " 0 failed" "$T_LOG/mpich_f_nc.log" &&
+			      grep -q "^netcoll-mpi: on, communicator" "$T_LOG/mpich_f_nc.log"'
+		t_check "... the same checks both ways ($(grep -o "[0-9]* checks" "$T_LOG/mpich_f_nc.log"))" \
+			test "$(grep -o "[0-9]* checks" "$T_LOG/mpich_f_nc.log")" = \
+			     "$(grep -o "[0-9]* checks" "$T_LOG/mpich_f_plain.log")"
+		t_check "... Fortran types and calls to netcoll, MPI_2REAL and a derived type to MPI: $(mpi_calls mpich_f_nc)" \
+			fortran_calls mpich_f_nc 120
+		t_check "... and nothing is left: no communicator on any host" \
+			eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
+	else
+		t_skip "MPICH Fortran" "no mpifort.mpich (gfortran, libmpich-dev) at build time"
+	fi
 else
 	t_skip "MPICH" "mpich or libmpich-dev not installed"
 fi
