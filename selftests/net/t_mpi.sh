@@ -105,32 +105,45 @@ fi
 # rank: 29 reductions of Fortran types to netcoll (INTEGER, INTEGER8,
 # REAL, REAL8, DOUBLE PRECISION, LOGICAL, 2INTEGER; one on a split
 # communicator), one MPI_2REAL MINLOC to MPI; 3 broadcasts to netcoll,
-# one of a derived type to MPI.  fortran_calls LOGNAME [ALLREDUCES]: so in
-# that run's log, with ALLREDUCES (116) to netcoll.
+# one of a derived type to MPI.  fortran_calls LOGNAME ALLREDUCES: so in
+# that run's log, with ALLREDUCES to netcoll.
 fortran_calls() {
 	where MPI_Barrier 4 0 "$1" && where MPI_Bcast 12 4 "$1" &&
-		where MPI_Reduce 12 0 "$1" && where MPI_Allreduce "${2:-116}" 4 "$1" &&
+		where MPI_Reduce 12 0 "$1" && where MPI_Allreduce "$2" 4 "$1" &&
 		where MPI_Alltoall 12 0 "$1" && where MPI_Allgather 12 0 "$1" &&
 		where MPI_Reduce_scatter_block 12 0 "$1" &&
 		grep -q "^netcoll-mpi: sub-communicators (a side per rank): 4 netcoll, 0 MPI" \
 			"$T_LOG/$1.log"
 }
+# fortran_checks WHAT RUN STEM PROGRAM ALLREDUCES PRELOAD... : the Fortran
+# check PROGRAM run by RUN (nc_mpirun, nc_mpirun_mpich) alone (log
+# STEM_plain) and with the interposer (PRELOAD: the launcher's arguments
+# that preload it; log STEM_nc): the same checks pass both ways and the
+# calls went where fortran_calls says.  (No variable here may be called
+# "what" or "log": t_check's eval would see its own.)
+fortran_checks() {
+	local f_run=$2 f_stem=$3 f_prog=$4 f_ar=$5
+	local -a f_pre=("${@:6}")
+
+	t_check "$1: mpi_check_f alone: every check passes" \
+		eval '$f_run ${f_stem}_plain "$f_prog" && grep -q " 0 failed" "$T_LOG/${f_stem}_plain.log"'
+	t_check "... with libnetcoll-mpi.so: every check passes" \
+		eval '$f_run ${f_stem}_nc "${f_pre[@]}" "$f_prog" &&
+		      grep -q " 0 failed" "$T_LOG/${f_stem}_nc.log" &&
+		      grep -q "^netcoll-mpi: on, communicator" "$T_LOG/${f_stem}_nc.log"'
+	t_check "... the same checks both ways ($(grep -o "[0-9]* checks" "$T_LOG/${f_stem}_nc.log"))" \
+		test "$(grep -o "[0-9]* checks" "$T_LOG/${f_stem}_nc.log")" = \
+		     "$(grep -o "[0-9]* checks" "$T_LOG/${f_stem}_plain.log")"
+	t_check "... Fortran types and calls to netcoll, MPI_2REAL and a derived type to MPI: $(mpi_calls "${f_stem}_nc")" \
+		fortran_calls "${f_stem}_nc" "$f_ar"
+	t_check "... and nothing is left: no communicator on any host" \
+		eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
+}
 if smoke_skip "Fortran"; then
 	:
 elif [ -x "$MPI_CHECK_F" ]; then
-	t_check "Fortran: mpi_check_f under Open MPI alone: every check passes" \
-		eval 'nc_mpirun fortran_plain "$MPI_CHECK_F" && grep -q " 0 failed" "$T_LOG/fortran_plain.log"'
-	t_check "... with libnetcoll-mpi.so: every check passes" \
-		eval 'nc_mpirun fortran_nc -x LD_PRELOAD="$NCMPI" "$MPI_CHECK_F" &&
-		      grep -q " 0 failed" "$T_LOG/fortran_nc.log" &&
-		      grep -q "^netcoll-mpi: on, communicator" "$T_LOG/fortran_nc.log"'
-	t_check "... the same checks both ways ($(grep -o "[0-9]* checks" "$T_LOG/fortran_nc.log"))" \
-		test "$(grep -o "[0-9]* checks" "$T_LOG/fortran_nc.log")" = \
-		     "$(grep -o "[0-9]* checks" "$T_LOG/fortran_plain.log")"
-	t_check "... Fortran types and calls to netcoll, MPI_2REAL and a derived type to MPI: $(mpi_calls fortran_nc)" \
-		fortran_calls fortran_nc
-	t_check "... and nothing is left: no communicator on any host" \
-		eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
+	fortran_checks "Fortran, Open MPI" nc_mpirun fortran "$MPI_CHECK_F" 116 \
+		-x LD_PRELOAD="$NCMPI"
 else
 	t_skip "Fortran" "no mpifort (gfortran, libopenmpi-dev) at build time"
 fi
@@ -178,20 +191,8 @@ elif mpich_usable; then
 	# program and counts as under Open MPI, but for the program's last
 	# PMPI_ALLREDUCE (its failure count), which is MPI_ALLREDUCE in MPICH.
 	if [ -x "$MPI_CHECK_F_MPICH" ]; then
-		t_check "MPICH Fortran: mpi_check_f alone: every check passes" \
-			eval 'nc_mpirun_mpich mpich_f_plain "$MPI_CHECK_F_MPICH" &&
-			      grep -q " 0 failed" "$T_LOG/mpich_f_plain.log"'
-		t_check "... with its libnetcoll-mpi.so: every check passes" \
-			eval 'nc_mpirun_mpich mpich_f_nc -genv LD_PRELOAD "$NCMPI_MPICH" "$MPI_CHECK_F_MPICH" &&
-			      grep -q " 0 failed" "$T_LOG/mpich_f_nc.log" &&
-			      grep -q "^netcoll-mpi: on, communicator" "$T_LOG/mpich_f_nc.log"'
-		t_check "... the same checks both ways ($(grep -o "[0-9]* checks" "$T_LOG/mpich_f_nc.log"))" \
-			test "$(grep -o "[0-9]* checks" "$T_LOG/mpich_f_nc.log")" = \
-			     "$(grep -o "[0-9]* checks" "$T_LOG/mpich_f_plain.log")"
-		t_check "... Fortran types and calls to netcoll, MPI_2REAL and a derived type to MPI: $(mpi_calls mpich_f_nc)" \
-			fortran_calls mpich_f_nc 120
-		t_check "... and nothing is left: no communicator on any host" \
-			eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
+		fortran_checks "Fortran, MPICH" nc_mpirun_mpich mpich_f \
+			"$MPI_CHECK_F_MPICH" 120 -genv LD_PRELOAD "$NCMPI_MPICH"
 	else
 		t_skip "MPICH Fortran" "no mpifort.mpich (gfortran, libmpich-dev) at build time"
 	fi
