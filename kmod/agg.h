@@ -43,6 +43,7 @@ struct nck_tree;
  * @repeating: small operations are sent twice (a loss was seen); c->lock
  * @repeat_until: ... until this operation; c->lock
  * @early: frames of operations not started here yet; c->lock
+ * @books: which fragments going up @early holds, to ack them; c->lock
  * @timer: retransmission and deadlines of every operation; runs under
  *	c->lock
  * @work: float frames softirq could not reduce (no FPU there)
@@ -62,6 +63,7 @@ struct nck_agg {
 	bool repeating;
 	u32 repeat_until;
 	struct sk_buff_head early;
+	struct nck_early_books books;
 	struct timer_list timer;
 	struct work_struct work;
 	struct sk_buff_head deferred;

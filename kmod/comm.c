@@ -53,17 +53,32 @@ void nck_comm_mem_release(struct nck_comm *c, u64 bytes)
 		atomic64_sub(bytes, &c->mem_used);
 }
 
-/* Charge skb to c's receive memory; past the limit only if force. */
-static bool __nck_rx_charge(struct nck_comm *c, struct sk_buff *skb, bool force)
+/* Charge n bytes to c's receive memory; past the limit only if force. */
+static bool __nck_rx_charge_bytes(struct nck_comm *c, u32 n, bool force)
 {
-	u32 n = skb->truesize;
-
 	if (atomic_long_add_return(n, &c->rx_mem) > c->rx_mem_max && !force) {
 		atomic_long_sub(n, &c->rx_mem);
 		return false;
 	}
-	nck_skb_cb(skb)->charge = n;
 	return true;
+}
+
+static bool __nck_rx_charge(struct nck_comm *c, struct sk_buff *skb, bool force)
+{
+	if (!__nck_rx_charge_bytes(c, skb->truesize, force))
+		return false;
+	nck_skb_cb(skb)->charge = skb->truesize;
+	return true;
+}
+
+bool nck_rx_charge_bytes(struct nck_comm *c, u32 n)
+{
+	return __nck_rx_charge_bytes(c, n, false);
+}
+
+void nck_rx_uncharge_bytes(struct nck_comm *c, u32 n)
+{
+	atomic_long_sub(n, &c->rx_mem);
 }
 
 /* Hold skb on receive: charge it, or false when over the limit. */
@@ -107,6 +122,7 @@ static void nck_comm_free(struct nck_comm *c)
 	nck_sched_free(c->a2a_sched);
 	nck_agg_free(c);
 	nck_rx_purge(c, &c->early);
+	nck_early_books_purge(c, &c->early_books);
 	WARN_ON_ONCE(atomic_long_read(&c->rx_mem));
 	WARN_ON_ONCE(atomic64_read(&c->mem_used));
 	nck_auth_free(c->auth);
@@ -147,6 +163,7 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 	mutex_init(&c->sched_lock);
 	spin_lock_init(&c->lock);
 	skb_queue_head_init(&c->early);
+	nck_early_books_init(&c->early_books);
 	init_waitqueue_head(&c->wq);
 	c->agg.oso = cfg->oso;
 	c->agg.tree_degree = cfg->degree;
@@ -284,6 +301,7 @@ void nck_comm_fail(struct nck_comm *c, int err)
 	if (!c->dead)
 		c->dead = err;
 	skb_queue_splice_init(&c->early, &q);
+	nck_early_books_purge(c, &c->early_books);
 	spin_unlock_bh(&c->lock);
 	nck_rx_purge(c, &q);
 	wake_up_all(&c->wq);

@@ -94,6 +94,7 @@ struct nck_peer {
  * @op: the running alltoall; NULL: none
  * @next_seq: sequence of the running or next alltoall
  * @early: frames of alltoalls not started yet
+ * @early_books: which fragments @early holds, to ack them (rel.h)
  * @wq: the alltoall's process sleeps here
  * @agg: the aggregation engine's state (agg.h states its locks)
  * @mcast_addr: the group results are multicast to (fixed)
@@ -139,6 +140,7 @@ struct nck_comm {
 	struct nck_op *op;
 	u32 next_seq;
 	struct sk_buff_head early;
+	struct nck_early_books early_books;
 	wait_queue_head_t wq;
 
 	struct nck_agg agg;
@@ -209,6 +211,9 @@ bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb);
  */
 void nck_rx_charge_force(struct nck_comm *c, struct sk_buff *skb);
 void nck_rx_uncharge(struct nck_comm *c, struct sk_buff *skb);
+/* Bookkeeping kept for held frames (the early books), charged alike. */
+bool nck_rx_charge_bytes(struct nck_comm *c, u32 n);
+void nck_rx_uncharge_bytes(struct nck_comm *c, u32 n);
 void nck_rx_free(struct nck_comm *c, struct sk_buff *skb);
 void nck_rx_purge(struct nck_comm *c, struct sk_buff_head *q);
 

@@ -344,6 +344,114 @@ void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
 }
 
 /* ---------------------------------------------------------------- */
+/* Early books                                                       */
+/* ---------------------------------------------------------------- */
+
+void nck_early_books_init(struct nck_early_books *b)
+{
+	INIT_LIST_HEAD(&b->list);
+	b->n = 0;
+}
+
+struct nck_frags *nck_early_book(struct nck_early_books *b, u32 seq, u32 src,
+				 u16 tag)
+{
+	struct nck_early_book *e;
+
+	list_for_each_entry(e, &b->list, node)
+		if (e->seq == seq && e->src == src && e->tag == tag)
+			return &e->got;
+	return NULL;
+}
+
+static void nck_early_book_free(struct nck_comm *c, struct nck_early_books *b,
+				struct nck_early_book *e)
+{
+	list_del(&e->node);
+	b->n--;
+	nck_rx_uncharge_bytes(c, e->charge);
+	nck_frags_free(&e->got);
+	kfree(e);
+}
+
+/* A book for f's message, charged; NULL when there is no room or memory. */
+static struct nck_frags *nck_early_book_new(struct nck_comm *c,
+					    struct nck_early_books *b,
+					    const struct nc_frame *f)
+{
+	u32 n = min_t(u32, nc_wire_nfrags(f->msg_len, f->frag_size),
+		      NCK_EARLY_BOOK_FRAGS);
+	u32 charge = sizeof(struct nck_early_book) +
+		     BITS_TO_LONGS(n) * sizeof(long);
+	struct nck_early_book *e;
+
+	if (b->n >= NCK_EARLY_BOOKS || !nck_rx_charge_bytes(c, charge))
+		return NULL;
+	e = kzalloc(sizeof(*e), GFP_ATOMIC);
+	if (!e || nck_frags_init(&e->got, n, GFP_ATOMIC)) {
+		kfree(e);
+		nck_rx_uncharge_bytes(c, charge);
+		return NULL;
+	}
+	e->seq = f->op_seq;
+	e->src = f->src_rank;
+	e->tag = f->tag;
+	e->charge = charge;
+	list_add(&e->node, &b->list);
+	b->n++;
+	return &e->got;
+}
+
+enum nck_rx_verdict nck_early_hold_booked(struct nck_comm *c,
+					  struct sk_buff_head *q,
+					  struct nck_early_books *b,
+					  struct sk_buff *skb,
+					  const struct nc_frame *f,
+					  struct nck_frags **got)
+{
+	struct nck_frags *s;
+	bool asked = f->flags & NETCOLL_F_ACK_NOW;
+
+	lockdep_assert_held(&c->lock);
+	*got = NULL;
+	s = nck_early_book(b, f->op_seq, f->src_rank, f->tag);
+	if (s && nck_frags_test(s, f->seq)) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
+		kfree_skb(skb);
+		*got = s;
+		return NCK_RX_DUP;
+	}
+	/* charged first: a booked fragment is acked, so it must be kept */
+	if (!nck_early_hold(c, q, skb))
+		return NCK_RX_NEW;
+	if (!s)
+		s = nck_early_book_new(c, b, f);
+	if (!s || f->seq >= s->n)
+		return NCK_RX_NEW;	/* held without a book: no ack */
+	*got = s;
+	return nck_frags_receive(s, f->seq, asked);
+}
+
+void nck_early_books_drop(struct nck_comm *c, struct nck_early_books *b,
+			  u32 seq)
+{
+	struct nck_early_book *e, *tmp;
+
+	lockdep_assert_held(&c->lock);
+	list_for_each_entry_safe(e, tmp, &b->list, node)
+		if (!nck_seq_before(seq, e->seq))
+			nck_early_book_free(c, b, e);
+}
+
+void nck_early_books_purge(struct nck_comm *c, struct nck_early_books *b)
+{
+	struct nck_early_book *e, *tmp;
+
+	list_for_each_entry_safe(e, tmp, &b->list, node)
+		nck_early_book_free(c, b, e);
+}
+
+/* ---------------------------------------------------------------- */
 /* Control frames                                                    */
 /* ---------------------------------------------------------------- */
 

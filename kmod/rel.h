@@ -33,7 +33,9 @@
  *                     started, or whose acks it holds, answers that it is
  *                     alive
  *   early frames      frames of an operation not started yet are held,
- *                     charged to the communicator's receive memory
+ *                     charged to the communicator's receive memory; a
+ *                     receiver that books a message's early fragments
+ *                     acks them like any others (struct nck_early_books)
  *   flow control      past half its receive memory, a receiver holds the
  *                     acks of frames it keeps until their consumer (the
  *                     process, a reduction) has taken them; a frame that
@@ -48,9 +50,11 @@
 #ifndef NCK_REL_H
 #define NCK_REL_H
 
+#include <linux/list.h>
 #include <linux/skbuff.h>
 
 struct nck_comm;
+struct nc_frame;
 
 /* A receiver acks every NCK_ACK_EVERY new fragments of a message. */
 #define NCK_ACK_EVERY		8
@@ -260,6 +264,78 @@ bool nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
 /* Operation seq starts: its frames move to out, older ones are freed. */
 void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
 		    struct sk_buff_head *out);
+
+/*
+ * Early books.  A sender whose fragments wait at a receiver that has not
+ * started their operation hears nothing of them: its window stays closed
+ * and its retransmission timer resends them, again and again while the
+ * receiver's process is descheduled (on 16 hosts sharing 2 CPUs, 128 KiB
+ * allreduces: about 30 % of the frames received were such copies).  A
+ * book says which fragments of one message are held early, so the
+ * receiver acks them as it would once started (as TCP acks what waits in
+ * a socket for its reader) and drops copies of them.  A booked fragment
+ * is acked: it must not be dropped before its operation starts (its
+ * sender will not send it again), so the frames of a book are charged
+ * when held and only their operation's start (or the communicator's end)
+ * lets them go.  Books are bounded: NCK_EARLY_BOOKS per queue, the first
+ * NCK_EARLY_BOOK_FRAGS fragments of a message (beyond, fragments are held
+ * without an ack, as before); their memory is charged to the receive
+ * memory too.
+ */
+#define NCK_EARLY_BOOKS		64
+#define NCK_EARLY_BOOK_FRAGS	4096
+
+/**
+ * struct nck_early_book - the fragments of one message held early
+ * @node: in &nck_early_books.list
+ * @seq: the message's operation
+ * @src: its sender's rank
+ * @tag: the message within the operation
+ * @got: the fragments held
+ * @charge: bytes charged to the receive memory for this book
+ */
+struct nck_early_book {
+	struct list_head node;
+	u32 seq, src;
+	u16 tag;
+	struct nck_frags got;
+	u32 charge;
+};
+
+/**
+ * struct nck_early_books - the books of one early queue
+ * @list: struct nck_early_book, newest first
+ * @n: entries in @list
+ *
+ * Under the lock of the queue's communicator (c->lock, asserted); freed
+ * by nck_early_books_drop() when their operation starts and by
+ * nck_early_books_purge() when the communicator goes.
+ */
+struct nck_early_books {
+	struct list_head list;
+	u32 n;
+};
+
+void nck_early_books_init(struct nck_early_books *b);
+/*
+ * Hold the data frame skb (header f) on q, booked: NCK_RX_DUP (a copy of
+ * a booked fragment: freed), NCK_RX_NEW or NCK_RX_NEW_ACK (held; ack
+ * now), as nck_frags_receive() says; *got is the book to ack from, NULL
+ * when the frame was held without one (no room) or dropped (no memory).
+ */
+enum nck_rx_verdict nck_early_hold_booked(struct nck_comm *c,
+					  struct sk_buff_head *q,
+					  struct nck_early_books *b,
+					  struct sk_buff *skb,
+					  const struct nc_frame *f,
+					  struct nck_frags **got);
+/* The book of message (seq, src, tag), or NULL. */
+struct nck_frags *nck_early_book(struct nck_early_books *b, u32 seq, u32 src,
+				 u16 tag);
+/* Operation seq starts: the books of it and older ones are freed. */
+void nck_early_books_drop(struct nck_comm *c, struct nck_early_books *b,
+			  u32 seq);
+void nck_early_books_purge(struct nck_comm *c, struct nck_early_books *b);
 
 /* An ack, repair request or token: a header-only frame (GFP_ATOMIC). */
 struct sk_buff *nck_ctl_frame(struct nck_comm *c, u16 type, u32 seq, u32 dst,

@@ -699,6 +699,7 @@ static int nck_op_start(struct nck_comm *c, struct nck_op *op)
 	op->seq = c->next_seq;
 	c->op = op;
 	nck_early_take(c, &c->early, op->seq, &early);
+	nck_early_books_drop(c, &c->early_books, op->seq);
 	while ((skb = __skb_dequeue(&early))) {
 		nck_skb_hdr(skb, &f);
 		nck_rx_take(op, skb, &f, &acks);
@@ -847,6 +848,36 @@ int nck_op_run(struct nck_comm *c, const struct nck_msg_desc *tx, u32 ntx,
 /* Receive side, softirq                                             */
 /* ---------------------------------------------------------------- */
 
+/*
+ * A frame of an alltoall not started here: held, and its data booked
+ * (rel.h) so that its sender hears which fragments we keep -- as once
+ * started, or while our receive memory is short only that we are alive
+ * -- rather than resending them on its timeouts until our process posts.
+ */
+static void nck_rx_early(struct nck_comm *c, struct sk_buff *skb,
+			 const struct nc_frame *f, struct sk_buff_head *acks)
+{
+	struct nck_frags *got = NULL;
+	struct sk_buff *ack;
+	u32 cum = 0, sack = 0;
+
+	lockdep_assert_held(&c->lock);
+	if (f->type != NETCOLL_T_DATA) {
+		nck_early_hold(c, &c->early, skb);
+		return;
+	}
+	if (nck_early_hold_booked(c, &c->early, &c->early_books, skb, f,
+				  &got) == NCK_RX_NEW &&
+	    (got || !(f->flags & NETCOLL_F_ACK_NOW)))
+		return;
+	if (got && !nck_rx_behind(c))
+		nck_frags_summary(got, &cum, &sack);
+	ack = nck_ctl_frame(c, NETCOLL_T_ACK, f->op_seq, f->src_rank, f->tag,
+			    cum, sack, 0, 0);
+	if (ack)
+		nck_frame_defer(acks, ack, f->src_rank);
+}
+
 void nck_transport_rcv(struct nck_comm *c, struct sk_buff *skb,
 		       const struct nc_frame *f)
 {
@@ -878,14 +909,7 @@ void nck_transport_rcv(struct nck_comm *c, struct sk_buff *skb,
 		consume_skb(skb);
 		return;
 	} else if (f->op_seq - c->next_seq < NCK_EARLY_OPS) {
-		/* not started here: a sender asking is told we are alive */
-		if (f->type == NETCOLL_T_DATA && (f->flags & NETCOLL_F_ACK_NOW)) {
-			ack = nck_ctl_frame(c, NETCOLL_T_ACK, f->op_seq, f->src_rank,
-					    f->tag, 0, 0, 0, 0);
-			if (ack)
-				nck_frame_defer(&acks, ack, f->src_rank);
-		}
-		nck_early_hold(c, &c->early, skb);
+		nck_rx_early(c, skb, f, &acks);
 	} else {
 		drop = NETCOLL_STAT_DROP_STATE;
 	}

@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <linux/netcoll.h>
@@ -47,6 +48,8 @@ struct opts {
 	uint32_t interrupt_ms;		/* 0: no signal */
 	int expect;			/* errno expected, 0: success expected */
 	int bootstrap;			/* nc_open_bootstrap from the environment */
+	uint32_t late_ms;		/* late_rank starts each iteration late */
+	uint32_t late_rank;
 };
 
 static void usage(FILE *out)
@@ -57,6 +60,7 @@ static void usage(FILE *out)
 		"                [--bytes N | --bytes-list N,N,...] [--iters K]\n"
 		"                [--algo default|linear|pairwise|ring|sched] [--timeout MS]\n"
 		"                [--interrupt-after MS] [--expect-error ERRNO_NAME|ANY]\n"
+		"                [--late-ms MS --late-rank R]\n"
 		"--bootstrap: nc_open_bootstrap(), rank and size from NETCOLL_RANK and\n"
 		"NETCOLL_SIZE, the store from NETCOLL_STORE (the communicator is gone\n"
 		"when the program ends)\n");
@@ -147,6 +151,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "expect-error", required_argument, NULL, 'e' },
 		{ "interrupt-after", required_argument, NULL, 'I' },
 		{ "bootstrap",	  no_argument,	     NULL, 'B' },
+		{ "late-ms",	  required_argument, NULL, 'L' },
+		{ "late-rank",	  required_argument, NULL, 'K' },
 		{ "help",	  no_argument,	     NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -215,6 +221,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'B':
 			o->bootstrap = 1;
+			break;
+		case 'L':
+			if (parse_num(optarg, "lateness", UINT32_MAX / 1000, &v))
+				return 1;
+			o->late_ms = (uint32_t)v;
+			break;
+		case 'K':
+			if (parse_num(optarg, "late rank", UINT32_MAX, &v))
+				return 1;
+			o->late_rank = (uint32_t)v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -419,6 +435,8 @@ static int check_size(const struct opts *o, nc_endpoint *ep, uint64_t n,
 					   block_seed(d, o->rank, k, n), 0xff);
 			}
 		}
+		if (o->late_ms && o->rank == o->late_rank)
+			usleep(o->late_ms * 1000);
 		t0 = now_ms();
 		err = o->alltoall ? nc_alltoall_algo(ep, send, recv, n, o->algo)
 				  : nc_barrier(ep);

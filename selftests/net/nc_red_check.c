@@ -46,7 +46,8 @@ struct opts {
 	int all, installed;
 	enum nc_dist dist;
 	uint32_t timeout_ms, seed;
-	uint32_t late_ms;		/* the last rank starts each iteration late */
+	uint32_t late_ms;		/* late_rank starts each iteration late */
+	int64_t late_rank;		/* -1: the last rank */
 	int expect;
 };
 
@@ -269,7 +270,8 @@ static void run_case(const struct opts *o, nc_endpoint *ep, uint64_t count,
 		};
 
 		memset(recv, 0xa5, (size_t)n * bytes + 1);
-		if (o->late_ms && o->rank == o->size - 1)
+		if (o->late_ms && o->rank == (o->late_rank < 0 ? o->size - 1 :
+					      (uint32_t)o->late_rank))
 			usleep(o->late_ms * 1000);
 		for (k = 0; k < n && !err; k++) {
 			a.recvbuf = recv + (size_t)k * bytes;
@@ -335,7 +337,8 @@ static void usage(void)
 		"        [--all | --root R] [--dist tree|mcast] [--split N] [--degree F]\n"
 		"        [--iters K] [--concurrent N] [--timeout MS] [--seed S]\n"
 		"        [--check-trees] [--expect-error ERRNO_NAME|ANY]\n"
-		"        [--topology FILE --trees N --tree-degree F] [--late-ms MS]\n");
+		"        [--topology FILE --trees N --tree-degree F]\n"
+		"        [--late-ms MS [--late-rank R (default: the last)]]\n");
 }
 
 int main(int argc, char **argv)
@@ -350,11 +353,12 @@ int main(int argc, char **argv)
 		{ "check-trees", 0, 0, 'T' }, { "expect-error", 1, 0, 'E' },
 		{ "topology", 1, 0, 'G' }, { "trees", 1, 0, 'N' },
 		{ "tree-degree", 1, 0, 'F' }, { "late-ms", 1, 0, 'L' },
+		{ "late-rank", 1, 0, 'K' },
 		{ 0 },
 	};
 	struct opts o = {
 		.degree = NETCOLL_TREE_DEGREE_DEFAULT, .iters = 1, .concurrent = 1,
-		.seed = 1,
+		.seed = 1, .late_rank = -1,
 	};
 	int i, c, check_trees_too = 0;
 	nc_endpoint *ep;
@@ -400,6 +404,7 @@ int main(int argc, char **argv)
 		case 'N': o.ntrees = strtoul(optarg, NULL, 0); break;
 		case 'F': o.tree_degree = strtoul(optarg, NULL, 0); break;
 		case 'L': o.late_ms = strtoul(optarg, NULL, 0); break;
+		case 'K': o.late_rank = strtoul(optarg, NULL, 0); break;
 		case 'E':
 			o.expect = errno_of(optarg);
 			if (!o.expect) {

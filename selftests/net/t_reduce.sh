@@ -197,6 +197,34 @@ held_acks() {
 }
 t_check "a child 300 ms late into 5 allreduces of 1 MiB (degree 4, rx-mem 2 MiB): bit-exact, the root held acks and dropped nothing" held_acks
 
+# Early books (rel.h): a parent whose process posts late keeps its
+# children's fragments as early frames and acks them, so the children
+# neither resend them on every timeout nor wait on a closed window, and a
+# copy that comes anyway is dropped, not kept.  The root of a flat tree
+# (degree 4 on h1..h5) starts each of 5 allreduces of 128 KiB 300 ms
+# late: it may keep each of its children's fragments once (MTU 1500:
+# 1440-byte fragments, 92 per child and operation, 1840 in all).  Before
+# the books it kept 5100-6900 (every copy the children's timeouts sent)
+# and they resent 4400-5900 fragments.
+late_parent() {
+	local h rtx0=0 early0 r
+	comm_on 16 "h1 h2 h3 h4 h5" degree 4 || return 1
+	for h in h2 h3 h4 h5; do rtx0=$((rtx0 + $(nc_stat $h retransmits))); done
+	early0=$(nc_stat h1 rx_early)
+	red_on late_parent "h1 h2 h3 h4 h5" --comm 16 --all --ops sum --dtypes int64 \
+		--split 1 --degree 4 --count-list 16384 --iters 5 --late-ms 300 \
+		--late-rank 0 --timeout 20000
+	r=$?
+	LATE_RTX=-$rtx0
+	for h in h2 h3 h4 h5; do LATE_RTX=$((LATE_RTX + $(nc_stat $h retransmits))); done
+	LATE_EARLY=$(($(nc_stat h1 rx_early) - early0))
+	for h in h1 h2 h3 h4 h5; do on "$h" "$NCTL" comm del id 16; done
+	echo "the root kept $LATE_EARLY fragments early; the children resent $LATE_RTX"
+	[ $r = 0 ] && [ "$LATE_EARLY" -gt 0 ] && [ "$LATE_EARLY" -le 1840 ]
+}
+t_check "the root 300 ms late into 5 allreduces of 128 KiB (degree 4): bit-exact, each fragment kept once while it was late" \
+	late_parent
+
 # A late subtree: the last of 4 ranks (degree 2: a child of an inner
 # rank, not of the root) starts 8 s late, longer than nck_max_retries
 # timeouts (about 5 s).  Its parent hears nothing from anybody meanwhile;
