@@ -356,10 +356,28 @@ void nck_early_books_init(struct nck_early_books *b)
 struct nck_frags *nck_early_book(struct nck_early_books *b, u32 seq, u32 src,
 				 u16 tag)
 {
+	struct nck_early_book *e, *found = NULL;
+
+	list_for_each_entry(e, &b->list, node) {
+		if (e->seq != seq || e->src != src || e->tag != tag)
+			continue;
+		if (found)
+			return NULL;	/* two shapes: not ours to tell */
+		found = e;
+	}
+	return found ? &found->got : NULL;
+}
+
+/* The book of f's message in f's shape, or NULL. */
+static struct nck_frags *nck_early_book_of(struct nck_early_books *b,
+					   const struct nc_frame *f)
+{
 	struct nck_early_book *e;
 
 	list_for_each_entry(e, &b->list, node)
-		if (e->seq == seq && e->src == src && e->tag == tag)
+		if (e->seq == f->op_seq && e->src == f->src_rank &&
+		    e->tag == f->tag && e->msg_len == f->msg_len &&
+		    e->frag_size == f->frag_size && e->opcode == f->opcode)
 			return &e->got;
 	return NULL;
 }
@@ -396,6 +414,9 @@ static struct nck_frags *nck_early_book_new(struct nck_comm *c,
 	e->seq = f->op_seq;
 	e->src = f->src_rank;
 	e->tag = f->tag;
+	e->msg_len = f->msg_len;
+	e->frag_size = f->frag_size;
+	e->opcode = f->opcode;
 	e->charge = charge;
 	list_add(&e->node, &b->list);
 	b->n++;
@@ -414,7 +435,7 @@ enum nck_rx_verdict nck_early_hold_booked(struct nck_comm *c,
 
 	lockdep_assert_held(&c->lock);
 	*got = NULL;
-	s = nck_early_book(b, f->op_seq, f->src_rank, f->tag);
+	s = nck_early_book_of(b, f);
 	if (s && nck_frags_test(s, f->seq)) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
 		kfree_skb(skb);

@@ -277,7 +277,11 @@ void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
  * is acked: it must not be dropped before its operation starts (its
  * sender will not send it again), so the frames of a book are charged
  * when held and only their operation's start (or the communicator's end)
- * lets them go.  Books are bounded: NCK_EARLY_BOOKS per queue, the first
+ * lets them go.  Nothing can check a frame against its operation before
+ * the operation starts, so a book is a message of one shape (length,
+ * fragment size, opcode): a forged or mistaken frame of another shape,
+ * dropped when the operation starts, books apart and cannot make the
+ * true one a copy.  Books are bounded: NCK_EARLY_BOOKS per queue, the first
  * NCK_EARLY_BOOK_FRAGS fragments of a message (beyond, fragments are held
  * without an ack, as before); their memory is charged to the receive
  * memory too.
@@ -291,13 +295,15 @@ void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
  * @seq: the message's operation
  * @src: its sender's rank
  * @tag: the message within the operation
+ * @msg_len: its length; @frag_size, @opcode: the rest of its shape, as its
+ *	first frame said
  * @got: the fragments held
  * @charge: bytes charged to the receive memory for this book
  */
 struct nck_early_book {
 	struct list_head node;
-	u32 seq, src;
-	u16 tag;
+	u32 seq, src, msg_len;
+	u16 tag, frag_size, opcode;
 	struct nck_frags got;
 	u32 charge;
 };
@@ -329,7 +335,7 @@ enum nck_rx_verdict nck_early_hold_booked(struct nck_comm *c,
 					  struct sk_buff *skb,
 					  const struct nc_frame *f,
 					  struct nck_frags **got);
-/* The book of message (seq, src, tag), or NULL. */
+/* The book of message (seq, src, tag), or NULL (none, or two shapes). */
 struct nck_frags *nck_early_book(struct nck_early_books *b, u32 seq, u32 src,
 				 u16 tag);
 /* Operation seq starts: the books of it and older ones are freed. */
