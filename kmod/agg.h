@@ -35,8 +35,15 @@ struct nck_tree;
  * @bcast_order: [size], the order broadcasts place the ranks in
  *	(nck_tree_fnomial_ordered()); NULL: rank order; @tree_lock
  * @slot: operations by sequence % (2 * @oso); c->lock
- * @next: sequence of the next local operation; c->lock (read racily for
- *	dumps)
+ * @next: sequence of the next operation to start here; c->lock (read
+ *	racily for dumps)
+ * @posted: sequence of the next operation this rank's process posts;
+ *	behind @next by the broadcasts their data started (nck_agg_start
+ *	takes those over); c->lock
+ * @early_bcast: a broadcast's data frame came for @next before its
+ *	process posted: its root, length and fragment size for @bcast_work,
+ *	@early_bcast.queued while the worker is queued; c->lock
+ * @bcast_work: starts that broadcast (it allocates: not in softirq)
  * @rtt: round trip of fragments going up; c->lock
  * @dn_rtt: from sending a windowed result's fragment to a child to its
  *	ack, queues included; c->lock
@@ -58,6 +65,12 @@ struct nck_agg {
 	u32 *bcast_order;
 	struct nck_agg_op *slot[NCK_AGG_SLOTS];
 	u32 next;
+	u32 posted;
+	struct {
+		u32 seq, root, len, fs;
+		bool queued;
+	} early_bcast;
+	struct work_struct bcast_work;
 	struct nck_rtt rtt;
 	struct nck_rtt dn_rtt;
 	bool repeating;

@@ -5,11 +5,11 @@
  * agree on an incarnation (join.c).
  *
  * Ownership: reference counted.  The namespace's table holds one until
- * COMM_DEL, every endpoint bound to it, every netlink request using it and
- * a queued float worker hold one each.  The last nck_comm_put() frees it
- * after an RCU grace period (the receive path finds it under RCU, without
- * a reference), in process context (nck_comm_free_work): that is its only
- * freeing path.
+ * COMM_DEL, every endpoint bound to it, every netlink request using it, a
+ * queued float worker and a queued broadcast start (agg.c) hold one each.
+ * The last nck_comm_put() frees it after an RCU grace period (the receive
+ * path finds it under RCU, without a reference), in process context
+ * (nck_comm_free_work): that is its only freeing path.
  */
 #ifndef NCK_COMM_H
 #define NCK_COMM_H

@@ -147,7 +147,12 @@ static int __init nck_init(void)
 		       nck_ethertype);
 		return -EINVAL;
 	}
-	nck_wq = alloc_workqueue("netcoll", 0, 0);
+	/*
+	 * High priority: its work is the receive path's (float reductions
+	 * softirq could not do, broadcasts started by their data), and must
+	 * not wait behind the busy processes it exists to not wait for.
+	 */
+	nck_wq = alloc_workqueue("netcoll", WQ_HIGHPRI, 0);
 	if (!nck_wq)
 		return -ENOMEM;
 	err = register_pernet_subsys(&nck_net_ops);

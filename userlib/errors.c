@@ -77,6 +77,7 @@ static const char *const nc_stat_names[__NETCOLL_STAT_MAX] = {
 	[NETCOLL_STAT_JOINS]		= "joins",
 	[NETCOLL_STAT_ACKS_HELD]	= "acks_held",
 	[NETCOLL_STAT_AGG_REPEATS]	= "agg_repeats",
+	[NETCOLL_STAT_AGG_BCAST_EARLY]	= "agg_bcast_early",
 };
 
 const char *nc_stat_name(unsigned int id)

@@ -13,7 +13,8 @@
  *
  * --wait-file PATH: post each broadcast, then do nothing until PATH
  * exists, then collect: the test that inner ranks forward without their
- * process.
+ * process.  --post-file PATH: do nothing until PATH exists, then post the
+ * first broadcast: the test that they forward before their process posts.
  *
  * --dist auto: the library picks tree or multicast by size (its
  * range: NETCOLL_BCAST_MCAST_MIN/MAX, or --tune).  --tune N,...: first
@@ -49,6 +50,7 @@ struct opts {
 	enum nc_dist dist;
 	int expect;
 	const char *wait_file;	/* post, then wait for it to exist, then wait */
+	const char *post_file;	/* wait for it to exist, then post */
 	struct nc_bcast_tune tune;	/* nsizes: tune first */
 };
 
@@ -154,7 +156,7 @@ static void usage(void)
 		"Usage: nc_bcast_check --comm ID --rank R --size P [--bytes-list N,...]\n"
 		"        [--roots R,...] [--dist tree|mcast|auto] [--iters N] [--concurrent N]\n"
 		"        [--timeout MS] [--seed S] [--expect-error ERRNO_NAME|ANY]\n"
-		"        [--wait-file PATH] [--tune N,... [--tune-iters N]]\n");
+		"        [--wait-file PATH] [--post-file PATH] [--tune N,... [--tune-iters N]]\n");
 	exit(2);
 }
 
@@ -167,7 +169,7 @@ int main(int argc, char **argv)
 		{ "concurrent", 1, 0, 'C' }, { "timeout", 1, 0, 't' },
 		{ "seed", 1, 0, 'S' }, { "expect-error", 1, 0, 'E' },
 		{ "wait-file", 1, 0, 'W' }, { "tune", 1, 0, 'T' },
-		{ "tune-iters", 1, 0, 'I' }, { 0 }
+		{ "tune-iters", 1, 0, 'I' }, { "post-file", 1, 0, 'p' }, { 0 }
 	};
 	struct opts o = { .iters = 1, .seed = 1, .dist = NC_DIST_TREE };
 	uint8_t *buf[MAX_CONC] = { 0 }, *exp = NULL;
@@ -208,6 +210,7 @@ int main(int argc, char **argv)
 		case 't': o.timeout_ms = strtoul(optarg, NULL, 0); break;
 		case 'S': o.seed = strtoul(optarg, NULL, 0); break;
 		case 'W': o.wait_file = optarg; break;
+		case 'p': o.post_file = optarg; break;
 		case 'E':
 			o.expect = errno_of(optarg);
 			if (!o.expect)
@@ -243,6 +246,9 @@ int main(int argc, char **argv)
 	}
 	if (o.tune.nsizes && tune(ep, &o.tune))
 		return 1;
+	/* bound, but not posted: the kernel starts what its data brings */
+	while (o.post_file && access(o.post_file, F_OK))
+		usleep(10000);
 	for (i = 0; i < o.nbytes; i++) {
 		uint32_t done = 0;
 		int bad = 0;

@@ -4,8 +4,8 @@
 # (1440 bytes at MTU 1500), down a tree rooted at the root and by
 # multicast (or by size: NC_DIST_AUTO, nc_bcast_tune), blocking and
 # several in flight, P = 1, 2, 5 and 8 (degree 4), inner ranks forwarding
-# while their process does nothing, a rank that posts after its data
-# came, multicast frames lost on some hosts (repaired), loss, duplication
+# while their process does nothing and before it posted, a rank that
+# posts after its data came, multicast frames lost on some hosts (repaired), loss, duplication
 # and reordering on every link, a member that never takes part and one
 # whose cable is cut mid-run, bad arguments, and the kernel's memory
 # afterwards.
@@ -59,11 +59,43 @@ forward_idle() {
 t_check "rank 4 posts and then idles: its subtree (5, 6, 7) still gets 50000 bytes from root 0" \
 	forward_idle 4
 
+# An inner rank whose process has not posted yet (rank 4, h5): its data
+# starts the broadcast in the kernel (agg_bcast_early), which forwards to
+# rank 4's subtree (5, 6, 7) and takes their empty fragments, so they are
+# done while rank 4's process still waits for its gate; the root and
+# rank 4 finish once it posts.  Before, the data waited with rank 4's
+# early frames and its subtree with it.
+forward_unposted() {
+	local bytes=$1 pids=() rc=0 r gate=$T_LOG/post.$1 sv=$T_LOG/unposted.$1 started
+	rm -f "$gate"
+	nc_stats_save h5 "$sv"
+	for r in 0 1 2 3 4 5 6 7; do
+		on "h$((r + 1))" "$NC_BCAST_CHECK" --comm 1 --rank $r --size 8 --roots 0 \
+			--bytes-list "$bytes" --timeout 20000 \
+			$([ $r = 4 ] && echo --post-file "$gate") \
+			>"$T_LOG/unposted.$bytes.$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for r in 1 2 3 5 6 7; do
+		wait "${pids[$r]}" || { rc=1; echo "rank $r: $(grep -m1 '^not ok' "$T_LOG/unposted.$bytes.$r.log")"; }
+	done
+	touch "$gate"
+	for r in 0 4; do
+		wait "${pids[$r]}" || { rc=1; echo "rank $r: $(grep -m1 '^not ok' "$T_LOG/unposted.$bytes.$r.log")"; }
+	done
+	started=$(nc_stats_since "$sv" h5 agg_bcast_early)
+	echo "h5: agg_bcast_early +$started"
+	[ $rc = 0 ] && [ "$started" = 1 ]
+}
+t_check "rank 4 has not posted: its data starts the broadcast, 5, 6, 7 get 1000 bytes and finish first" \
+	forward_unposted 1000
+t_check "... and 50000 bytes (a windowed result)" forward_unposted 50000
+
 # A rank whose process posts a second after its data came (rank 7, h8,
-# below rank 4, h5): the data waited for it with the early frames --
-# nothing dropped, nothing asked for again.
+# below rank 4, h5): the data waited for it with the early frames and
+# started its broadcast -- nothing dropped, nothing asked for again.
 late_poster() {
-	local r p pids=() rc=0 sv=$T_LOG/late early drops rep
+	local r p pids=() rc=0 sv=$T_LOG/late early drops rep started
 	nc_stats_save h5 "$sv.h5"
 	nc_stats_save h8 "$sv.h8"
 	for r in 0 1 2 3 4 5 6 7; do
@@ -78,10 +110,12 @@ late_poster() {
 	early=$(nc_stats_since "$sv.h8" h8 rx_early)
 	drops=$(nc_stats_since "$sv.h8" h8 drop_state)
 	rep=$(nc_stats_since "$sv.h5" h5 agg_repairs)
-	echo "h8: rx_early +$early, drop_state +$drops; h5: agg_repairs +$rep"
-	[ $rc = 0 ] && [ "$early" -ge 1 ] && [ "$drops" = 0 ] && [ "$rep" = 0 ]
+	started=$(nc_stats_since "$sv.h8" h8 agg_bcast_early)
+	echo "h8: rx_early +$early, drop_state +$drops, agg_bcast_early +$started; h5: agg_repairs +$rep"
+	[ $rc = 0 ] && [ "$early" -ge 1 ] && [ "$drops" = 0 ] && [ "$rep" = 0 ] &&
+		[ "$started" = 1 ]
 }
-t_check "rank 7 posts 1 s after its data came: byte-exact, the data waited (no drop, no repair)" \
+t_check "rank 7 posts 1 s after its data came: byte-exact, the data started it (no drop, no repair)" \
 	late_poster
 
 # Lost multicast: three hosts never see the group's frames.

@@ -361,6 +361,9 @@ enum netcoll_stat {
 					 * last fragments, resends and
 					 * repairs)
 					 */
+	NETCOLL_STAT_AGG_BCAST_EARLY,	/* broadcasts their data started here
+					 * before the process posted them
+					 */
 
 	__NETCOLL_STAT_MAX,
 	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
@@ -577,8 +580,10 @@ struct netcoll_wait {
  * 4: a bounded AGG_NACK carries its round (frag_off);
  * 5: AGG_ACK may carry ACK_NOW (a parent asks a child that owes fragments)
  * 6: AGG_ACK may carry RESULT (a child acks a large result going down)
+ * 7: a broadcast's AGG_* frames carry its root in the tag
+ *    (NETCOLL_AGG_TAG): a rank starts the broadcast from its data
  */
-#define NETCOLL_WIRE_VERSION		6
+#define NETCOLL_WIRE_VERSION		7
 
 enum netcoll_frame_type {
 	NETCOLL_T_DATA = 1,		/* a fragment of a message */
@@ -692,7 +697,9 @@ struct netcoll_hdr {
 	__be32	op_seq;			/* operation sequence in the communicator */
 	__be32	src_rank;
 	__be32	dst_rank;
-	__be16	tag;			/* message within the operation */
+	__be16	tag;			/* message within the operation;
+					 * AGG_*: NETCOLL_AGG_TAG()
+					 */
 	__be16	len;			/* payload bytes after the header */
 	__be32	seq;			/* DATA: fragment number; ACK: cumulative */
 	__be32	frag_off;		/* DATA: offset in message; ACK: bitmap */
@@ -702,6 +709,16 @@ struct netcoll_hdr {
 };
 
 #define NETCOLL_HDR_LEN			56
+
+/*
+ * The tag of an aggregation frame: the piece of the vector (tree) it
+ * belongs to, and for a broadcast's frames also the broadcast's root, so
+ * that a rank whose process has not posted the broadcast yet can start it
+ * from its first data frame and forward to its subtree (reductions: 0).
+ */
+#define NETCOLL_AGG_TAG(piece, root)	((root) * NETCOLL_TREES_MAX + (piece))
+#define NETCOLL_AGG_TAG_PIECE(tag)	((tag) % NETCOLL_TREES_MAX)
+#define NETCOLL_AGG_TAG_ROOT(tag)	((tag) / NETCOLL_TREES_MAX)
 #define NETCOLL_NACK_MAP_MAX		32	/* AGG_NACK: bitmap bytes */
 
 /*
