@@ -91,6 +91,35 @@ t_check "rank 4 has not posted: its data starts the broadcast, 5, 6, 7 get 1000 
 	forward_unposted 1000
 t_check "... and 50000 bytes (a windowed result)" forward_unposted 50000
 
+# The process then posts another broadcast than its data started (root 1
+# where the others broadcast from 0): an erroneous program, told so with
+# EPROTO on that rank; the communicator breaks, every other rank ends with
+# an error within its time budget, nobody hangs.  Its own communicator.
+mismatch_unposted() {
+	local pids=() rc=0 r gate=$T_LOG/post.mismatch
+	rm -f "$gate"
+	nc_comm_on 7 $ALL8 >/dev/null || return 1
+	for r in 0 1 2 3 4 5 6 7; do
+		on "h$((r + 1))" "$NC_BCAST_CHECK" --comm 7 --rank $r --size 8 \
+			--roots "$([ $r = 4 ] && echo 1 || echo 0)" --bytes-list 1000 --timeout 3000 \
+			$([ $r = 4 ] && echo --post-file "$gate" --expect-error EPROTO) \
+			>"$T_LOG/mismatch.$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for r in 1 2 3 5 6 7; do
+		wait "${pids[$r]}" || { rc=1; echo "rank $r: $(grep -m1 '^not ok' "$T_LOG/mismatch.$r.log")"; }
+	done
+	touch "$gate"
+	for r in 0 4; do
+		wait "${pids[$r]}"
+		echo "rank $r: $(grep -m1 '^\(not \)\?ok' "$T_LOG/mismatch.$r.log")"
+	done
+	grep -q '^ok - bcast 1000 B: expected Protocol error, got Protocol error' "$T_LOG/mismatch.4.log" &&
+		grep -q '^not ok - bcast 1000 B from 1 root, tree, 1 x 1: ' "$T_LOG/mismatch.0.log" && [ $rc = 0 ]
+}
+t_check "... then posts a broadcast from another root: EPROTO there, an error on the root, no hang" \
+	mismatch_unposted
+
 # A rank whose process posts a second after its data came (rank 7, h8,
 # below rank 4, h5): the data waited for it with the early frames and
 # started its broadcast -- nothing dropped, nothing asked for again.
