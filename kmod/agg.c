@@ -1694,12 +1694,8 @@ static void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
  * we keep of its fragments, or only that we are alive.
  */
 static void nck_agg_early_ack(struct nck_comm *c, const struct nc_frame *f,
-			      struct nck_frags *got, struct sk_buff_head *txq)
+			      u32 cum, u32 sack, struct sk_buff_head *txq)
 {
-	u32 cum = 0, sack = 0;
-
-	if (got && !nck_rx_behind(c))
-		nck_frags_summary(got, &cum, &sack);
 	nck_agg_send_ctl(c, f->op_seq, NETCOLL_T_AGG_ACK, f->src_rank, f->tag,
 			 cum, sack, 0, txq);
 }
@@ -1747,8 +1743,7 @@ static void nck_agg_early_bcast(struct nck_comm *c, const struct nc_frame *f)
 static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 			  const struct nc_frame *f, struct sk_buff_head *txq)
 {
-	struct nck_frags *got;
-	enum nck_rx_verdict v;
+	u32 cum, sack;
 
 	lockdep_assert_held(&c->lock);
 
@@ -1759,22 +1754,23 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 		return;
 	}
 	if (nck_agg_is_request(f)) {
-		nck_agg_early_ack(c, f, nck_early_book(&c->agg.books, f->op_seq,
-						       f->src_rank, f->tag),
-				  txq);
+		nck_early_book_ack(c, nck_early_book(&c->agg.books, f->op_seq,
+						     f->src_rank, f->tag),
+				   &cum, &sack);
+		nck_agg_early_ack(c, f, cum, sack, txq);
 		consume_skb(skb);	/* answered: we are alive, not done */
 		return;
 	}
 	/*
 	 * Empty fragments too (a barrier's, a broadcast's second piece): a
-	 * broadcast's rank is done once its parent has its empty fragment,
-	 * and it waited for the parent's process to post before.
+	 * child's timer then waits on an ack rather than resending.  A
+	 * broadcast's parent has mostly started from its data by then
+	 * (nck_agg_early_bcast()) and takes the fragment as a started one.
 	 */
 	if (f->type == NETCOLL_T_AGG_UP) {
-		v = nck_early_hold_booked(c, &c->agg.early, &c->agg.books, skb,
-					  f, &got);
-		if (v != NCK_RX_NEW || (!got && (f->flags & NETCOLL_F_ACK_NOW)))
-			nck_agg_early_ack(c, f, got, txq);
+		if (nck_early_hold_booked(c, &c->agg.early, &c->agg.books, skb,
+					  f, &cum, &sack))
+			nck_agg_early_ack(c, f, cum, sack, txq);
 		return;
 	}
 	if (f->flags & NETCOLL_F_ACK_NOW)

@@ -423,34 +423,43 @@ static struct nck_frags *nck_early_book_new(struct nck_comm *c,
 	return &e->got;
 }
 
-enum nck_rx_verdict nck_early_hold_booked(struct nck_comm *c,
-					  struct sk_buff_head *q,
-					  struct nck_early_books *b,
-					  struct sk_buff *skb,
-					  const struct nc_frame *f,
-					  struct nck_frags **got)
+void nck_early_book_ack(const struct nck_comm *c, struct nck_frags *got,
+			u32 *cum, u32 *sack)
 {
-	struct nck_frags *s;
+	*cum = 0;
+	*sack = 0;
+	if (got && !nck_rx_behind(c))
+		nck_frags_summary(got, cum, sack);
+}
+
+bool nck_early_hold_booked(struct nck_comm *c, struct sk_buff_head *q,
+			   struct nck_early_books *b, struct sk_buff *skb,
+			   const struct nc_frame *f, u32 *cum, u32 *sack)
+{
 	bool asked = f->flags & NETCOLL_F_ACK_NOW;
+	struct nck_frags *s;
 
 	lockdep_assert_held(&c->lock);
-	*got = NULL;
 	s = nck_early_book_of(b, f);
 	if (s && nck_frags_test(s, f->seq)) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
 		kfree_skb(skb);
-		*got = s;
-		return NCK_RX_DUP;
+		nck_early_book_ack(c, s, cum, sack);	/* ours was lost */
+		return true;
 	}
 	/* charged first: a booked fragment is acked, so it must be kept */
 	if (!nck_early_hold(c, q, skb))
-		return NCK_RX_NEW;
-	if (!s)
+		s = NULL;
+	else if (!s)
 		s = nck_early_book_new(c, b, f);
-	if (!s || f->seq >= s->n)
-		return NCK_RX_NEW;	/* held without a book: no ack */
-	*got = s;
-	return nck_frags_receive(s, f->seq, asked);
+	if (!s || f->seq >= s->n) {	/* not booked: only "alive", if asked */
+		nck_early_book_ack(c, NULL, cum, sack);
+		return asked;
+	}
+	if (nck_frags_receive(s, f->seq, asked) == NCK_RX_NEW)
+		return false;	/* (a summary restarts the ack count) */
+	nck_early_book_ack(c, s, cum, sack);
+	return true;
 }
 
 void nck_early_books_drop(struct nck_comm *c, struct nck_early_books *b,

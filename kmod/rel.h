@@ -324,17 +324,22 @@ struct nck_early_books {
 
 void nck_early_books_init(struct nck_early_books *b);
 /*
- * Hold the data frame skb (header f) on q, booked: NCK_RX_DUP (a copy of
- * a booked fragment: freed), NCK_RX_NEW or NCK_RX_NEW_ACK (held; ack
- * now), as nck_frags_receive() says; *got is the book to ack from, NULL
- * when the frame was held without one (no room) or dropped (no memory).
+ * Hold the data frame skb (header f) on q, booked (a copy of a booked
+ * fragment is freed).  Returns whether to ack now -- a copy, or as
+ * nck_frags_receive() says, or a frame that asks for an ack and was held
+ * without a book (no room) or dropped (no memory) -- and in *cum, *sack
+ * the ack (nck_early_book_ack()).  The alltoall transport and the
+ * aggregation engine hold early data alike through it.
  */
-enum nck_rx_verdict nck_early_hold_booked(struct nck_comm *c,
-					  struct sk_buff_head *q,
-					  struct nck_early_books *b,
-					  struct sk_buff *skb,
-					  const struct nc_frame *f,
-					  struct nck_frags **got);
+bool nck_early_hold_booked(struct nck_comm *c, struct sk_buff_head *q,
+			   struct nck_early_books *b, struct sk_buff *skb,
+			   const struct nc_frame *f, u32 *cum, u32 *sack);
+/*
+ * What book got acks now (NULL: nothing): nothing either while the
+ * receive memory is short (nck_rx_behind()), only that we are alive.
+ */
+void nck_early_book_ack(const struct nck_comm *c, struct nck_frags *got,
+			u32 *cum, u32 *sack);
 /* The book of message (seq, src, tag), or NULL (none, or two shapes). */
 struct nck_frags *nck_early_book(struct nck_early_books *b, u32 seq, u32 src,
 				 u16 tag);

@@ -857,21 +857,17 @@ int nck_op_run(struct nck_comm *c, const struct nck_msg_desc *tx, u32 ntx,
 static void nck_rx_early(struct nck_comm *c, struct sk_buff *skb,
 			 const struct nc_frame *f, struct sk_buff_head *acks)
 {
-	struct nck_frags *got = NULL;
 	struct sk_buff *ack;
-	u32 cum = 0, sack = 0;
+	u32 cum, sack;
 
 	lockdep_assert_held(&c->lock);
 	if (f->type != NETCOLL_T_DATA) {
 		nck_early_hold(c, &c->early, skb);
 		return;
 	}
-	if (nck_early_hold_booked(c, &c->early, &c->early_books, skb, f,
-				  &got) == NCK_RX_NEW &&
-	    (got || !(f->flags & NETCOLL_F_ACK_NOW)))
+	if (!nck_early_hold_booked(c, &c->early, &c->early_books, skb, f,
+				   &cum, &sack))
 		return;
-	if (got && !nck_rx_behind(c))
-		nck_frags_summary(got, &cum, &sack);
 	ack = nck_ctl_frame(c, NETCOLL_T_ACK, f->op_seq, f->src_rank, f->tag,
 			    cum, sack, 0, 0);
 	if (ack)
