@@ -246,6 +246,8 @@ struct nck_agg_op {
 	bool ask_again;
 };
 
+static void nck_agg_early_rescan(struct nck_comm *c);
+
 static u32 nck_agg_window(const struct nck_comm *c)
 {
 	return 2 * c->agg.oso;
@@ -428,10 +430,12 @@ static void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
 	 * on others: the ranks' sequences of operations can disagree from
 	 * here on, so none may run again (see nck_comm_break).
 	 */
-	if (err)
+	if (err) {
 		nck_comm_break(c);
-	else
+	} else {
 		nck_stat_inc(c->nn, NETCOLL_STAT_AGG_OPS);
+		nck_agg_early_rescan(c);	/* the OSO window moved */
+	}
 	wake_up_all(&c->agg.wq);
 }
 
@@ -1714,22 +1718,24 @@ static void nck_agg_early_ack(struct nck_comm *c, const struct nc_frame *f,
  * process posted.  One broadcast at a time is queued (the next can
  * start once this one did); it is charged to the communicator's memory as
  * a posted one, and the OSO window bounds how many there are.  The frame
- * says which broadcast (root in its tag, length, fragment size); whether
- * it came from our parent in that tree is checked as for any frame once
- * the operation runs.  Frames of a multicast broadcast need no forwarding.
+ * says which broadcast (root in its tag, length, fragment size), and must
+ * come from our parent in that broadcast's tree (the worker checks before
+ * it allocates).  Frames of a multicast broadcast need no forwarding.
  */
 static void nck_agg_early_bcast(struct nck_comm *c, const struct nc_frame *f)
 {
 	u32 root = NETCOLL_AGG_TAG_ROOT(f->tag);
 
 	lockdep_assert_held(&c->lock);
-	if (f->type != NETCOLL_T_AGG_DOWN || f->opcode != NETCOLL_OPCODE_BCAST ||
+	if (c->dead || c->broken ||
+	    f->type != NETCOLL_T_AGG_DOWN || f->opcode != NETCOLL_OPCODE_BCAST ||
 	    (f->flags & NETCOLL_F_MCAST) || NETCOLL_AGG_TAG_PIECE(f->tag) ||
 	    !f->msg_len || f->msg_len > NETCOLL_REDUCE_MAX ||
 	    f->op_seq != c->agg.next || root >= c->size || root == c->rank ||
 	    c->agg.early_bcast.queued || !refcount_inc_not_zero(&c->ref))
 		return;
 	c->agg.early_bcast.seq = f->op_seq;
+	c->agg.early_bcast.src = f->src_rank;
 	c->agg.early_bcast.root = root;
 	c->agg.early_bcast.len = f->msg_len;
 	c->agg.early_bcast.fs = f->frag_size;
@@ -1737,6 +1743,27 @@ static void nck_agg_early_bcast(struct nck_comm *c, const struct nc_frame *f)
 	if (!queue_work(nck_wq, &c->agg.bcast_work)) {
 		c->agg.early_bcast.queued = false;
 		nck_comm_put(c);
+	}
+}
+
+/*
+ * Does a broadcast's data wait among the early frames for the next
+ * operation here?  Then start it (the next operation just became
+ * possible: one started or finished, or a start queued for another
+ * gave up).
+ */
+static void nck_agg_early_rescan(struct nck_comm *c)
+{
+	struct sk_buff *skb;
+	struct nc_frame f;
+
+	lockdep_assert_held(&c->lock);
+	skb_queue_walk(&c->agg.early, skb) {
+		if (c->agg.early_bcast.queued)
+			return;
+		nck_skb_hdr(skb, &f);
+		if (f.op_seq == c->agg.next)
+			nck_agg_early_bcast(c, &f);
 	}
 }
 
@@ -2451,58 +2478,82 @@ static void nck_agg_install(struct nck_comm *c, struct nck_agg_op *op,
 		nck_agg_input(c, op, skb, &f, txq);
 	}
 	nck_agg_arm_op(c, op);
-	/* the next one's broadcast data may be here already */
-	skb_queue_walk(&c->agg.early, skb) {
-		nck_skb_hdr(skb, &f);
-		if (f.op_seq == c->agg.next) {
-			nck_agg_early_bcast(c, &f);
-			if (c->agg.early_bcast.queued)
-				break;
-		}
-	}
+	nck_agg_early_rescan(c);	/* the next one's data may be here */
+}
+
+/* Our parent in the tree of a broadcast from root; NETCOLL_NONE: no memory. */
+static u32 nck_agg_bcast_parent(struct nck_comm *c, u32 root)
+{
+	struct nck_tree *t;
+	u32 parent;
+
+	mutex_lock(&c->agg.tree_lock);
+	t = nck_tree_fnomial_ordered(c->rank, c->size, c->agg.tree_degree, root,
+				     c->agg.bcast_order);
+	mutex_unlock(&c->agg.tree_lock);
+	parent = t ? t->parent : NETCOLL_NONE;
+	kfree(t);
+	return parent;
 }
 
 /*
  * The worker nck_agg_early_bcast() queued: start the broadcast its data
  * announced, unless this rank's process started operation seq meanwhile
- * (or the communicator stopped).  The operation's one reference is its
- * slot's; the process takes its own when it posts.
+ * (then the next one's data may be waiting: looked for again), the OSO
+ * window is full (looked for again when an operation finishes), the
+ * frame did not come from our parent in that broadcast's tree (a forged
+ * or stray frame must not start anything its parent would not), or the
+ * communicator stopped.  One start at a time: early_bcast.queued stays
+ * set until here.  The operation's one reference is its slot's; the
+ * process takes its own when it posts.  Its time budget is the longest
+ * a caller may ask for: it waits for a process whose budget is not known
+ * yet (the process's starts when it takes the operation over).
  */
 static void nck_agg_bcast_work(struct work_struct *work)
 {
 	struct nck_comm *c = container_of(work, struct nck_comm,
 					  agg.bcast_work);
 	struct nck_agg_args a = { .flags = NETCOLL_RED_BCAST };
-	struct nck_agg_op *op;
 	struct sk_buff_head txq;
-	u32 seq, fs;
+	struct nck_agg_op *op;
+	bool started = false;
+	u32 seq, fs, src;
 
 	__skb_queue_head_init(&txq);
 	spin_lock_bh(&c->lock);
 	seq = c->agg.early_bcast.seq;
+	src = c->agg.early_bcast.src;
 	a.root = c->agg.early_bcast.root;
 	a.count = c->agg.early_bcast.len;
 	fs = c->agg.early_bcast.fs;
-	c->agg.early_bcast.queued = false;
 	spin_unlock_bh(&c->lock);
 
-	op = nck_agg_prepare(c, &a);	/* root != our rank: reads no user memory */
-	if (IS_ERR(op))
-		goto out;
+	/*
+	 * The sender first: a stray frame must not cost an allocation.  The
+	 * root is not our rank (checked on arrival): prepare reads no user
+	 * memory.
+	 */
+	op = nck_agg_bcast_parent(c, a.root) == src ?
+	     nck_agg_prepare(c, &a) : ERR_PTR(-EPROTO);
 	spin_lock_bh(&c->lock);
-	if (op->fs != fs || seq != c->agg.next ||
-	    nck_agg_may_start(c, seq)) {
-		spin_unlock_bh(&c->lock);
-		nck_agg_op_free(c, op);
-		goto out;
+	c->agg.early_bcast.queued = false;
+	if (!IS_ERR(op) && op->fs == fs &&
+	    seq == c->agg.next && !nck_agg_may_start(c, seq)) {
+		op->unposted = true;
+		op->deadline = jiffies + msecs_to_jiffies(NETCOLL_TIMEOUT_MS_MAX);
+		nck_agg_install(c, op, &txq);
+		started = true;
+	} else if (seq != c->agg.next) {
+		nck_agg_early_rescan(c);
 	}
-	op->unposted = true;
-	nck_agg_install(c, op, &txq);
 	spin_unlock_bh(&c->lock);
-	nck_stat_inc(c->nn, NETCOLL_STAT_AGG_BCAST_EARLY);
-	wake_up_all(&c->agg.wq);	/* a poster waiting for its turn takes it */
-	nck_frames_flush(c, &txq);
-out:
+	if (started) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_AGG_BCAST_EARLY);
+		wake_up_all(&c->agg.wq);	/* a poster waiting for its turn */
+		nck_frames_flush(c, &txq);
+	} else if (!IS_ERR(op)) {
+		nck_agg_op_free(c, op);
+	}
 	nck_comm_put(c);
 }
 
@@ -2538,6 +2589,7 @@ static struct nck_agg_op *nck_agg_take_over(struct nck_comm *c,
 	if (op->complete)
 		return op;
 	op->deadline = jiffies + msecs_to_jiffies(a->timeout_ms ?: c->timeout_ms);
+	nck_rtx_progress(&op->rtx, &c->agg.rtt);	/* no timeout overdue */
 	p = &op->piece[1];
 	for (k = 0; k < p->nfrags; k++)
 		nck_agg_try(c, op, p, k, txq);
@@ -2549,12 +2601,29 @@ static struct nck_agg_op *nck_agg_take_over(struct nck_comm *c,
  * Post a contribution.  Returns the operation with two references, its
  * slot's and the caller's (give it back with nck_agg_release), or an
  * ERR_PTR; an operation that never started consumed no sequence number.
+ * One its data started is taken over before anything is allocated: a
+ * second buffer of a large broadcast might not fit the communicator's
+ * memory next to the first.
  */
 struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *a)
 {
 	struct nck_agg_op *op, *ours;
 	struct sk_buff_head txq;
+	u32 esize;
 	int err;
+
+	err = nck_agg_check_args(c, a, &esize);
+	if (err)
+		return ERR_PTR(err);
+	__skb_queue_head_init(&txq);
+	spin_lock_bh(&c->lock);
+	if (c->agg.posted != c->agg.next) {
+		op = nck_agg_take_over(c, a, &txq);
+		spin_unlock_bh(&c->lock);
+		nck_frames_flush(c, &txq);
+		return op;
+	}
+	spin_unlock_bh(&c->lock);
 
 	op = nck_agg_prepare(c, a);
 	if (IS_ERR(op))
@@ -2565,7 +2634,6 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 		return ERR_PTR(err);
 	}
 
-	__skb_queue_head_init(&txq);
 	spin_lock_bh(&c->lock);
 	err = nck_agg_wait_turn(c, op);
 	if (err) {

@@ -41,8 +41,8 @@ struct nck_tree;
  *	behind @next by the broadcasts their data started (nck_agg_start
  *	takes those over); c->lock
  * @early_bcast: a broadcast's data frame came for @next before its
- *	process posted: its root, length and fragment size for @bcast_work,
- *	@early_bcast.queued while the worker is queued; c->lock
+ *	process posted: its sender, root, length and fragment size for
+ *	@bcast_work, @early_bcast.queued until the worker is done; c->lock
  * @bcast_work: starts that broadcast (it allocates: not in softirq)
  * @rtt: round trip of fragments going up; c->lock
  * @dn_rtt: from sending a windowed result's fragment to a child to its
@@ -67,7 +67,7 @@ struct nck_agg {
 	u32 next;
 	u32 posted;
 	struct {
-		u32 seq, root, len, fs;
+		u32 seq, src, root, len, fs;
 		bool queued;
 	} early_bcast;
 	struct work_struct bcast_work;
