@@ -34,6 +34,12 @@
  *   agg-seq     drop_state   an operation far in the future
  *   agg-mcast   drop_rank    a multicast result addressed to one rank
  *
+ * A broadcast's data (AGG_DOWN of 16 bytes, fragment 0, operation --seq)
+ * from broadcast root --root, for the receiver's next operation: from its
+ * parent in that broadcast's tree it starts the broadcast there
+ * (agg_bcast_early); from another rank it must not:
+ *   agg-bcast
+ *
  * Requests that ask for an answer (they are valid; what counts is how much
  * the receiver sends back):
  *   agg-nack    repair request for piece 0 of operation --seq, from
@@ -61,7 +67,7 @@
 struct args {
 	const char *dev, *kase;
 	unsigned char dst[ETH_ALEN];
-	unsigned int comm, src, dstrank, count, ethertype, seq;
+	unsigned int comm, src, dstrank, count, ethertype, seq, root;
 	unsigned long long cookie, epoch;
 };
 
@@ -69,7 +75,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: nc_inject --dev DEV --dst MAC --comm ID --cookie C "
 		"--epoch E --src-rank R --dst-rank D --case NAME [--count N] "
-		"[--seq S] [--ethertype T]\n");
+		"[--seq S] [--root R] [--ethertype T]\n");
 	exit(2);
 }
 
@@ -110,6 +116,11 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 	} else if (!strcmp(a->kase, "agg-mcast")) {
 		f.type = NETCOLL_T_AGG_DOWN;
 		f.flags = NETCOLL_F_MCAST;
+	} else if (!strcmp(a->kase, "agg-bcast")) {
+		f.type = NETCOLL_T_AGG_DOWN;
+		f.opcode = NETCOLL_OPCODE_BCAST;
+		f.tag = NETCOLL_AGG_TAG(0, a->root);
+		f.op_seq = a->seq;
 	} else if (!strcmp(a->kase, "type"))
 		f.type = NETCOLL_T_MAX + 1;
 	else if (!strcmp(a->kase, "length"))
@@ -172,7 +183,7 @@ int main(int argc, char **argv)
 		{ "src-rank", 1, NULL, 's' }, { "dst-rank", 1, NULL, 'r' },
 		{ "case", 1, NULL, 'x' }, { "count", 1, NULL, 'n' },
 		{ "ethertype", 1, NULL, 'e' }, { "epoch", 1, NULL, 'E' },
-		{ "seq", 1, NULL, 'S' },
+		{ "seq", 1, NULL, 'S' }, { "root", 1, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct args a = { .count = 1, .ethertype = NETCOLL_ETHERTYPE };
@@ -194,6 +205,7 @@ int main(int argc, char **argv)
 		case 'e': a.ethertype = strtoul(optarg, NULL, 0); break;
 		case 'E': a.epoch = strtoull(optarg, NULL, 0); break;
 		case 'S': a.seq = strtoul(optarg, NULL, 0); break;
+		case 'R': a.root = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}

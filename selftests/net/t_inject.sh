@@ -79,6 +79,25 @@ for k in agg-wrongop:drop_opcode agg-length:drop_length; do
 	i=$((i + 1))
 done
 
+# A broadcast's data for h1's next reduction-engine operation (1), naming
+# root 2, whose tree makes h3 (rank 2) h1's parent: from h2 (rank 1) it
+# starts nothing (held only), from h3 it starts the broadcast on h1, which
+# nobody posts (freed with the communicator).
+bcast_start() {
+	local from=$1 src=$2 want=$3 before after
+	before=$(nc_stat h1 agg_bcast_early)
+	on "$from" "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 5 --cookie 0x1234 \
+		--epoch "$epoch" --src-rank "$src" --dst-rank 0 --case agg-bcast \
+		--seq 1 --root 2 --count $N >/dev/null
+	sleep 0.5
+	after=$(nc_stat h1 agg_bcast_early)
+	echo "agg_bcast_early $before -> $after"
+	[ $((after - before)) -eq "$want" ]
+}
+t_check "a broadcast's data from a rank that is not the receiver's parent starts nothing" \
+	bcast_start h2 1 0
+t_check "... from its parent it starts the broadcast (once for $N copies)" bcast_start h3 2 1
+
 rx_before=$(nc_stat h1 rx_frames)
 drops_before=$(nc_drops h1)
 on h2 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 5 --cookie 0x1234 \
