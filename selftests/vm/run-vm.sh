@@ -216,6 +216,16 @@ mount -t tmpfs -o mode=1777 tmpfs /newroot/dev/shm
 mount -t debugfs debugfs /newroot/sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /newroot/sys/kernel/tracing 2>/dev/null
 mount -t cgroup2 cgroup2 /newroot/sys/fs/cgroup 2>/dev/null
+# The first CPU quota (cpu.max) turns a static key of the scheduler on
+# (__cfs_bandwidth_used): the kernel patches it into enqueue_task_fair and
+# others with int3 breakpoints.  Under QEMU/TCG another vCPU once ran the
+# half-patched code (6.12 guest, 2026-11-28: "Oops: int3" in
+# enqueue_task_fair while t_alltoall's slow receiver set its quota), so
+# the key is turned on here, while nothing else runs, by a cgroup that
+# keeps a quota no task is ever throttled by.
+echo +cpu >/newroot/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null &&
+	mkdir -p /newroot/sys/fs/cgroup/nc-quota-key &&
+	echo "1000000 100000" >/newroot/sys/fs/cgroup/nc-quota-key/cpu.max
 hostname ncvm
 ip link set lo up
 OUTDEV=/newroot/dev/ttyS1
