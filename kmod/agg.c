@@ -1722,21 +1722,27 @@ static void nck_agg_early_ack(struct nck_comm *c, const struct nc_frame *f,
  * come from our parent in that broadcast's tree (the worker checks before
  * it allocates).  Frames of a multicast broadcast need no forwarding.
  */
-static void nck_agg_early_bcast(struct nck_comm *c, const struct nc_frame *f)
+static bool nck_agg_bcast_data(struct nck_comm *c, const struct nc_frame *f)
 {
 	u32 root = NETCOLL_AGG_TAG_ROOT(f->tag);
 
+	return f->type == NETCOLL_T_AGG_DOWN &&
+	       f->opcode == NETCOLL_OPCODE_BCAST &&
+	       !(f->flags & NETCOLL_F_MCAST) && !NETCOLL_AGG_TAG_PIECE(f->tag) &&
+	       f->msg_len && f->msg_len <= NETCOLL_REDUCE_MAX &&
+	       root < c->size && root != c->rank;
+}
+
+/* f passed nck_agg_bcast_data(). */
+static void nck_agg_early_bcast(struct nck_comm *c, const struct nc_frame *f)
+{
 	lockdep_assert_held(&c->lock);
-	if (c->dead || c->broken ||
-	    f->type != NETCOLL_T_AGG_DOWN || f->opcode != NETCOLL_OPCODE_BCAST ||
-	    (f->flags & NETCOLL_F_MCAST) || NETCOLL_AGG_TAG_PIECE(f->tag) ||
-	    !f->msg_len || f->msg_len > NETCOLL_REDUCE_MAX ||
-	    f->op_seq != c->agg.next || root >= c->size || root == c->rank ||
+	if (c->dead || c->broken || f->op_seq != c->agg.next ||
 	    c->agg.early_bcast.queued || !refcount_inc_not_zero(&c->ref))
 		return;
 	c->agg.early_bcast.seq = f->op_seq;
 	c->agg.early_bcast.src = f->src_rank;
-	c->agg.early_bcast.root = root;
+	c->agg.early_bcast.root = NETCOLL_AGG_TAG_ROOT(f->tag);
 	c->agg.early_bcast.len = f->msg_len;
 	c->agg.early_bcast.fs = f->frag_size;
 	c->agg.early_bcast.queued = true;
@@ -1750,7 +1756,11 @@ static void nck_agg_early_bcast(struct nck_comm *c, const struct nc_frame *f)
  * Does a broadcast's data wait among the early frames for the next
  * operation here?  Then start it (the next operation just became
  * possible: one started or finished, or a start queued for another
- * gave up).
+ * gave up).  This runs on every completion, often in softirq, and the
+ * early queue of a busy root can hold thousands of fragments of later
+ * reductions: it walks the queue only while early_bcast.held says
+ * broadcast data may be there (set when such data is held, cleared by a
+ * walk that finds none).
  */
 static void nck_agg_early_rescan(struct nck_comm *c)
 {
@@ -1758,12 +1768,17 @@ static void nck_agg_early_rescan(struct nck_comm *c)
 	struct nc_frame f;
 
 	lockdep_assert_held(&c->lock);
+	if (!c->agg.early_bcast.held || c->agg.early_bcast.queued)
+		return;
+	c->agg.early_bcast.held = false;
 	skb_queue_walk(&c->agg.early, skb) {
+		nck_skb_hdr(skb, &f);
+		if (!nck_agg_bcast_data(c, &f))
+			continue;
+		c->agg.early_bcast.held = true;
+		nck_agg_early_bcast(c, &f);
 		if (c->agg.early_bcast.queued)
 			return;
-		nck_skb_hdr(skb, &f);
-		if (f.op_seq == c->agg.next)
-			nck_agg_early_bcast(c, &f);
 	}
 }
 
@@ -1808,7 +1823,10 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
-	nck_agg_early_bcast(c, f);
+	if (nck_agg_bcast_data(c, f)) {
+		c->agg.early_bcast.held = true;
+		nck_agg_early_bcast(c, f);
+	}
 	nck_early_hold(c, &c->agg.early, skb);
 }
 
@@ -2252,10 +2270,12 @@ static int nck_agg_frag_size(struct nck_comm *c, u32 *fs)
  * Pieces and their bookkeeping, under the trees' lock: the memory they and
  * the vector take is charged to the communicator before it is allocated.
  * A rank that may be asked for results (a root, or a node with children)
- * keeps when it last answered each rank.
+ * keeps when it last answered each rank.  A broadcast its data started
+ * (sender not NETCOLL_NONE) must have come from our parent in its tree:
+ * -EPROTO before anything is charged.
  */
 static int nck_agg_pieces(struct nck_comm *c, struct nck_agg_op *op,
-			  const struct nck_agg_args *a, u32 esize)
+			  const struct nck_agg_args *a, u32 esize, u32 sender)
 {
 	u64 total = 0, charge = sizeof(*op) + max_t(u64, op->bytes, 1);
 	struct nck_tree *own = NULL;
@@ -2269,9 +2289,12 @@ static int nck_agg_pieces(struct nck_comm *c, struct nck_agg_op *op,
 		own = nck_tree_fnomial_ordered(c->rank, c->size,
 					       c->agg.tree_degree, a->root,
 					       c->agg.bcast_order);
-		if (!own) {
+		err = !own ? -ENOMEM :
+		      sender != NETCOLL_NONE && own->parent != sender ? -EPROTO : 0;
+		if (err) {
 			mutex_unlock(&c->agg.tree_lock);
-			return -ENOMEM;
+			kfree(own);
+			return err;
 		}
 	}
 	for (j = 0; j < op->npieces; j++) {
@@ -2323,16 +2346,17 @@ static int nck_agg_pieces(struct nck_comm *c, struct nck_agg_op *op,
 	return 0;
 }
 
+/*
+ * The operation a (checked: elements of esize bytes) describes, allocated
+ * and charged; sender: see nck_agg_pieces().
+ */
 static struct nck_agg_op *nck_agg_prepare(struct nck_comm *c,
-					  const struct nck_agg_args *a)
+					  const struct nck_agg_args *a,
+					  u32 esize, u32 sender)
 {
 	struct nck_agg_op *op;
-	u32 esize;
 	int err;
 
-	err = nck_agg_check_args(c, a, &esize);
-	if (err)
-		return ERR_PTR(err);
 	op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
 	if (!op)
 		return ERR_PTR(-ENOMEM);
@@ -2353,7 +2377,7 @@ static struct nck_agg_op *nck_agg_prepare(struct nck_comm *c,
 		op->npieces = 2;
 	err = nck_agg_frag_size(c, &op->fs);
 	if (!err)
-		err = nck_agg_pieces(c, op, a, esize);
+		err = nck_agg_pieces(c, op, a, esize, sender);
 	if (err)
 		goto free;
 	err = -ENOMEM;
@@ -2481,21 +2505,6 @@ static void nck_agg_install(struct nck_comm *c, struct nck_agg_op *op,
 	nck_agg_early_rescan(c);	/* the next one's data may be here */
 }
 
-/* Our parent in the tree of a broadcast from root; NETCOLL_NONE: no memory. */
-static u32 nck_agg_bcast_parent(struct nck_comm *c, u32 root)
-{
-	struct nck_tree *t;
-	u32 parent;
-
-	mutex_lock(&c->agg.tree_lock);
-	t = nck_tree_fnomial_ordered(c->rank, c->size, c->agg.tree_degree, root,
-				     c->agg.bcast_order);
-	mutex_unlock(&c->agg.tree_lock);
-	parent = t ? t->parent : NETCOLL_NONE;
-	kfree(t);
-	return parent;
-}
-
 /*
  * The worker nck_agg_early_bcast() queued: start the broadcast its data
  * announced, unless this rank's process started operation seq meanwhile
@@ -2517,7 +2526,8 @@ static void nck_agg_bcast_work(struct work_struct *work)
 	struct sk_buff_head txq;
 	struct nck_agg_op *op;
 	bool started = false;
-	u32 seq, fs, src;
+	u32 seq, fs, src, esize;
+	int err;
 
 	__skb_queue_head_init(&txq);
 	spin_lock_bh(&c->lock);
@@ -2529,12 +2539,12 @@ static void nck_agg_bcast_work(struct work_struct *work)
 	spin_unlock_bh(&c->lock);
 
 	/*
-	 * The sender first: a stray frame must not cost an allocation.  The
-	 * root is not our rank (checked on arrival): prepare reads no user
-	 * memory.
+	 * A stray frame is refused before its vector is charged or allocated
+	 * (nck_agg_pieces()).  The root is not our rank (checked on arrival):
+	 * prepare reads no user memory.
 	 */
-	op = nck_agg_bcast_parent(c, a.root) == src ?
-	     nck_agg_prepare(c, &a) : ERR_PTR(-EPROTO);
+	err = nck_agg_check_args(c, &a, &esize);
+	op = err ? ERR_PTR(err) : nck_agg_prepare(c, &a, esize, src);
 	spin_lock_bh(&c->lock);
 	c->agg.early_bcast.queued = false;
 	if (!IS_ERR(op) && op->fs == fs &&
@@ -2625,7 +2635,7 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 	}
 	spin_unlock_bh(&c->lock);
 
-	op = nck_agg_prepare(c, a);
+	op = nck_agg_prepare(c, a, esize, NETCOLL_NONE);
 	if (IS_ERR(op))
 		return op;
 	err = nck_join_wait(c, op->deadline);

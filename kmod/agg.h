@@ -42,7 +42,9 @@ struct nck_tree;
  *	takes those over); c->lock
  * @early_bcast: a broadcast's data frame came for @next before its
  *	process posted: its sender, root, length and fragment size for
- *	@bcast_work, @early_bcast.queued until the worker is done; c->lock
+ *	@bcast_work, @early_bcast.queued until the worker is done;
+ *	@early_bcast.held: @early may hold broadcast data (a hint: it
+ *	spares nck_agg_early_rescan() its walk); c->lock
  * @bcast_work: starts that broadcast (it allocates: not in softirq)
  * @rtt: round trip of fragments going up; c->lock
  * @dn_rtt: from sending a windowed result's fragment to a child to its
@@ -68,7 +70,7 @@ struct nck_agg {
 	u32 posted;
 	struct {
 		u32 seq, src, root, len, fs;
-		bool queued;
+		bool queued, held;
 	} early_bcast;
 	struct work_struct bcast_work;
 	struct nck_rtt rtt;
