@@ -300,6 +300,19 @@ int nc_bcast_best_order(const double *delay, uint32_t P, uint32_t root,
 	return ret;
 }
 
+int nc_bcast_msg_cost(double *delay, uint32_t P, double msg_us)
+{
+	uint32_t a, b;
+
+	if (!delay || !(msg_us >= 0))	/* NaN too */
+		return -EINVAL;
+	for (a = 0; a < P; a++)
+		for (b = 0; b < P; b++)
+			if (a != b)
+				delay[(size_t)a * P + b] += msg_us;
+	return 0;
+}
+
 double nc_bcast_predict(const double *delay, uint32_t P, uint32_t degree,
 			const uint32_t *order)
 {

@@ -9,7 +9,9 @@
 # barrier, OSU style).  Every first result is checked by ncbench on every
 # rank.  First, quiet, nc_bcast_tune (ncbench --tune-bcast): tree against
 # multicast per size as the library measures them, and the size from
-# which NC_DIST_AUTO multicasts on this cluster.
+# which NC_DIST_AUTO multicasts on this cluster.  Last, the model of
+# `nctl tree bcast` against the quiet tree, with its per-message cost
+# fitted (scripts/bcast-model-fit.py).
 #
 #   NC_BENCH_TOPO (two-switch-8x2.topo), NC_BENCH_ITERS (100),
 #   NC_BENCH_NOISE (2; 0: no noisy runs), NC_BENCH_MAX (1048576),
@@ -134,6 +136,14 @@ for noise in sorted({n for _, n, _ in runs}):
                 s, name[t], r["p50_us"], r["p99_us"],
                 "%.1f" % slow if slow is not None else "?", ratio))
 PY
+degree=$(on h1 "$NCTL" tree show comm 1 |
+	sed -n 's/.*built-in degree \([0-9]*\).*/\1/p')
+if [ -s "$T_LOG/bcast-tree-noise0.json" ] && [ -n "$degree" ]; then
+	"$NC_TOP/scripts/bcast-model-fit.py" --nctl "$NCTL" --degree "$degree" \
+		--topology "$NC_TOP/selftests/net/topologies/$TOPO" \
+		"$T_LOG/bcast-tree-noise0.json" >>"$REPORT" ||
+		printf '\nThe model fit failed.\n' >>"$REPORT"
+fi
 cluster_down
 nc_unload
 echo "report: $REPORT"

@@ -137,7 +137,12 @@ out 0 '^best dft ' tree bcast topology <(echo "$mixed") size 1048576
 out 0 '^unaware  predicted +[0-9.]+ us  1\.00 of unaware$' tree bcast topology star:8@1000
 out 0 '^best unaware ' tree bcast topology star:8@1000
 out 2 'root must be below 4' tree bcast topology star:4 root 4
-json hosts,degree,root,size,hop_us,delay_min_us,delay_median_us,delay_max_us,orders,best \
+# a per-message cost of 100 us: star:4 from root 0 in degree 2 sends
+# twice on its critical path (0 -> 2 -> 3): 2 * (2 hops + 100)
+out 0 '^unaware  predicted +204\.000 us  1\.00 of unaware$' \
+	tree bcast topology star:4 msg-us 100 size 0
+out 2 'invalid msg-us "-1"' tree bcast topology star:4 msg-us -1
+json hosts,degree,root,size,hop_us,msg_us,delay_min_us,delay_median_us,delay_max_us,orders,best \
 	'd["orders"][0]["ranks"] == [2, 3, 0, 1] and d["best"] == "unaware" and d["orders"][0]["predicted_us"] == 4.0' \
 	tree bcast topology star:4 root 2
 # topo: offline show and path (the service's side is selftests/ib/t_ib_topo.sh)

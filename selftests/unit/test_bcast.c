@@ -7,6 +7,7 @@
  * the time model; and the range of sizes nc_bcast_tune gives multicast.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +125,25 @@ TEST(model_of_uniform_trees)
 	CHECK_EQ(nc_bcast_predict(d, 16, 2, order), 40);	/* log2 16 rounds */
 	CHECK_EQ(nc_bcast_predict(d, 16, 16, order), 150);	/* flat: 15 sends */
 	CHECK_EQ(nc_bcast_predict(d, 1, 2, order), 0);
+}
+
+TEST(message_cost_counts_the_sends_on_the_critical_path)
+{
+	uint32_t order[16], i;
+	double d[16 * 16];
+
+	for (i = 0; i < 16 * 16; i++)
+		d[i] = i % 17 ? 10 : 0;
+	nc_bcast_order(NULL, 16, 0, 2, NC_BCAST_UNAWARE, order);
+	CHECK_EQ(nc_bcast_msg_cost(d, 16, 5), 0);
+	CHECK_EQ(d[0], 0);				/* no send to itself */
+	CHECK_EQ(d[1], 15);
+	CHECK_EQ(nc_bcast_predict(d, 16, 2, order), 4 * 15);
+	CHECK_EQ(nc_bcast_predict(d, 16, 16, order), 15 * 15);
+	CHECK_EQ(nc_bcast_msg_cost(d, 16, -1), -EINVAL);
+	CHECK_EQ(nc_bcast_msg_cost(d, 16, NAN), -EINVAL);
+	CHECK_EQ(nc_bcast_msg_cost(NULL, 16, 1), -EINVAL);
+	CHECK_EQ(d[1], 15);				/* refused: unchanged */
 }
 
 TEST(homogeneous_network_keeps_rank_order)
@@ -314,6 +334,7 @@ int main(void)
 	RUN(delay_matrix);
 	RUN(every_order_is_a_permutation_rooted_at_root);
 	RUN(model_of_uniform_trees);
+	RUN(message_cost_counts_the_sends_on_the_critical_path);
 	RUN(homogeneous_network_keeps_rank_order);
 	RUN(speed_aware_keeps_slow_hosts_out_of_the_critical_part);
 	RUN(topology_aware_and_the_best_of_three);

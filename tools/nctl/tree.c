@@ -70,7 +70,7 @@ static const struct opt plan_opts[] = {
 };
 
 enum { B_TOPOLOGY, B_SERVICE, B_HOSTS, B_DEGREE, B_ROOT, B_SIZE, B_HOP,
-       B_INSTALL, B_ORDER };
+       B_MSG, B_INSTALL, B_ORDER };
 
 static const struct opt bcast_opts[] = {
 	[B_TOPOLOGY] = { "topology", OPT_VAL, "TOPOLOGY" },
@@ -80,6 +80,7 @@ static const struct opt bcast_opts[] = {
 	[B_ROOT] = { "root", OPT_VAL, "RANK" },
 	[B_SIZE] = { "size", OPT_VAL, "BYTES" },
 	[B_HOP] = { "hop-us", OPT_VAL, "US" },
+	[B_MSG] = { "msg-us", OPT_VAL, "US" },
 	[B_INSTALL] = { "install", OPT_VAL, "COMM" },
 	[B_ORDER] = { "order", OPT_VAL, "{ unaware | dft | bft | best }" },
 	{ NULL }
@@ -657,7 +658,7 @@ static int tree_bcast(int argc, char **argv)
 	uint32_t degree = 2, root = 0, P, *order = NULL, k, pos, comm = 0, put = 3;
 	struct nc_comm_info ci = { 0 };
 	uint64_t bytes = 65536;
-	double hop = 1.0, *delay = NULL, t[3], sum[3];
+	double hop = 1.0, msg_us = 0, *delay = NULL, t[3], sum[3];
 	enum nc_bcast_order best;
 	nc_topo *topo = NULL;
 	char **hosts = NULL, msg[256] = "";
@@ -671,6 +672,7 @@ static int tree_bcast(int argc, char **argv)
 	    (v[B_ROOT].val && nctl_u32(v[B_ROOT].val, "root", &root)) ||
 	    (v[B_SIZE].val && nctl_u64(v[B_SIZE].val, "size", &bytes)) ||
 	    (v[B_HOP].val && parse_us(v[B_HOP].val, "hop-us", &hop)) ||
+	    (v[B_MSG].val && parse_us(v[B_MSG].val, "msg-us", &msg_us)) ||
 	    (v[B_INSTALL].val && nctl_u32(v[B_INSTALL].val, "communicator id", &comm)))
 		return NCTL_USAGE;
 	if (v[B_ORDER].val && !v[B_INSTALL].val)
@@ -753,6 +755,8 @@ static int tree_bcast(int argc, char **argv)
 	err = topo ? nc_bcast_delays(topo, hop, bytes, delay) :
 	      nc_bcast_delays_query(v[B_SERVICE].val, (const char *const *)hosts, P,
 				    hop, bytes, delay, msg, sizeof(msg));
+	if (!err)
+		err = nc_bcast_msg_cost(delay, P, msg_us);
 	if (err) {
 		nctl_fail("delays: %s", msg[0] && !topo ? msg : strerror(-err));
 		goto out;
@@ -772,7 +776,8 @@ static int tree_bcast(int argc, char **argv)
 	print_uint(PRINT_ANY, "degree", " degree %u", degree);
 	print_uint(PRINT_ANY, "root", " root %u", root);
 	print_u64(PRINT_ANY, "size", " size %" PRIu64, bytes);
-	print_float(PRINT_ANY, "hop_us", " hop %g us\n", hop);
+	print_float(PRINT_ANY, "hop_us", " hop %g us", hop);
+	print_float(PRINT_ANY, "msg_us", " msg %g us\n", msg_us);
 	print_float(PRINT_ANY, "delay_min_us", "delay min %.3f", sum[0]);
 	print_float(PRINT_ANY, "delay_median_us", " median %.3f", sum[1]);
 	print_float(PRINT_ANY, "delay_max_us", " max %.3f us\n", sum[2]);

@@ -310,6 +310,18 @@ int nc_bcast_best_order(const double *delay, uint32_t P, uint32_t root,
  */
 double nc_bcast_predict(const double *delay, uint32_t P, uint32_t degree,
 			const uint32_t *order);
+/*
+ * Adds a per-message cost of msg_us microseconds to every send of the
+ * delay matrix (every entry but the diagonal): what a message costs
+ * besides its hops and its bytes on the wire -- the sender's and the
+ * receiver's software, interrupts, a process being scheduled.  The links
+ * alone put a small broadcast at microseconds where it takes
+ * milliseconds on a loaded host; with the cost, nc_bcast_predict() counts
+ * the sends on the critical path, and the orders compare as the
+ * measurement does.  bench_bcast.sh fits it to measured broadcasts.  0 or
+ * -EINVAL (msg_us negative or not a number).  Since 0.3.
+ */
+int nc_bcast_msg_cost(double *delay, uint32_t P, double msg_us);
 
 /*
  * The reduction latency model of the same paper (section 5.2), in
