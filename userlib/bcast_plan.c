@@ -60,8 +60,8 @@ int nc_bcast_delays(const struct nc_topo *t, double hop_us, uint64_t bytes,
 		int bfs_done = 0;
 
 		for (b = 0; b < P; b++) {
-			double slow = 0, ra, rb;
-			uint32_t hops;
+			double slow = 0, ra, rb, known_us = 0;
+			uint32_t hops, known = 0;
 			int n;
 
 			if (a == b) {
@@ -73,10 +73,15 @@ int nc_bcast_delays(const struct nc_topo *t, double hop_us, uint64_t bytes,
 			if (n >= 0) {
 				hops = (uint32_t)n;
 				for (i = 0; i < hops; i++) {
-					double r = t->links[NC_EDGE_LINK(edges[i])].rate_mbit;
+					const struct nc_topo_link *l =
+						&t->links[NC_EDGE_LINK(edges[i])];
 
-					if (i == 0 || r < slow)
-						slow = r;
+					if (i == 0 || l->rate_mbit < slow)
+						slow = l->rate_mbit;
+					if (l->delay_us > 0) {
+						known++;
+						known_us += l->delay_us;
+					}
 				}
 			} else if (n == -EOPNOTSUPP) {
 				/* no unique path (XGFT): shortest, host links' rates */
@@ -95,7 +100,9 @@ int nc_bcast_delays(const struct nc_topo *t, double hop_us, uint64_t bytes,
 				ret = n;
 				goto out;
 			}
-			delay[(size_t)a * P + b] = nc_bcast_delay_of(hops, slow, hop_us, bytes);
+			delay[(size_t)a * P + b] =
+				nc_bcast_delay_of(hops, known, known_us, slow,
+						  hop_us, bytes);
 		}
 	}
 out:

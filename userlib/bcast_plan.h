@@ -36,14 +36,18 @@ int nc_bcast_children(uint32_t P, uint32_t degree, uint32_t *child_off,
 		      uint32_t *child);
 
 /*
- * One entry of the delay matrix: hops * hop_us plus the message's time on
- * the slowest link (left out when its rate is unknown, 0).  Shared by
- * nc_bcast_delays() and nc_bcast_delays_query(), so both give the same.
+ * One entry of the delay matrix: the path's latency -- the delays of its
+ * links that have one (known of its hops, summing known_us) and hop_us for
+ * each other hop -- plus the message's time on the slowest link (left out
+ * when its rate is unknown, 0).  Shared by nc_bcast_delays() and
+ * nc_bcast_delays_query(), so both give the same.
  */
-static inline double nc_bcast_delay_of(uint32_t hops, double slowest_mbit,
+static inline double nc_bcast_delay_of(uint32_t hops, uint32_t known,
+				       double known_us, double slowest_mbit,
 				       double hop_us, uint64_t bytes)
 {
-	return hops * hop_us + (slowest_mbit > 0 ? (double)bytes * 8 / slowest_mbit : 0);
+	return known_us + (hops > known ? hops - known : 0) * hop_us +
+	       (slowest_mbit > 0 ? (double)bytes * 8 / slowest_mbit : 0);
 }
 
 #endif /* NC_BCAST_PLAN_H */

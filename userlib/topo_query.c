@@ -85,11 +85,19 @@ out:
 	return fd;
 }
 
-static int parse_path(char *line, struct nc_topo_route *r)
+/*
+ * "path A SW... B hops N slowest_mbit R [delay_us D known K]": the last
+ * two (since 0.3) are the sum of the delays the path's links have, and
+ * how many of its links have one; *known 0 without them.
+ */
+static int parse_path(char *line, struct nc_topo_route *r, double *delay_us,
+		      uint32_t *known)
 {
 	char *save = NULL, *w = strtok_r(line, " ", &save);
 	uint32_t n = 0;
 
+	*delay_us = 0;
+	*known = 0;
 	if (!w || strcmp(w, "path"))
 		return -EPROTO;
 	while ((w = strtok_r(NULL, " ", &save)) && strcmp(w, "hops")) {
@@ -103,6 +111,16 @@ static int parse_path(char *line, struct nc_topo_route *r)
 	    sscanf(w, "%u", &r->hops) != 1 || r->hops + 1 != n ||
 	    !(w = strtok_r(NULL, " ", &save)) || strcmp(w, "slowest_mbit") ||
 	    !(w = strtok_r(NULL, " ", &save)) || sscanf(w, "%lf", &r->slowest_mbit) != 1)
+		return -EPROTO;
+	w = strtok_r(NULL, " ", &save);
+	if (!w)
+		return 0;
+	if (strcmp(w, "delay_us") ||
+	    !(w = strtok_r(NULL, " ", &save)) || sscanf(w, "%lf", delay_us) != 1 ||
+	    !(*delay_us >= 0) ||
+	    !(w = strtok_r(NULL, " ", &save)) || strcmp(w, "known") ||
+	    !(w = strtok_r(NULL, " ", &save)) || sscanf(w, "%u", known) != 1 ||
+	    *known > r->hops)
 		return -EPROTO;
 	return 0;
 }
@@ -218,7 +236,7 @@ static int valid_host(const char *h)
 }
 
 static int ask_path(struct session *se, const char *a, const char *b,
-		    struct nc_topo_route *r)
+		    struct nc_topo_route *r, double *delay_us, uint32_t *known)
 {
 	char req[2 * NC_TOPO_NAME_MAX + 16], *line;
 	int ret;
@@ -228,13 +246,15 @@ static int ask_path(struct session *se, const char *a, const char *b,
 	if (ret)
 		return ret;
 	memset(r, 0, sizeof(*r));
-	return parse_path(line, r);
+	return parse_path(line, r, delay_us, known);
 }
 
 int nc_topo_query(const char *addr, const char *a, const char *b,
 		  struct nc_topo_route *r, char *msg, size_t msg_size)
 {
 	struct session se;
+	uint32_t known;
+	double dsum;
 	int ret;
 
 	if (msg && msg_size)
@@ -243,7 +263,7 @@ int nc_topo_query(const char *addr, const char *a, const char *b,
 		return -EINVAL;
 	ret = session_open(&se, addr, msg, msg_size);
 	if (!ret)
-		ret = ask_path(&se, a, b, r);
+		ret = ask_path(&se, a, b, r, &dsum, &known);
 	session_close(&se);
 	return ret;
 }
@@ -338,7 +358,8 @@ int nc_bcast_delays_query(const char *addr, const char *const *names,
 	unsigned long gen_before;
 	struct nc_topo_route r;
 	struct session se;
-	uint32_t a, b, tries;
+	uint32_t a, b, tries, known;
+	double dsum;
 	int ret;
 
 	if (!names || !P || !delay || !(hop_us >= 0))
@@ -356,10 +377,12 @@ int nc_bcast_delays_query(const char *addr, const char *const *names,
 					delay[(size_t)a * P + b] = 0;
 					continue;
 				}
-				ret = ask_path(&se, names[a], names[b], &r);
+				ret = ask_path(&se, names[a], names[b], &r,
+					       &dsum, &known);
 				if (!ret)
 					delay[(size_t)a * P + b] =
-						nc_bcast_delay_of(r.hops, r.slowest_mbit,
+						nc_bcast_delay_of(r.hops, known, dsum,
+								  r.slowest_mbit,
 								  hop_us, bytes);
 			}
 		}

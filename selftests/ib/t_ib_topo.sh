@@ -222,7 +222,7 @@ if [ -f "$work/ft2.lfts" ] && [ -x "$TOPOD" ]; then
 		grep -q '^ok 100 clients, 2000 answers$' <<<"$out"
 	out=$(ask "$q" "query n01:n16")
 	want=$(awk '$1 == "path" && $2 == "n01" && $3 == "n16:"' "$work/ft2.model" |
-		sed -E 's/^path [^ ]+ [^ ]+: /path /; s/ [0-9]+>[0-9]+//g; s/ slowest / slowest_mbit /')
+		sed -E 's/^path [^ ]+ [^ ]+: /path /; s/ [0-9]+>[0-9]+//g; s/ slowest / slowest_mbit /; s/$/ delay_us 0 known 0/')
 	diag="got '$out', want '$want'"
 	check "topod: query n01:n16 as seed 003 asks it: $out" test "$out" = "$want"
 	out=$("$NCTL" topo path from n01 to n16 service "$q" 2>&1)
@@ -323,6 +323,23 @@ c.close()' "$work/fake-$1.sock" "$1" &
 	else
 		check "topod: serves xgft:2:4,4:1,2" false
 	fi
+	# a text topology's link delays reach a planner through the service
+	printf '%s\n' "switch s0" "switch s1" "host h1 s0 rate 1gbit delay 10us" \
+		"host h2 s0 rate 1gbit" "host h3 s1 rate 100mbit delay 20us" \
+		"host h4 s1 rate 1gbit" "link s0 s1 rate 10gbit delay 100us" >"$work/delays.topo"
+	if topod delays "$work/delays.topo"; then
+		out=$("$NCTL" tree bcast service "unix:$work/delays.sock" size 1000 2>&1)
+		want=$("$NCTL" tree bcast topology "$work/delays.topo" size 1000 2>&1)
+		path=$(ask "unix:$work/delays.sock" "query h1:h3")
+		diag="service '$out', file '$want', query '$path'"
+		# h1 to h3: 10 + 100 + 20 us, and 1000 bytes at 100 Mbit/s, 80 us
+		check "topod: link delays (query: $path): tree bcast through the service as from the file" \
+			test "$out" = "$want" -a \
+			"$path" = "path h1 s0 s1 h3 hops 3 slowest_mbit 100 delay_us 130 known 3" -a \
+			"$(grep -c '^delay min 19.000 median [0-9.]* max 210.000 us$' <<<"$out")" = 1
+	else
+		check "topod: serves a text topology with link delays" false
+	fi
 	out=$("$NCTL" tree bcast service "$q" hosts n16,n01,n09,n05 2>&1)
 	diag=$out
 	check "topod: tree bcast for 4 of its hosts, in the job's order" \
@@ -389,7 +406,7 @@ print("closed" if held[0].recv(100) == b"" else "open")' \
 	diag="$out / $(tail -n 2 "$work/live.topod.log")"
 	check "topod: a broken dump is refused (logged with FILE:LINE) and the last good model still answers" \
 		test "$(head -n 1 <<<"$out")" = "info hosts 6 switches 1 links 6 generation $gen" -a \
-		"$(sed -n 2p <<<"$out")" = "path h1 sw1_0 h2 hops 2 slowest_mbit 32000" -a \
+		"$(sed -n 2p <<<"$out")" = "path h1 sw1_0 h2 hops 2 slowest_mbit 32000 delay_us 0 known 0" -a \
 		"$(grep -c "live.nd:1: want a quoted node id" "$work/live.topod.log")" -gt 0
 	kill "${topod_pids[@]}" 2>/dev/null
 fi

@@ -23,8 +23,10 @@ def expected(model):
         m = re.match(r"path (\S+) (\S+): (.*) hops (\d+) slowest (\d+)$", line)
         if m:
             nodes = [w for w in m.group(3).split() if not re.match(r"\d+>\d+$", w)]
-            exp[(m.group(1), m.group(2))] = "path %s hops %s slowest_mbit %s" % (
-                " ".join(nodes), m.group(4), m.group(5))
+            # InfiniBand dumps give no link delays
+            exp[(m.group(1), m.group(2))] = (
+                "path %s hops %s slowest_mbit %s delay_us 0 known 0" % (
+                    " ".join(nodes), m.group(4), m.group(5)))
     return exp
 
 

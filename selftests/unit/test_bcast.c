@@ -84,6 +84,16 @@ TEST(delay_matrix)
 	CHECK(d && d[0 * 4 + 1] == 2 && d[0 * 4 + 2] == 4);
 	free(d);
 	nc_topo_free(&t);
+	/* links with a delay count it, the others hop_us */
+	CHECK_EQ(nc_topo_parse(&t, "switch s0\nswitch s1\n"
+			       "host h1 s0 delay 10us\nhost h2 s0\n"
+			       "host h3 s1 delay 20us\nhost h4 s1\n"
+			       "link s0 s1 delay 100us\n", &err), 0);
+	d = delays(&t, 1.0, 0);
+	CHECK(d && d[0 * 4 + 1] == 11 && d[1 * 4 + 0] == 11);
+	CHECK(d && d[0 * 4 + 2] == 130 && d[1 * 4 + 3] == 102);
+	free(d);
+	nc_topo_free(&t);
 }
 
 TEST(every_order_is_a_permutation_rooted_at_root)

@@ -7,6 +7,8 @@
  * one thread per client (at most --clients at once), one line per request:
  *
  *   query HOSTA:HOSTB  ->  path HOSTA SW... HOSTB hops N slowest_mbit R
+ *                          delay_us D known K (the sum of the delays of
+ *                          the K links of the path that have one)
  *   hosts              ->  hosts NAME...
  *   node K             ->  node NAME host|switch level L   (K < nodes, model order)
  *   link K             ->  link A B rate_mbit R delay_us D lanes N ports PA PB
@@ -210,10 +212,10 @@ static void answer(const char *req, char *out, size_t size)
 	struct snapshot *s = snap_get();
 	const struct nc_topo *t;
 	char a[NC_TOPO_NAME_MAX + 1], b[NC_TOPO_NAME_MAX + 1];
-	uint32_t *edges = NULL, x, i;
+	uint32_t *edges = NULL, x, i, known = 0;
 	size_t len;
 	int na, nb, n;
-	double slow = 0;
+	double slow = 0, dsum = 0;
 
 	if (!s) {
 		snprintf(out, size, "error no topology loaded\n");
@@ -320,9 +322,15 @@ static void answer(const char *req, char *out, size_t size)
 		len += (size_t)snprintf(out + len, size - len, " %s", t->nodes[x].name);
 		if (i == 0 || l->rate_mbit < slow)
 			slow = l->rate_mbit;
+		if (l->delay_us > 0) {
+			known++;
+			dsum += l->delay_us;
+		}
 	}
 	if (len < size)
-		snprintf(out + len, size - len, " hops %d slowest_mbit %.17g\n", n, slow);
+		snprintf(out + len, size - len,
+			 " hops %d slowest_mbit %.17g delay_us %.17g known %u\n",
+			 n, slow, dsum, known);
 out:
 	free(edges);
 	snap_put(s);

@@ -272,10 +272,13 @@ enum nc_bcast_order {
 
 /*
  * delay[a * P + b] in microseconds for the topology's P hosts:
- * hops(a, b) * hop_us + bytes * 8 / slowest rate on the path (Mbit/s);
- * the second term is left out where a rate is unknown.  Paths are the
- * routed ones on a routed fabric, the tree's on a tree, else shortest
- * (then the slowest of the two hosts' links counts).  0 or -errno.
+ * the path's latency -- each link's delay where the topology gives one
+ * (`delay` in a topology file), else hop_us per hop -- + bytes * 8 /
+ * slowest rate on the path (Mbit/s); the second term is left out where a
+ * rate is unknown.  Paths are the routed ones on a routed fabric, the
+ * tree's on a tree, else shortest (then the slowest of the two hosts'
+ * links counts; only text topologies, which are trees, give delays).
+ * 0 or -errno.
  */
 int nc_bcast_delays(const nc_topo *t, double hop_us, uint64_t bytes,
 		    double *delay);
@@ -284,9 +287,10 @@ int nc_bcast_delays(const nc_topo *t, double hop_us, uint64_t bytes,
  * matrix asked of the topology query service (netcoll-topod(8)) at addr,
  * pair by pair over one connection, for the P hosts names[] (an MPI job's
  * hosts in rank order, say).  Asked again if the service reloads its
- * model meanwhile (-EAGAIN after three tries).  0, or -errno as
- * nc_topo_query(); msg (if not NULL) gets the service's last words.
- * Since 0.3.
+ * model meanwhile (-EAGAIN after three tries).  The service says the
+ * sum of its path's known link delays (a service before 0.3 does not:
+ * then hop_us per hop).  0, or -errno as nc_topo_query(); msg (if not
+ * NULL) gets the service's last words.  Since 0.3.
  */
 int nc_bcast_delays_query(const char *addr, const char *const *names,
 			  uint32_t P, double hop_us, uint64_t bytes,
