@@ -37,6 +37,7 @@ UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
 	bench-alltoall bench-apps bench-reduce bench-bcast bench-auth bench-loss bench-tree-speed \
+	bench-bcast-topo \
 	clean checkpatch sparse abi-check \
 	deb install-check
 
@@ -128,6 +129,13 @@ bench-tree-speed: all
 	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-tree-speed -- selftests/net/bench_tree_speed.sh
 	@mkdir -p docs
 	cp $(B)/vm/bench-tree-speed/tree-speed-bench.md docs/tree-speed-bench.md
+
+# Broadcast trees on a homogeneous cluster with the ranks spread over its
+# switches: rank order against seed 003's topology-aware placements.
+bench-bcast-topo: all
+	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-bcast-topo -- selftests/net/bench_bcast_topo.sh
+	@mkdir -p docs
+	cp $(B)/vm/bench-bcast-topo/bcast-topo-bench.md docs/bcast-topo-bench.md
 
 vm-check: all
 	$(VM_RUN) --timeout 2400 -- selftests/net/run-all.sh
