@@ -17,10 +17,13 @@ t_check "alltoall sizes $SIZES under loss" \
 t_check "alltoall 1453 B x30 under loss" \
 	nc_check_all a2a_iter --comm 2 --op alltoall --bytes 1453 --iters 30
 
-# 1 ms of delay each way on every cable: at least 4 ms there and back
+# 1 ms of delay each way on every cable, 4 cables there and back; but
+# netem's reorder sends 25 % of the frames at once, undelayed, so a round
+# trip takes 3 ms on average (a full run once ended at srtt 3702 us where
+# this asked 4000): the estimate must hold well over half of that
 t_check "comm show: the alltoall's round trip holds the cables' delay ($(on h1 "$NCTL" comm show id 2 |
 	grep -o 'round trips.*'))" \
-	nc_json h1 'd[0]["rtt_alltoall"]["srtt_us"] >= 4000 and d[0]["rtt_alltoall"]["rto_us"] >= d[0]["rtt_alltoall"]["srtt_us"]' comm show id 2
+	nc_json h1 'd[0]["rtt_alltoall"]["srtt_us"] >= 2000 and d[0]["rtt_alltoall"]["rto_us"] >= d[0]["rtt_alltoall"]["srtt_us"]' comm show id 2
 
 retx=$(nc_stat h1 retransmits)
 dups=$(nc_stat h1 rx_duplicates)
