@@ -22,9 +22,12 @@ mpi_usable() { command -v mpirun >/dev/null && [ -x "$MPI_CHECK" ] && [ -e "$NCM
 # host's network namespace and a UTS namespace named after it, NC_RSH_PREFIX
 # set for nc-rsh, output in $T_LOG/LOGNAME.log.
 # Ten seconds before the timeout, where the ranks are goes into the log
-# and to stderr (mpi_stuck).
+# and to stderr (mpi_stuck); and once when the job printed nothing for
+# NC_MPI_QUIET seconds (120): an operation that stalls under MPI's hour
+# of budget is seen while it stalls, not only at the limit.
 mpi_launch() {
 	local name=$1 first ns pid limit=${NC_MPIRUN_TIMEOUT:-600} t=0
+	local quiet=${NC_MPI_QUIET:-120} size last=-1 still=0 dumped=0
 	shift
 	first=$(cluster_hosts | head -n 1)
 	ns=$(cluster_ns "$first")
@@ -35,6 +38,15 @@ mpi_launch() {
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		[ $t -ne $(((limit - 10) * 5)) ] || mpi_stuck | tee -a "$T_LOG/$name.log" >&2
+		size=$(stat -c %s "$T_LOG/$name.log" 2>/dev/null || echo 0)
+		if [ "$size" != "$last" ]; then
+			last=$size
+			still=0
+		elif [ $((still += 1)) -eq $((quiet * 5)) ] && [ $dumped = 0 ]; then
+			{ echo "stuck: no output for $quiet s"; mpi_stuck; } |
+				tee -a "$T_LOG/$name.log" >&2
+			dumped=1
+		fi
 		sleep 0.2
 		t=$((t + 1))
 	done
@@ -42,18 +54,24 @@ mpi_launch() {
 }
 
 # mpi_stuck: every host's counters that tell a stuck or repairing
-# operation, then each rank's kernel wait channel and stack top: in a
+# operation and where its communicators stand (id:state:alltoall
+# sequence:reduction sequence: a rank behind the others is the one
+# waited for), then each rank's kernel wait channel and stack top: in a
 # netcoll operation (nck_*), or polling in MPI's own progress.
 mpi_stuck() {
 	local h p
 	for h in $(cluster_hosts); do
+		echo "stuck: $h comms: $(on "$h" "$NCTL" -j comm show | python3 -c '
+import json, sys
+print(" ".join("%s:%s:%s:%s" % (c.get("id"), c.get("state"), c.get("op_seq"),
+      c.get("agg_seq")) for c in json.load(sys.stdin)))')"
 		echo "stuck: $h: $(on "$h" "$NCTL" -j stats | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print(" ".join(f"{k}={d[k]}" for k in ("agg_ops", "ops_failed", "ops_timedout",
       "rto_expired", "agg_repairs", "drop_ratelimit", "rx_frames") if d.get(k)))')"
 	done
-	for p in $(pgrep -x 'mpi_check|mpi_check_f|fft_check|hpcc'); do
+	for p in $(pgrep -x 'mpi_check|mpi_check_f|fft_check|hpcc|allreduce_bench'); do
 		echo "stuck: pid $p $(cat "/proc/$p/comm") in $(cat "/proc/$p/wchan" 2>/dev/null): $(head -n 4 "/proc/$p/stack" 2>/dev/null | sed 's/^.*] //' | paste -sd' ')"
 	done
 }
