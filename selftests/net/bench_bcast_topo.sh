@@ -44,21 +44,8 @@ nc_comm_up 1 >/dev/null || { echo "comm 1 failed" >&2; exit 1; }
 
 # One communicator per order (10, 11, 12): one a timeout breaks leaves
 # the others measured.
-bcomm=10
 declare -A BCOMM
-for kind in "${KINDS[@]}"; do
-	# shellcheck disable=SC2046	# one host name per word
-	nc_comm_on "$bcomm" $(cluster_hosts) >/dev/null ||
-		{ echo "comm add $bcomm failed" >&2; exit 1; }
-	BCOMM[$kind]=$bcomm
-	if [ "$kind" != unaware ]; then
-		for h in $(cluster_hosts); do
-			on "$h" "$NCTL" tree bcast topology "$TOPO" install "$bcomm" \
-				order "$kind" >/dev/null || { echo "order install failed" >&2; exit 1; }
-		done
-	fi
-	bcomm=$((bcomm + 1))
-done
+bcast_comms "$TOPO" 10 "${KINDS[@]}" || exit 1
 runs=""
 for round in $(seq "$ROUNDS"); do
 	for kind in "${KINDS[@]}"; do

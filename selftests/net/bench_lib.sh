@@ -31,3 +31,27 @@ run() {
 	cp "$T_LOG/$name.r0.out" "$T_LOG/$name.json"
 	echo "$name done" >&2
 }
+
+# bcast_comms TOPO FIRST KIND... : a communicator of every host per
+# broadcast order, ids FIRST, FIRST + 1, ... (one that a timeout breaks
+# leaves the others measured): "unaware" keeps rank order, the others get
+# the planner's placement for TOPO installed (nctl tree bcast ... install
+# ID order KIND).  Sets BCOMM[KIND] to the id (the caller's declare -A).
+bcast_comms() {
+	local topo=$1 id=$2 kind h
+	shift 2
+	for kind in "$@"; do
+		# shellcheck disable=SC2046	# one host name per word
+		nc_comm_on "$id" $(cluster_hosts) >/dev/null ||
+			{ echo "comm add $id failed" >&2; return 1; }
+		BCOMM[$kind]=$id
+		if [ "$kind" != unaware ]; then
+			for h in $(cluster_hosts); do
+				on "$h" "$NCTL" tree bcast topology "$topo" install "$id" \
+					order "$kind" >/dev/null ||
+					{ echo "order install failed" >&2; return 1; }
+			done
+		fi
+		id=$((id + 1))
+	done
+}

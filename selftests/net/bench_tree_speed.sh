@@ -83,21 +83,8 @@ done
 # Broadcasts from rank 0: rank order, then the planner's placements, each
 # on a communicator of its own (10, 11, ...), so that one that fails (it
 # breaks its communicator) leaves the others measured.
-bcomm=10
 declare -A BCOMM
-for kind in "${BKINDS[@]}"; do
-	# shellcheck disable=SC2046	# one host name per word
-	nc_comm_on "$bcomm" $(cluster_hosts) >/dev/null ||
-		{ echo "comm add $bcomm failed" >&2; exit 1; }
-	BCOMM[$kind]=$bcomm
-	if [ "$kind" != unaware ]; then
-		for h in $(cluster_hosts); do
-			on "$h" "$NCTL" tree bcast topology "$RATED" install "$bcomm" \
-				order "$kind" >/dev/null || { echo "order install failed" >&2; exit 1; }
-		done
-	fi
-	bcomm=$((bcomm + 1))
-done
+bcast_comms "$RATED" 10 "${BKINDS[@]}" || exit 1
 bruns=""
 for round in $(seq "$ROUNDS"); do
 	for kind in "${BKINDS[@]}"; do
