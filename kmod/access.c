@@ -88,7 +88,7 @@ int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 {
 	kuid_t uid = NETLINK_CB(skb).creds.uid;
 	u64 mem = (u64)cfg->mem_max + cfg->rx_mem_max;
-	struct nck_comm *c;
+	struct nck_comm *head, *c;
 	unsigned long id;
 	u32 n = 0;
 
@@ -112,11 +112,13 @@ int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 			       "memory limits above the module's defaults are the admin's");
 		return -EPERM;
 	}
-	xa_for_each(&nn->comms, id, c) {
-		if (!c->user_made || !uid_eq(c->owner, uid))
-			continue;
-		n++;
-		mem += (u64)c->mem_max + c->rx_mem_max;
+	xa_for_each(&nn->comms, id, head) {
+		for (c = head; c; c = nck_comm_sibling(c)) {
+			if (!c->user_made || !uid_eq(c->owner, uid))
+				continue;
+			n++;
+			mem += (u64)c->mem_max + c->rx_mem_max;
+		}
 	}
 	if (n >= b->user_comms_max) {
 		NL_SET_ERR_MSG(info->extack,

@@ -2288,7 +2288,7 @@ static int nck_agg_pieces(struct nck_comm *c, struct nck_agg_op *op,
 	if (nck_agg_bcast(op)) {
 		own = nck_tree_fnomial_ordered(c->rank, c->size,
 					       c->agg.tree_degree, a->root,
-					       c->agg.bcast_order);
+					       c->agg.bcast_order, c->hosts);
 		err = !own ? -ENOMEM :
 		      sender != NETCOLL_NONE && own->parent != sender ? -EPROTO : 0;
 		if (err) {
@@ -2772,7 +2772,8 @@ int nck_agg_set_tree(struct nck_comm *c, u32 index, struct nck_tree *t)
 	struct nck_tree *old;
 
 	if (!t) {
-		t = nck_tree_fnomial(c->rank, c->size, c->agg.tree_degree, index);
+		t = nck_tree_fnomial(c->rank, c->size, c->agg.tree_degree, index,
+				     c->hosts);
 		if (!t)
 			return -ENOMEM;
 	}

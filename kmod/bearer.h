@@ -21,6 +21,9 @@ struct nck_bearer_ops {
 	void (*disable)(struct nck_bearer *b);
 	/* Send skb (data at the netcoll header) to dst; consumes skb. */
 	int (*xmit)(struct nck_bearer *b, struct sk_buff *skb, const u8 *dst);
+	/* Deliver skb to this host's own receive path; consumes skb. */
+	int (*xmit_local)(struct nck_bearer *b, struct sk_buff *skb,
+			  const u8 *dst);
 	/* Sender address of a received frame. */
 	const u8 *(*frame_src)(const struct sk_buff *skb);
 	/* Is addr a valid member (unicast) address? */

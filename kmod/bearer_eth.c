@@ -45,7 +45,9 @@ static void nck_eth_disable(struct nck_bearer *b)
 	__dev_remove_pack(&b->pt);	/* the caller waits for readers */
 }
 
-static int nck_eth_xmit(struct nck_bearer *b, struct sk_buff *skb, const u8 *dst)
+/* The Ethernet header in front of the netcoll header; consumes skb on error. */
+static int nck_eth_push_header(struct nck_bearer *b, struct sk_buff *skb,
+			       const u8 *dst)
 {
 	struct net_device *dev = b->dev;
 	int err;
@@ -63,9 +65,37 @@ static int nck_eth_xmit(struct nck_bearer *b, struct sk_buff *skb, const u8 *dst
 		kfree_skb(skb);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+static int nck_eth_xmit(struct nck_bearer *b, struct sk_buff *skb, const u8 *dst)
+{
+	int err = nck_eth_push_header(b, skb, dst);
+
+	if (err)
+		return err;
 	/* Negative: errno; positive: NET_XMIT_DROP/CN from the qdisc. */
 	err = dev_queue_xmit(skb);
 	return err > 0 ? net_xmit_errno(err) : err;
+}
+
+/*
+ * To another rank on this host: into our own device's receive queue, as
+ * if it had come from the wire (what a veth peer does), past the qdisc
+ * and the cable.
+ */
+static int nck_eth_xmit_local(struct nck_bearer *b, struct sk_buff *skb,
+			      const u8 *dst)
+{
+	int err = nck_eth_push_header(b, skb, dst);
+
+	if (err)
+		return err;
+	/* as in a driver's xmit: the backlog's softirq runs at bh enable */
+	local_bh_disable();
+	err = dev_forward_skb(b->dev, skb);
+	local_bh_enable();
+	return err == NET_RX_SUCCESS ? 0 : -ENOBUFS;
 }
 
 static const u8 *nck_eth_frame_src(const struct sk_buff *skb)
@@ -112,6 +142,7 @@ const struct nck_bearer_ops nck_eth_bearer_ops = {
 	.enable		= nck_eth_enable,
 	.disable	= nck_eth_disable,
 	.xmit		= nck_eth_xmit,
+	.xmit_local	= nck_eth_xmit_local,
 	.frame_src	= nck_eth_frame_src,
 	.addr_ok	= nck_eth_addr_ok,
 	.group_ok	= nck_eth_group_ok,

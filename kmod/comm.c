@@ -18,7 +18,6 @@
 #include <linux/random.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 
@@ -126,8 +125,93 @@ static void nck_comm_free(struct nck_comm *c)
 	WARN_ON_ONCE(atomic_long_read(&c->rx_mem));
 	WARN_ON_ONCE(atomic64_read(&c->mem_used));
 	nck_auth_free(c->auth);
+	nck_hosts_free(c->hosts);
 	kvfree(c->peers);
 	kvfree(c);
+}
+
+/*
+ * Another rank of a communicator this host already has: the same
+ * communicator (cookie, members, device, and what its ranks must agree
+ * on: trees, window, group, whether frames are keyed) and the same
+ * owner.  Anything else is another communicator with a taken id.
+ */
+static bool nck_comm_sibling_ok(const struct nck_comm *head,
+				const struct nck_comm *c)
+{
+	return head->cookie == c->cookie && head->size == c->size &&
+	       head->ifindex == c->ifindex && head->addr_len == c->addr_len &&
+	       uid_eq(head->owner, c->owner) &&
+	       head->agg.tree_degree == c->agg.tree_degree &&
+	       head->agg.oso == c->agg.oso && !head->auth == !c->auth &&
+	       !memcmp(head->mcast_addr, c->mcast_addr, c->addr_len) &&
+	       !memcmp(head->addrs, c->addrs, (size_t)c->size * c->addr_len);
+}
+
+/*
+ * Into the namespace's table: as the id's first rank, or among the others
+ * in rank order (a dump resumes by rank: nck_nl_comm_dump()).
+ */
+static int nck_comm_insert(struct nck_net *nn, struct nck_comm *c,
+			   struct netlink_ext_ack *extack)
+{
+	struct nck_comm *head, *prev, *next;
+	int err;
+
+	ASSERT_RTNL();
+	err = xa_insert(&nn->comms, c->id, c, GFP_KERNEL);
+	if (err != -EBUSY)
+		return err;
+	head = xa_load(&nn->comms, c->id);
+	if (!c->host_shared || !nck_comm_sibling_ok(head, c)) {
+		NL_SET_ERR_MSG(extack, "communicator id in use");
+		return -EEXIST;
+	}
+	for (prev = NULL, next = head; next && next->rank < c->rank;
+	     next = rtnl_dereference(next->sibling))
+		prev = next;
+	if (next && next->rank == c->rank) {
+		NL_SET_ERR_MSG(extack, "this host has that rank of the communicator already");
+		return -EEXIST;
+	}
+	RCU_INIT_POINTER(c->sibling, next);
+	if (prev)
+		rcu_assign_pointer(prev->sibling, c);
+	else
+		xa_store(&nn->comms, c->id, c, GFP_KERNEL);	/* replaces: no alloc */
+	return 0;
+}
+
+/* Out of the table; readers under RCU may still walk through c. */
+static void nck_comm_unlink(struct nck_net *nn, struct nck_comm *c)
+{
+	struct nck_comm *next = rtnl_dereference(c->sibling);
+	struct nck_comm *prev;
+
+	ASSERT_RTNL();
+	prev = xa_load(&nn->comms, c->id);
+	if (prev == c) {
+		if (next)
+			xa_store(&nn->comms, c->id, next, GFP_KERNEL);	/* no alloc */
+		else
+			xa_erase(&nn->comms, c->id);
+		return;
+	}
+	while (rtnl_dereference(prev->sibling) != c)
+		prev = rtnl_dereference(prev->sibling);
+	rcu_assign_pointer(prev->sibling, next);
+}
+
+/* Does another rank of c share c's address? */
+static bool nck_comm_host_shared(const struct nck_comm *c)
+{
+	u32 r;
+
+	for (r = 0; r < c->size; r++)
+		if (r != c->rank &&
+		    !memcmp(nck_comm_addr(c, r), nck_comm_addr(c, c->rank), c->addr_len))
+			return true;
+	return false;
 }
 
 struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *cfg,
@@ -158,6 +242,7 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 	c->transient = cfg->transient;
 	c->addr_len = alen;
 	memcpy(c->addrs, cfg->addrs, (size_t)cfg->size * alen);
+	c->host_shared = nck_comm_host_shared(c);
 	RCU_INIT_POINTER(c->bearer, b);
 	refcount_set(&c->ref, 1);	/* the table's reference */
 	mutex_init(&c->sched_lock);
@@ -172,7 +257,14 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 	else
 		b->ops->group_default(cfg->id, c->mcast_addr);
 	nck_join_init(c);
-	err = nck_agg_init(c);	/* first: the free path relies on it */
+	/* before the default trees, which follow it; nck_comm_free frees it */
+	c->hosts = nck_hosts_build(c->addrs, c->size, alen);
+	if (IS_ERR(c->hosts)) {
+		err = PTR_ERR(c->hosts);
+		kvfree(c);
+		return ERR_PTR(err);
+	}
+	err = nck_agg_init(c);	/* first freed thing: the free path relies on it */
 	if (err)
 		goto free;
 
@@ -180,6 +272,7 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 	c->peers = kvcalloc(cfg->size, sizeof(*c->peers), GFP_KERNEL_ACCOUNT);
 	if (!c->peers)
 		goto free;
+
 	if (cfg->key) {
 		c->auth = nck_auth_create(cfg->key, cfg->key_len, cfg->size);
 		if (IS_ERR(c->auth)) {
@@ -193,13 +286,9 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 	if (err)
 		goto free;
 
-	err = xa_insert(&nn->comms, cfg->id, c, GFP_KERNEL);
+	err = nck_comm_insert(nn, c, extack);
 	if (err) {
 		b->ops->group_leave(b, c->mcast_addr);
-		if (err == -EBUSY) {
-			NL_SET_ERR_MSG(extack, "communicator id in use");
-			err = -EEXIST;
-		}
 		goto free;
 	}
 	nck_join_start(c);
@@ -240,13 +329,28 @@ void nck_comm_set_sched(struct nck_comm *c, struct nck_sched *s)
 	nck_sched_free(old);
 }
 
+/*
+ * The given rank of communicator id on this host, under RCU or RTNL;
+ * with NCK_RANK_ANY its only rank here (NULL if it has several).
+ */
+struct nck_comm *nck_comm_find(struct nck_net *nn, u32 id, u32 rank)
+{
+	struct nck_comm *c = xa_load(&nn->comms, id);
+
+	if (c && rank == NCK_RANK_ANY)
+		return nck_comm_sibling(c) ? NULL : c;
+	while (c && c->rank != rank)
+		c = nck_comm_sibling(c);
+	return c;
+}
+
 /* A reference for an endpoint; NULL if there is no such communicator. */
-struct nck_comm *nck_comm_get(struct nck_net *nn, u32 id)
+struct nck_comm *nck_comm_get(struct nck_net *nn, u32 id, u32 rank)
 {
 	struct nck_comm *c;
 
 	rcu_read_lock();
-	c = xa_load(&nn->comms, id);
+	c = nck_comm_find(nn, id, rank);
 	if (c && !refcount_inc_not_zero(&c->ref))
 		c = NULL;
 	rcu_read_unlock();
@@ -309,15 +413,13 @@ void nck_comm_fail(struct nck_comm *c, int err)
 	nck_agg_stop(c, c->dead);
 }
 
-int nck_comm_delete(struct nck_net *nn, u32 id)
+/* c is in nn's table, under RTNL: out of it, failed, the table's reference put. */
+int nck_comm_delete(struct nck_net *nn, struct nck_comm *c)
 {
-	struct nck_comm *c;
 	struct nck_bearer *b;
 
 	ASSERT_RTNL();
-	c = xa_erase(&nn->comms, id);
-	if (!c)
-		return -ENOENT;
+	nck_comm_unlink(nn, c);
 	b = rtnl_dereference(c->bearer);
 	if (b)
 		b->ops->group_leave(b, c->mcast_addr);
@@ -341,8 +443,8 @@ int nck_comm_delete(struct nck_net *nn, u32 id)
 void nck_comm_delete_this(struct nck_net *nn, struct nck_comm *c)
 {
 	rtnl_lock();
-	if (xa_load(&nn->comms, c->id) == c)
-		nck_comm_delete(nn, c->id);
+	if (nck_comm_find(nn, c->id, c->rank) == c)
+		nck_comm_delete(nn, c);
 	rtnl_unlock();
 }
 
@@ -351,22 +453,27 @@ void nck_comm_delete_all(struct nck_net *nn)
 	struct nck_comm *c;
 	unsigned long id;
 
+	ASSERT_RTNL();
+	/* a deleted rank may be freed at once: start again from the table */
 	xa_for_each(&nn->comms, id, c)
-		nck_comm_delete(nn, id);
+		while ((c = xa_load(&nn->comms, id)))
+			nck_comm_delete(nn, c);
 }
 
 /* The bearer b is going away: its communicators lose their path. */
 void nck_comm_unbind_bearer(struct nck_net *nn, struct nck_bearer *b)
 {
-	struct nck_comm *c;
+	struct nck_comm *head, *c;
 	unsigned long id;
 
 	ASSERT_RTNL();
-	xa_for_each(&nn->comms, id, c) {
-		if (rtnl_dereference(c->bearer) != b)
-			continue;
-		RCU_INIT_POINTER(c->bearer, NULL);
-		nck_comm_fail(c, -ENETDOWN);
+	xa_for_each(&nn->comms, id, head) {
+		for (c = head; c; c = nck_comm_sibling(c)) {
+			if (rtnl_dereference(c->bearer) != b)
+				continue;
+			RCU_INIT_POINTER(c->bearer, NULL);
+			nck_comm_fail(c, -ENETDOWN);
+		}
 	}
 }
 
@@ -374,35 +481,11 @@ void nck_comm_unbind_bearer(struct nck_net *nn, struct nck_bearer *b)
 /* Netlink: communicators                                          */
 /* ---------------------------------------------------------------- */
 
-struct nck_addr_key {
-	u8 a[NETCOLL_ADDR_MAX];
-};
-
-static int nck_addr_cmp(const void *x, const void *y)
-{
-	return memcmp(x, y, sizeof(struct nck_addr_key));
-}
-
-/* Two ranks with one address could not be told apart on receive. */
-static bool nck_addrs_unique(const u8 *addrs, u32 size, u8 alen)
-{
-	struct nck_addr_key *keys;
-	bool unique = true;
-	u32 i;
-
-	keys = kvcalloc(size, sizeof(*keys), GFP_KERNEL);
-	if (!keys)
-		return false;
-	for (i = 0; i < size; i++)
-		memcpy(keys[i].a, addrs + (size_t)i * alen, alen);
-	sort(keys, size, sizeof(*keys), nck_addr_cmp, NULL);
-	for (i = 1; i < size && unique; i++)
-		unique = nck_addr_cmp(&keys[i - 1], &keys[i]) != 0;
-	kvfree(keys);
-	return unique;
-}
-
-/* Members -> addrs[rank]; every rank 0..size-1 exactly once. */
+/*
+ * Members -> addrs[rank]; every rank 0..size-1 exactly once.  Ranks may
+ * share an address: they are on one host, and tell their frames apart by
+ * the header's ranks.
+ */
 static int nck_nl_parse_members(struct genl_info *info, struct nck_bearer *b,
 				u8 **addrsp, u32 *sizep)
 {
@@ -456,10 +539,6 @@ static int nck_nl_parse_members(struct genl_info *info, struct nck_bearer *b,
 		}
 		memcpy(addrs + (size_t)rank * alen,
 		       nla_data(tb[NETCOLL_A_MEMBER_ADDR]), alen);
-	}
-	if (!nck_addrs_unique(addrs, size, alen)) {
-		NL_SET_ERR_MSG_ATTR(extack, members, "duplicate member address");
-		goto fail;
 	}
 	bitmap_free(seen);
 	*addrsp = addrs;
@@ -583,22 +662,27 @@ int nck_nl_comm_del(struct sk_buff *skb, struct genl_info *info)
 	struct net *net = genl_info_net(info);
 	struct nck_net *nn = nck_net(net);
 	struct nck_comm *c;
-	u32 id;
+	u32 id, rank;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
 		return -EINVAL;
 	id = nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]);
+	rank = nck_nl_u32(info, NETCOLL_A_COMM_RANK, NCK_RANK_ANY);
 	rtnl_lock();
-	c = xa_load(&nn->comms, id);	/* RTNL: it cannot go away */
-	if (!c) {
+	c = nck_comm_find(nn, id, rank);	/* RTNL: it cannot go away */
+	if (!c && rank == NCK_RANK_ANY && xa_load(&nn->comms, id)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
+				    "this host has several ranks of the communicator: name one");
+		err = -EINVAL;
+	} else if (!c) {
 		err = -ENOENT;
 	} else if (!nck_nl_may_admin_comm(c, skb, net)) {
 		NL_SET_ERR_MSG(info->extack,
 			       "only the communicator's owner or an admin may delete it");
 		err = -EPERM;
 	} else {
-		err = nck_comm_delete(nn, id);
+		err = nck_comm_delete(nn, c);
 	}
 	rtnl_unlock();
 	if (err == -ENOENT)
@@ -744,13 +828,27 @@ int nck_nl_comm_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	unsigned long id = cb->args[0];
 	struct nck_comm *c;
 
+	/*
+	 * args[0]: the id to go on with; args[1]: the rank of it to go on
+	 * from (siblings are in rank order: ranks deleted or added meanwhile
+	 * shift nothing)
+	 */
 	rcu_read_lock();
 	xa_for_each_start(&nn->comms, id, c, cb->args[0]) {
-		if (nck_nl_fill_comm(skb, c, false, &v, NETLINK_CB(cb->skb).portid,
-				     cb->nlh->nlmsg_seq, NLM_F_MULTI))
-			break;
+		for (; c; c = rcu_dereference(c->sibling)) {
+			if (id == cb->args[0] && c->rank < cb->args[1])
+				continue;
+			if (nck_nl_fill_comm(skb, c, false, &v,
+					     NETLINK_CB(cb->skb).portid,
+					     cb->nlh->nlmsg_seq, NLM_F_MULTI))
+				goto out;
+			cb->args[0] = id;
+			cb->args[1] = (long)c->rank + 1;
+		}
 		cb->args[0] = id + 1;
+		cb->args[1] = 0;
 	}
+out:
 	rcu_read_unlock();
 	return skb->len;
 }

@@ -1,21 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Communicators (comm.c): a group of ranks, one per host, that run
- * collectives together; who may use one (access.c) and how its members
- * agree on an incarnation (join.c).
+ * Communicators (comm.c): a group of ranks that run collectives together;
+ * who may use one (access.c) and how its members agree on an incarnation
+ * (join.c).  Several ranks may share a host (one address): each has its
+ * own struct nck_comm with the same id, chained in rank order from the
+ * table's entry by @sibling, and frames between them never leave the host
+ * (frame.c).
  *
  * Ownership: reference counted.  The namespace's table holds one until
  * COMM_DEL, every endpoint bound to it, every netlink request using it, a
  * queued float worker and a queued broadcast start (agg.c) hold one each.
  * The last nck_comm_put() frees it after an RCU grace period (the receive
  * path finds it under RCU, without a reference), in process context
- * (nck_comm_free_work): that is its only freeing path.
+ * (nck_comm_free_work): that is its only freeing path.  The table's
+ * reference covers the @sibling chain too: a communicator is in the chain
+ * exactly while it is in the table.
  */
 #ifndef NCK_COMM_H
 #define NCK_COMM_H
 
 #include <linux/mutex.h>
 #include <linux/refcount.h>
+#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -30,6 +36,7 @@
 
 struct nck_bearer;
 struct nck_auth;
+struct nck_hosts;
 struct nck_op;
 struct nck_sched;
 struct netlink_ext_ack;
@@ -99,6 +106,12 @@ struct nck_peer {
  * @agg: the aggregation engine's state (agg.h states its locks)
  * @mcast_addr: the group results are multicast to (fixed)
  * @free_work: frees it after a grace period
+ * @sibling: the next rank of this communicator on this host, in rank
+ *	order (RCU; written under RTNL)
+ * @host_shared: another rank has this rank's address (fixed): frames to it
+ *	and to the group are also delivered on this host
+ * @hosts: which ranks share a host, for the built-in trees; NULL if none do
+ *	(fixed)
  * @addr_len: bytes of one member address (fixed)
  * @addrs: @size member addresses in rank order (fixed)
  */
@@ -147,6 +160,9 @@ struct nck_comm {
 	u8 mcast_addr[NETCOLL_ADDR_MAX];
 
 	struct rcu_work free_work;
+	struct nck_comm __rcu *sibling;
+	bool host_shared;
+	struct nck_hosts *hosts;
 	u8 addr_len;
 	u8 addrs[];
 };
@@ -191,9 +207,18 @@ struct nck_comm_cfg {
 struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *cfg,
 				 struct nck_bearer *b,
 			       struct netlink_ext_ack *extack);
-int nck_comm_delete(struct nck_net *nn, u32 id);
+int nck_comm_delete(struct nck_net *nn, struct nck_comm *c);
 void nck_comm_delete_this(struct nck_net *nn, struct nck_comm *c);
-struct nck_comm *nck_comm_get(struct nck_net *nn, u32 id);
+/* rank NCK_RANK_ANY: the only rank of id on this host */
+#define NCK_RANK_ANY	U32_MAX
+/* The next rank of c's communicator on this host (under RCU or RTNL). */
+static inline struct nck_comm *nck_comm_sibling(const struct nck_comm *c)
+{
+	return rcu_dereference_rtnl(c->sibling);
+}
+
+struct nck_comm *nck_comm_find(struct nck_net *nn, u32 id, u32 rank);
+struct nck_comm *nck_comm_get(struct nck_net *nn, u32 id, u32 rank);
 void nck_comm_put(struct nck_comm *c);
 void nck_comm_fail(struct nck_comm *c, int err);
 void nck_comm_unbind_bearer(struct nck_net *nn, struct nck_bearer *b);

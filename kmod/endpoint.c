@@ -79,7 +79,9 @@ int nck_ep_bind(struct nck_endpoint *ep, struct netcoll_bind *b,
 	if (ep->comm)
 		goto out;
 	err = -ENOENT;
-	c = nck_comm_get(nck_net(ep->net), b->comm_id);
+	c = nck_comm_get(nck_net(ep->net), b->comm_id, NCK_RANK_ANY);
+	if (!c)		/* several ranks of it here, or none */
+		c = nck_comm_get(nck_net(ep->net), b->comm_id, b->rank);
 	if (!c)
 		goto out;
 	if (!nck_may_bind(c))

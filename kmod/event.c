@@ -27,8 +27,8 @@ static void nck_event_post(enum nck_event_kind kind, struct nck_event *ev)
 void nck_event_op_failed(struct nck_comm *c, u32 seq, int err, u32 peer)
 {
 	struct nck_event ev = {
-		.net = c->nn->net, .comm_id = c->id, .seq = seq, .peer = peer,
-		.err = err,
+		.net = c->nn->net, .comm_id = c->id, .rank = c->rank, .seq = seq,
+		.peer = peer, .err = err,
 	};
 
 	nck_event_post(NCK_EVENT_OP_FAILED, &ev);

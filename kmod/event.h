@@ -26,6 +26,7 @@ enum nck_event_kind {
  * struct nck_event - one event, as listeners get it (valid during the call)
  * @net: the namespace it happened in
  * @comm_id: OP_FAILED: the communicator
+ * @rank: OP_FAILED: the rank of it on this host that failed
  * @seq: OP_FAILED: the operation's sequence
  * @peer: OP_FAILED: the rank that stalled it, or NETCOLL_NONE
  * @err: positive errno: why
@@ -34,6 +35,7 @@ enum nck_event_kind {
 struct nck_event {
 	struct net *net;
 	u32 comm_id;
+	u32 rank;
 	u32 seq;
 	u32 peer;
 	int err;

@@ -3,8 +3,10 @@
  * Frames: building the header every frame of a communicator carries, and
  * sending, for every engine.  Every frame leaves through
  * nck_frame_xmit_to(): there it gets its priority (control frames first)
- * and, on a keyed communicator, its tag.  Frames built under c->lock wait
- * on a list (nck_frame_defer) and leave once it is released.
+ * and, on a keyed communicator, its tag, and a frame for another rank of
+ * this host is turned back into the host's own receive path.  Frames
+ * built under c->lock wait on a list (nck_frame_defer) and leave once it
+ * is released.
  */
 #include "auth.h"
 #include "bearer.h"
@@ -47,6 +49,27 @@ void nck_frame_hdr(struct nck_comm *c, struct nc_frame *f, u16 type, u32 seq,
 }
 
 /*
+ * c has other ranks on this host: what is for them stays on the host (a
+ * frame for one of them never reaches the wire; the group's frames go to
+ * both).  Consumes skb.
+ */
+static int nck_frame_xmit_host(struct nck_comm *c, struct nck_bearer *b,
+			       struct sk_buff *skb, const u8 *dst)
+{
+	struct sk_buff *copy;
+
+	if (!memcmp(dst, nck_comm_addr(c, c->rank), c->addr_len))
+		return b->ops->xmit_local(b, skb, dst);
+	if (!memcmp(dst, c->mcast_addr, c->addr_len)) {
+		copy = skb_clone(skb, GFP_ATOMIC);
+		/* lost on one side only: repaired like any lost frame */
+		if (!copy || b->ops->xmit_local(b, copy, dst))
+			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
+	}
+	return b->ops->xmit(b, skb, dst);
+}
+
+/*
  * Hand a frame (header and payload, encoded) to the communicator's
  * bearer, for dst; consumes skb.  Every frame of a keyed communicator
  * leaves here with its tag.
@@ -79,7 +102,10 @@ int nck_frame_xmit_to(struct nck_comm *c, struct sk_buff *skb, const u8 *dst)
 		kfree_skb(skb);
 		return -ENETDOWN;
 	}
-	err = b->ops->xmit(b, skb, dst);
+	if (c->host_shared)
+		err = nck_frame_xmit_host(c, b, skb, dst);
+	else
+		err = b->ops->xmit(b, skb, dst);
 	rcu_read_unlock();
 	if (err) {
 		if (err == -ENOBUFS)	/* the device's queue is full */

@@ -17,6 +17,12 @@
  *                each.  The last nck_comm_put() frees it after an RCU grace
  *                period (the receive path finds it under RCU, without a
  *                reference), in process context (nck_comm_free_work).
+ *                Several ranks of one communicator on this host are one
+ *                nck_comm each, chained in rank order from the table's
+ *                entry (c->sibling, RCU, written under RTNL); the chain is
+ *                the table's, so its reference covers it.
+ *   nck_hosts     which ranks share a host, for trees over hosts (tree.h).
+ *                Owned by its communicator (fixed); freed with it.
  *   nck_op        one alltoall in flight (transport.h).  Owned by the calling
  *                process's stack frame in nck_op_run(); the receive path
  *                reaches it only through c->op, under c->lock.

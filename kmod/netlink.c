@@ -155,15 +155,26 @@ struct nck_bearer *nck_nl_bearer(struct genl_info *info)
 	return b;
 }
 
-/* The communicator a request names by COMM_ID, with a reference. */
+/*
+ * The communicator a request names by COMM_ID (and COMM_RANK, which it
+ * needs when this host has several ranks of it), with a reference.
+ */
 struct nck_comm *nck_nl_comm(struct genl_info *info)
 {
+	struct nck_net *nn = nck_net(genl_info_net(info));
+	u32 id, rank;
 	struct nck_comm *c;
 
 	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
 		return ERR_PTR(-EINVAL);
-	c = nck_comm_get(nck_net(genl_info_net(info)),
-			 nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]));
+	id = nla_get_u32(info->attrs[NETCOLL_A_COMM_ID]);
+	rank = nck_nl_u32(info, NETCOLL_A_COMM_RANK, NCK_RANK_ANY);
+	c = nck_comm_get(nn, id, rank);
+	if (!c && rank == NCK_RANK_ANY && xa_load(&nn->comms, id)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
+				    "this host has several ranks of the communicator: name one");
+		return ERR_PTR(-EINVAL);
+	}
 	if (!c) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
 				    "no such communicator");
@@ -271,6 +282,7 @@ static int nck_event_notify(struct notifier_block *nb, unsigned long kind,
 		return NOTIFY_DONE;
 	if (kind == NCK_EVENT_OP_FAILED)
 		fail = nla_put_u32(msg, NETCOLL_A_COMM_ID, ev->comm_id) ||
+		       nla_put_u32(msg, NETCOLL_A_COMM_RANK, ev->rank) ||
 		       nla_put_u32(msg, NETCOLL_A_OP_SEQ, ev->seq) ||
 		       nla_put_s32(msg, NETCOLL_A_ERRNO, ev->err) ||
 		       (ev->peer != NETCOLL_NONE &&

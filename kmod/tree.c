@@ -8,7 +8,9 @@
  * computed (topology-mapped, model-chosen degree), given as the parent of
  * every rank.  Broadcasts run on an f-nomial tree rooted at their root,
  * over rank order or over an installed order (the library's placement of
- * fast hosts on the positions with children).
+ * fast hosts on the positions with children).  Where ranks share a host,
+ * the built-in trees are trees over hosts with each host's own ranks
+ * hanging off its lead (nck_tree_placed_hosts).
  *
  * Children are kept in ascending rank order: that is the fixed order in
  * which a node combines their contributions after its own.
@@ -63,10 +65,12 @@ static u32 nck_fnomial_children(u32 v, u32 size, u32 degree, u32 *out,
 	return n;
 }
 
-struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index)
+struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index,
+				  const struct nck_hosts *hs)
 {
 	return nck_tree_fnomial_rooted(rank, size, degree,
-				       (u32)((u64)index * size / NETCOLL_TREES_MAX));
+				       (u32)((u64)index * size / NETCOLL_TREES_MAX),
+				       hs);
 }
 
 /*
@@ -123,23 +127,173 @@ static struct nck_tree *nck_tree_placed(u32 rank, u32 degree,
 	return t;
 }
 
+/* ---------------------------------------------------------------- */
+/* Several ranks per host                                            */
+/* ---------------------------------------------------------------- */
+
+static int nck_addr_rank_cmp(const void *x, const void *y, const void *priv)
+{
+	const struct nck_hosts_sort *hs = priv;
+	u32 a = *(const u32 *)x, b = *(const u32 *)y;
+	int d = memcmp(hs->addrs + (size_t)a * hs->alen,
+		       hs->addrs + (size_t)b * hs->alen, hs->alen);
+
+	return d ?: (a < b ? -1 : a > b);
+}
+
+struct nck_hosts *nck_hosts_build(const u8 *addrs, u32 size, u8 alen)
+{
+	struct nck_hosts_sort ctx = { addrs, alen };
+	struct nck_hosts *hs;
+	u32 *by_addr, i, r;
+
+	hs = kvzalloc(struct_size(hs, of, 2 * (size_t)size), GFP_KERNEL_ACCOUNT);
+	by_addr = kvmalloc_array(size, sizeof(u32), GFP_KERNEL);
+	if (!hs || !by_addr) {
+		kvfree(by_addr);
+		kvfree(hs);
+		return ERR_PTR(-ENOMEM);
+	}
+	for (i = 0; i < size; i++)
+		by_addr[i] = i;
+	sort_r(by_addr, size, sizeof(u32), nck_addr_rank_cmp, NULL, &ctx);
+	/* of[r] first holds the lowest rank at r's address ... */
+	for (i = 0; i < size; i++)
+		hs->of[by_addr[i]] = i && !memcmp(addrs + (size_t)by_addr[i] * alen,
+						  addrs + (size_t)by_addr[i - 1] * alen,
+						  alen) ?
+				     hs->of[by_addr[i - 1]] : by_addr[i];
+	kvfree(by_addr);
+	/* ... then its host, the hosts numbered by their lowest ranks */
+	hs->first = hs->of + size;
+	for (r = 0; r < size; r++) {
+		if (hs->of[r] == r)
+			hs->first[hs->nhosts++] = r;
+		hs->of[r] = r == hs->of[r] ? hs->nhosts - 1 : hs->of[hs->of[r]];
+	}
+	if (hs->nhosts == size) {	/* a rank per host: plain trees */
+		kvfree(hs);
+		return NULL;
+	}
+	return hs;
+}
+
+void nck_hosts_free(struct nck_hosts *hs)
+{
+	kvfree(hs);
+}
+
+/* Who stands for host h in a tree rooted at root: root, or its lowest rank. */
+static u32 nck_host_lead(const struct nck_hosts *hs, u32 h, u32 root)
+{
+	return hs->of[root] == h ? root : hs->first[h];
+}
+
+/* The hosts in the order their ranks first appear in order[size]. */
+static u32 *nck_hosts_order(const struct nck_hosts *hs, const u32 *order, u32 size)
+{
+	unsigned long *seen = bitmap_zalloc(hs->nhosts, GFP_KERNEL);
+	u32 *horder = kvmalloc_array(hs->nhosts, sizeof(u32), GFP_KERNEL);
+	u32 i, n = 0;
+
+	if (seen && horder)
+		for (i = 0; i < size; i++)
+			if (!test_and_set_bit(hs->of[order[i]], seen))
+				horder[n++] = hs->of[order[i]];
+	bitmap_free(seen);
+	if (!seen) {
+		kvfree(horder);
+		return NULL;
+	}
+	return horder;
+}
+
+/*
+ * The host-local step first: the tree pl would give, over hosts, each
+ * host standing for its ranks through its lead (nck_host_lead); the
+ * lead's children are the leads of its host's children and the host's
+ * other ranks, and those have no children.  So a reduction combines each
+ * host's ranks before anything crosses the wire, and a broadcast crosses
+ * it once per host.
+ */
+static struct nck_tree *nck_tree_placed_hosts(u32 rank, u32 degree,
+					      const struct nck_placing *pl,
+					      const struct nck_hosts *hs)
+{
+	u32 h = hs->of[rank], lead = nck_host_lead(hs, h, pl->root);
+	struct nck_placing hpl = { .size = hs->nhosts, .root = hs->of[pl->root] };
+	struct nck_tree *t, *ht;
+	u32 *horder = NULL;
+	u32 n, i, r;
+
+	if (rank != lead) {
+		t = nck_tree_alloc(0);
+		if (t) {
+			t->root = pl->root;
+			t->parent = lead;
+			t->installed = !!pl->order;
+		}
+		return t;
+	}
+	if (pl->order) {
+		horder = nck_hosts_order(hs, pl->order, pl->size);
+		if (!horder)
+			return NULL;
+		hpl.order = horder;
+		while (horder[hpl.root_at] != hpl.root)
+			hpl.root_at++;
+	}
+	ht = nck_tree_placed(h, degree, &hpl);
+	kvfree(horder);
+	if (!ht)
+		return NULL;
+	for (n = ht->nchildren, r = 0; r < pl->size; r++)
+		n += hs->of[r] == h && r != rank;
+	t = nck_tree_alloc(n);
+	if (t) {
+		for (i = 0; i < ht->nchildren; i++)
+			t->children[i] = nck_host_lead(hs, ht->children[i], pl->root);
+		for (r = 0; r < pl->size; r++)
+			if (hs->of[r] == h && r != rank)
+				t->children[i++] = r;
+		t->root = pl->root;
+		t->parent = ht->parent == h ? rank :
+			    nck_host_lead(hs, ht->parent, pl->root);
+		t->nchildren = n;
+		t->installed = !!pl->order;
+		sort(t->children, n, sizeof(u32), nck_u32_cmp, NULL);
+	}
+	kfree(ht);
+	return t;
+}
+
+static struct nck_tree *nck_tree_build(u32 rank, u32 degree,
+				       const struct nck_placing *pl,
+				       const struct nck_hosts *hs)
+{
+	return hs ? nck_tree_placed_hosts(rank, degree, pl, hs) :
+		    nck_tree_placed(rank, degree, pl);
+}
+
 /* The f-nomial tree over ranks relative to root (position = rank - root). */
-struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree, u32 root)
+struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree,
+					 u32 root, const struct nck_hosts *hs)
 {
 	struct nck_placing pl = { .size = size, .root = root };
 
-	return nck_tree_placed(rank, degree, &pl);
+	return nck_tree_build(rank, degree, &pl, hs);
 }
 
 struct nck_tree *nck_tree_fnomial_ordered(u32 rank, u32 size, u32 degree,
-					  u32 root, const u32 *order)
+					  u32 root, const u32 *order,
+					  const struct nck_hosts *hs)
 {
 	struct nck_placing pl = { order, size, root, 0 };
 
 	if (order)
 		while (order[pl.root_at] != root)
 			pl.root_at++;
-	return nck_tree_placed(rank, degree, &pl);
+	return nck_tree_build(rank, degree, &pl, hs);
 }
 
 /* order[size] holds every rank once.  0 or -EINVAL. */
@@ -360,7 +514,7 @@ int nck_nl_tree_get(struct sk_buff *skb, struct genl_info *info)
 	if (bcast) {	/* what a broadcast from root would run on */
 		own = nck_tree_fnomial_ordered(c->rank, c->size,
 					       c->agg.tree_degree, root,
-					       c->agg.bcast_order);
+					       c->agg.bcast_order, c->hosts);
 		if (!own)
 			err = -ENOMEM;
 	}

@@ -29,15 +29,42 @@ struct nck_tree {
 	u32 children[];
 };
 
-struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index);
-struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree, u32 root);
+/**
+ * struct nck_hosts - which ranks share a host (an address); a
+ * communicator has one only if some do (fixed, freed with it)
+ * @nhosts: hosts, numbered in the order of their lowest ranks
+ * @first: [@nhosts] each host's lowest rank (points into @of)
+ * @of: [size] each rank's host, then @first's room
+ */
+struct nck_hosts {
+	u32 nhosts;
+	u32 *first;
+	u32 of[];
+};
+
+/* sort_r()'s context in nck_hosts_build() */
+struct nck_hosts_sort {
+	const u8 *addrs;
+	u8 alen;
+};
+
+/* NULL if every rank has an address of its own; else ERR_PTR or the hosts */
+struct nck_hosts *nck_hosts_build(const u8 *addrs, u32 size, u8 alen);
+void nck_hosts_free(struct nck_hosts *hs);
+
+/* hs: the communicator's hosts (NULL: a rank per host) */
+struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index,
+				  const struct nck_hosts *hs);
+struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree,
+					 u32 root, const struct nck_hosts *hs);
 /*
  * A broadcast's tree from root: the f-nomial tree over the positions
  * [root, then order[] without root] (order: a permutation of the ranks,
  * nck_tree_order_check()), or without an order the one above.
  */
 struct nck_tree *nck_tree_fnomial_ordered(u32 rank, u32 size, u32 degree,
-					  u32 root, const u32 *order);
+					  u32 root, const u32 *order,
+					  const struct nck_hosts *hs);
 int nck_tree_order_check(const u32 *order, u32 size,
 			 struct netlink_ext_ack *extack);
 struct nck_tree *nck_tree_from_parents(u32 rank, u32 size, const u32 *parents,

@@ -293,18 +293,6 @@ static void random_bytes(void *buf, size_t len)
 	}
 }
 
-static int member_of(const struct nc_boot_plan *p, uint32_t upto,
-		     const uint8_t *addr)
-{
-	uint32_t r;
-
-	for (r = 0; r < upto; r++)
-		if (p->members[r].addr_len &&
-		    !memcmp(p->members[r].addr, addr, p->addr_len))
-			return (int)r;
-	return -1;
-}
-
 /* "rank R could not create communicator ID: error (the kernel's why)" */
 static void create_failed(const struct nc_boot_ops *ops, uint32_t rank, uint32_t id,
 			  int err, char *out, size_t size)
@@ -340,7 +328,6 @@ static void root_hello(struct boot_root *b, int c, uint64_t deadline)
 	struct boot_hdr h;
 	char why[TEXT_MAX];
 	uint64_t until = now_ms() + HELLO_WAIT_MS;
-	int other;
 
 	if (recv_msg(c, &h, &u, sizeof(u), until < deadline ? until : deadline) ||
 	    h.type != BOOT_HELLO || h.len != sizeof(u.h)) {
@@ -367,13 +354,14 @@ static void root_hello(struct boot_root *b, int c, uint64_t deadline)
 		close(c);
 		return;
 	}
+	/*
+	 * Ranks may share an address: several ranks on one host.  An address
+	 * that is not the rank's device's fails when that rank creates its
+	 * side, so it needs no check here.
+	 */
 	if (b->fds[u.h.rank] >= 0)
 		snprintf(why, sizeof(why), "rank %u has arrived already (from %s)",
 			 u.h.rank, b->hosts[u.h.rank]);
-	else if ((other = member_of(b->plan, s->size, u.h.addr)) >= 0)
-		snprintf(why, sizeof(why),
-			 "rank %u (%s) has the address of rank %d: one rank per host and device",
-			 u.h.rank, u.h.host, other);
 	if (why[0]) {
 		send_err(c, BOOT_WELCOME, EADDRINUSE, why);
 		close(c);

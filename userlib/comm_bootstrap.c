@@ -156,7 +156,7 @@ static void boot_destroy(void *arg, const struct nc_boot_plan *p)
 {
 	const struct boot_ctx *c = arg;
 
-	nc_comm_delete(c->ctl, p->id);
+	nc_comm_delete_rank(c->ctl, p->id, p->rank);	/* one rank of a host's */
 }
 
 static const char *boot_why(void *arg)
@@ -248,7 +248,7 @@ int nc_open_bootstrap(nc_endpoint **ep, const struct nc_bootstrap_args *in)
 		}
 	}
 	if (err)
-		nc_comm_delete(ctl, r.id);
+		nc_comm_delete_rank(ctl, r.id, r.rank);
 out:
 	nc_ctl_close(ctl);
 	return err;

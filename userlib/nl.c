@@ -52,6 +52,7 @@ struct nc_ctl {
 	int ev_ready;
 	int ev_error;
 	char errmsg[256];		/* extack or parse failure, "" if none */
+	uint32_t rank;			/* NC_RANK_NONE, or the rank requests name */
 };
 
 /* Answer attributes; the types are global to the family, as in the kernel. */
@@ -326,6 +327,7 @@ int nc_ctl_open(nc_ctl **pctl)
 	ctl = calloc(1, sizeof(*ctl));
 	if (!ctl)
 		return -ENOMEM;
+	ctl->rank = NC_RANK_NONE;
 	ctl->sk = nl_socket_alloc();
 	ctl->cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!ctl->sk || !ctl->cb) {
@@ -588,6 +590,22 @@ too_big:
 	return -EMSGSIZE;
 }
 
+void nc_ctl_set_rank(nc_ctl *ctl, uint32_t rank)
+{
+	if (ctl)
+		ctl->rank = rank;
+}
+
+/* COMM_ID, and COMM_RANK if ctl names one (nc_ctl_set_rank). */
+int nc_put_comm(nc_ctl *ctl, struct nl_msg *msg, uint32_t id)
+{
+	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, id) < 0 ||
+	    (ctl->rank != NC_RANK_NONE &&
+	     nla_put_u32(msg, NETCOLL_A_COMM_RANK, ctl->rank) < 0))
+		return -EMSGSIZE;
+	return 0;
+}
+
 int nc_request_comm(nc_ctl *ctl, uint8_t cmd, uint32_t id)
 {
 	struct nl_msg *msg;
@@ -597,7 +615,7 @@ int nc_request_comm(nc_ctl *ctl, uint8_t cmd, uint32_t id)
 	msg = nc_msg(ctl, cmd, 0, 0);
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, id) < 0) {
+	if (nc_put_comm(ctl, msg, id) < 0) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -607,6 +625,20 @@ int nc_request_comm(nc_ctl *ctl, uint8_t cmd, uint32_t id)
 int nc_comm_delete(nc_ctl *ctl, uint32_t id)
 {
 	return nc_request_comm(ctl, NETCOLL_CMD_COMM_DEL, id);
+}
+
+int nc_comm_delete_rank(nc_ctl *ctl, uint32_t id, uint32_t rank)
+{
+	uint32_t named;
+	int err;
+
+	if (!ctl)
+		return -EINVAL;
+	named = ctl->rank;
+	ctl->rank = rank;
+	err = nc_comm_delete(ctl, id);
+	ctl->rank = named;
+	return err;
 }
 
 /*
@@ -622,7 +654,7 @@ static int nc_comm_get_with(nc_ctl *ctl, uint32_t id, nc_reply_fn fn,
 	msg = nc_msg(ctl, NETCOLL_CMD_COMM_GET, 0, 0);
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, id) < 0) {
+	if (nc_put_comm(ctl, msg, id) < 0) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -869,7 +901,7 @@ static struct nl_msg *nc_tree_msg(nc_ctl *ctl, uint8_t cmd, uint32_t comm_id,
 
 	if (!msg)
 		return NULL;
-	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, comm_id) < 0 ||
+	if (nc_put_comm(ctl, msg, comm_id) < 0 ||
 	    nla_put_u32(msg, NETCOLL_A_TREE_INDEX, index) < 0) {
 		nlmsg_free(msg);
 		return NULL;
@@ -921,7 +953,7 @@ int nc_bcast_order_install(nc_ctl *ctl, uint32_t comm_id, const uint32_t *order,
 		     NLMSG_HDRLEN + GENL_HDRLEN + 64 + nla_total_size(bytes));
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, comm_id) < 0 ||
+	if (nc_put_comm(ctl, msg, comm_id) < 0 ||
 	    nla_put(msg, NETCOLL_A_TREE_BCAST_ORDER, (int)bytes, order) < 0) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -936,7 +968,7 @@ static struct nl_msg *nc_bcast_msg(nc_ctl *ctl, uint8_t cmd, uint32_t comm_id)
 
 	if (!msg)
 		return NULL;
-	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, comm_id) < 0 ||
+	if (nc_put_comm(ctl, msg, comm_id) < 0 ||
 	    nla_put_flag(msg, NETCOLL_A_TREE_BCAST) < 0) {
 		nlmsg_free(msg);
 		return NULL;

@@ -18,6 +18,10 @@ typedef int (*nc_reply_fn)(nc_ctl *ctl, struct nlattr **tb, void *arg);
 struct nl_msg *nc_msg(nc_ctl *ctl, uint8_t cmd, int flags, size_t size);
 /* Send msg (consumed) and read its whole answer, each message through fn. */
 int nc_nl_request(nc_ctl *ctl, struct nl_msg *msg, nc_reply_fn fn, void *arg);
+/* COMM_ID, and COMM_RANK when ctl names a rank (nc_ctl_set_rank). */
+int nc_put_comm(nc_ctl *ctl, struct nl_msg *msg, uint32_t id);
+/* Delete rank of communicator id on this host, whatever ctl names. */
+int nc_comm_delete_rank(nc_ctl *ctl, uint32_t id, uint32_t rank);
 /* A request whose only attribute is COMM_ID, answered by an ack. */
 int nc_request_comm(nc_ctl *ctl, uint8_t cmd, uint32_t id);
 /* Record why a call failed, for nc_ctl_last_error(). */

@@ -116,7 +116,7 @@ static int nc_slice_send(nc_ctl *ctl, uint32_t comm_id, const struct nc_a2a_slic
 	msg = nc_msg(ctl, NETCOLL_CMD_SCHED_SET, 0, size);
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, NETCOLL_A_COMM_ID, comm_id) < 0)
+	if (nc_put_comm(ctl, msg, comm_id) < 0)
 		goto too_big;
 	for (i = 0; i < s->nphases; i++) {
 		const struct nc_slice_phase *ph = &s->phase[i];

@@ -59,6 +59,50 @@ int nc_tree_fnomial(uint32_t size, uint32_t degree, const uint32_t *order,
 }
 
 /*
+ * The kernel's built-in tree where ranks share hosts (kmod/tree.c,
+ * nck_tree_placed_hosts): hosts numbered by their lowest ranks, the
+ * f-nomial tree over them with root's host at position 0 and host h at
+ * (h - root's host) mod hosts, each host standing in it for its ranks
+ * through its lead (root on root's host, else its lowest rank), the
+ * host's other ranks children of the lead.
+ */
+int nc_tree_fnomial_hosts(uint32_t size, uint32_t degree, uint32_t root,
+			  const uint32_t *host, uint32_t *parents)
+{
+	uint32_t *hid, *first, nh = 0, r, q, hr, v, pv;
+
+	if (size == 0 || degree < 2 || root >= size || !host || !parents)
+		return -EINVAL;
+	hid = calloc(size, sizeof(*hid));
+	first = calloc(size, sizeof(*first));
+	if (!hid || !first) {
+		free(hid);
+		free(first);
+		return -ENOMEM;
+	}
+	for (r = 0; r < size; r++) {
+		for (q = 0; q < r && host[q] != host[r]; q++)
+			;
+		if (q == r)
+			first[nh++] = r;
+		hid[r] = q == r ? nh - 1 : hid[q];
+	}
+	hr = hid[root];
+	first[hr] = root;		/* the root stands for its host */
+	for (r = 0; r < size; r++) {
+		v = (hid[r] + nh - hr) % nh;
+		pv = fnomial_parent(v, nh, degree);
+		if (r != first[hid[r]])
+			parents[r] = first[hid[r]];
+		else
+			parents[r] = first[(pv + hr) % nh];
+	}
+	free(hid);
+	free(first);
+	return 0;
+}
+
+/*
  * Depth first from the first switch; a switch's own hosts come before
  * the switches below it, so every switch's hosts, and on a tree every
  * switch subtree's hosts, are consecutive.  Visited marks make it work on

@@ -168,23 +168,28 @@ nc_comm_on() {
 
 # nc_ranks LOGNAME "HOSTS" PROGRAM ARGS... : PROGRAM on each of HOSTS at
 # once with --rank R --size P (R: the host's place in HOSTS); all must
-# succeed, a failing one's first "not ok" lines are printed.  NC_RANKS_AS
-# (an array, e.g. a setpriv command) runs them as another user.
+# succeed, a failing one's first "not ok" lines (or last lines) are
+# printed.  Logs: LOGNAME.HOST.log, or LOGNAME.HOST.rR.log for a host
+# listed more than once (several ranks on one host).  NC_RANKS_AS (an
+# array, e.g. a setpriv command) runs them as another user.
 NC_RANKS_AS=()
 nc_ranks() {
-	local name=$1 hosts prog=$3 h r=0 pids=() rc=0 i
+	local name=$1 hosts prog=$3 h r pids=() logs=() rc=0
 	read -r -a hosts <<<"$2"
 	shift 3
-	for h in "${hosts[@]}"; do
-		on "$h" "${NC_RANKS_AS[@]}" "$prog" --rank $r --size ${#hosts[@]} "$@" \
-			>"$T_LOG/$name.$h.log" 2>&1 &
+	for r in "${!hosts[@]}"; do
+		h=${hosts[$r]}
+		logs[r]=$T_LOG/$name.$h.log
+		[ "$(tr ' ' '\n' <<<"${hosts[*]}" | grep -cx "$h")" = 1 ] ||
+			logs[r]=$T_LOG/$name.$h.r$r.log
+		on "$h" "${NC_RANKS_AS[@]}" "$prog" --rank "$r" --size ${#hosts[@]} "$@" \
+			>"${logs[$r]}" 2>&1 &
 		pids+=($!)
-		r=$((r + 1))
 	done
-	i=0
-	for h in "${hosts[@]}"; do
-		wait "${pids[$i]}" || { rc=1; echo "$h: $(grep -m2 "^not ok" "$T_LOG/$name.$h.log")"; }
-		i=$((i + 1))
+	for r in "${!hosts[@]}"; do
+		wait "${pids[$r]}" ||
+			{ rc=1; echo "${hosts[$r]} rank $r: $(grep -m2 "^not ok" "${logs[$r]}" ||
+								tail -n 2 "${logs[$r]}")"; }
 	done
 	return $rc
 }
@@ -230,6 +235,15 @@ nc_check_all() {
 		i=$((i + 1))
 	done
 	return $rc
+}
+
+# no_comms "HOSTS": no communicator on any of them.
+no_comms() {
+	local h n
+	for h in $1; do
+		n=$(on "$h" "$NCTL" -j comm list | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+		[ "$n" = 0 ] || { echo "$h has $n communicators"; return 1; }
+	done
 }
 
 # nc_json HOST PYEXPR NCTL_ARGS... : `nctl -j ARGS` in HOST; PYEXPR (on d,

@@ -500,6 +500,7 @@ static int check_comm(const struct opts *o)
 	err = nc_ctl_open(&ctl);
 	if (err)
 		return fail("cannot talk to the netcoll module: %s", nc_strerror(err));
+	nc_ctl_set_rank(ctl, o->rank);	/* the host may have several */
 	err = nc_comm_get(ctl, o->comm, &ci);
 	if (err) {
 		const char *why = nc_ctl_last_error(ctl);

@@ -7,9 +7,10 @@
  * Each rank's input is a function of (seed, rank, element), so every rank
  * can compute every other rank's input, and with it the expected result:
  * the same trees the kernel uses (built-in f-nomial trees of --degree,
- * tree j rooted at j * P / 8, or those `nctl tree install ... topology`
- * installed; --check-trees compares them with the kernel's) combined in the same fixed order, own data first, then the
- * children in ascending rank order.  Floats include NaN, infinities,
+ * tree j rooted at j * P / 8, over hosts where the member table has ranks
+ * that share one, or those `nctl tree install ... topology` installed;
+ * --check-trees compares them with the kernel's) combined in the same
+ * fixed order, own data first, then the children in ascending rank order.  Floats include NaN, infinities,
  * -0.0 and values of wildly different magnitude, so a different order
  * would give different bits; minloc/maxloc inputs have many ties.
  *
@@ -49,6 +50,9 @@ struct opts {
 	uint32_t late_ms;		/* late_rank starts each iteration late */
 	int64_t late_rank;		/* -1: the last rank */
 	int expect;
+	uint32_t *host;			/* [size] host labels where ranks share
+					 * hosts (the module's trees are then
+					 * over hosts); NULL: a rank per host */
 };
 
 static double fval(uint64_t h)
@@ -135,6 +139,10 @@ static int tree_parents(const struct opts *o, uint32_t j, uint32_t *parents)
 
 	if (!order)
 		return -ENOMEM;
+	if (o->host && !(o->topology && j < o->ntrees)) {
+		free(order);
+		return nc_tree_fnomial_hosts(o->size, degree, root, o->host, parents);
+	}
 	if (o->topology && j < o->ntrees) {
 		degree = o->tree_degree;
 		err = nc_tree_order_aware(o->topology, o->size,
@@ -194,6 +202,46 @@ static int expected(const struct opts *o, uint64_t count, uint32_t split,
 	return 0;
 }
 
+/*
+ * Which ranks share a host, from the communicator's member table: o->host
+ * labels each rank with the first rank at its address, or stays NULL when
+ * every rank has its own.  0 or -errno.
+ */
+static int load_hosts(struct opts *o)
+{
+	struct nc_comm_info ci;
+	uint32_t r, q, shared = 0;
+	nc_ctl *ctl;
+	int err;
+
+	err = nc_ctl_open(&ctl);
+	if (err)
+		return err;
+	nc_ctl_set_rank(ctl, o->rank);
+	err = nc_comm_get(ctl, o->comm, &ci);
+	nc_ctl_close(ctl);
+	if (err)
+		return err;
+	o->host = calloc(o->size, sizeof(*o->host));
+	if (!o->host || ci.size != o->size) {
+		nc_comm_info_free(&ci);
+		return o->host ? -EINVAL : -ENOMEM;
+	}
+	for (r = 0; r < o->size; r++) {
+		for (q = 0; q < r && memcmp(ci.members[q].addr, ci.members[r].addr,
+					    ci.members[r].addr_len); q++)
+			;
+		o->host[r] = q;
+		shared |= q != r;
+	}
+	nc_comm_info_free(&ci);
+	if (!shared) {
+		free(o->host);
+		o->host = NULL;
+	}
+	return 0;
+}
+
 /* The kernel's view of this rank's place in tree j must match ours. */
 static void check_trees(const struct opts *o)
 {
@@ -208,6 +256,7 @@ static void check_trees(const struct opts *o)
 		free(parents);
 		return;
 	}
+	nc_ctl_set_rank(ctl, o->rank);	/* the host may have several */
 	for (j = 0; j < NC_TREES_MAX && ok; j++) {
 		if (tree_parents(o, j, parents) ||
 		    nc_tree_get(ctl, o->comm, j, &ti)) {
@@ -425,6 +474,8 @@ int main(int argc, char **argv)
 		err = nc_bind(ep, o.comm, o.rank);
 	if (!err && o.timeout_ms)
 		err = nc_set_timeout(ep, o.timeout_ms);
+	if (!err)
+		err = load_hosts(&o);
 	if (err) {
 		fprintf(stderr, "nc_red_check: %s\n", nc_strerror(err));
 		return 1;
@@ -438,5 +489,6 @@ int main(int argc, char **argv)
 					run_case(&o, ep, o.counts[n], o.ops[i],
 						 o.dtypes[c]);
 	nc_close(ep);
+	free(o.host);
 	return failures ? 1 : 0;
 }

@@ -17,7 +17,7 @@ trap 'exit 130' INT TERM
 # Every test, or those named (run-all.sh t_reduce.sh ...: a smoke subset).
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(test-cluster.sh t_netlink.sh t_alltoall.sh t_lossy.sh
-	t_inject.sh t_faults.sh t_sched.sh t_topo.sh t_reduce.sh t_bcast.sh t_bootstrap.sh t_mpi.sh t_security.sh t_races.sh t_fuzz.sh)
+	t_inject.sh t_faults.sh t_sched.sh t_topo.sh t_reduce.sh t_bcast.sh t_bootstrap.sh t_ranks_per_host.sh t_mpi.sh t_security.sh t_races.sh t_fuzz.sh)
 # NC_SKIP="t_topo.sh ...": those are reported skipped (make check's guest
 # on the second kernel line leaves out what runs only user space there).
 for t in "${tests[@]}"; do

@@ -62,15 +62,6 @@ members_are() {
 
 del_everywhere() { local h; for h in $ALL8; do on "$h" "$NCTL" comm del id "$1" || return 1; done; }
 
-# no_comms HOSTS: no communicator on any of them.
-no_comms() {
-	local h n
-	for h in $1; do
-		n=$(on "$h" "$NCTL" -j comm list | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
-		[ "$n" = 0 ] || { echo "$h has $n communicators"; return 1; }
-	done
-}
-
 # --- whole jobs ---------------------------------------------------------------
 t_check "8 ranks, the store at h1 (rank 0 started last): each made its side" boot b1 "$ALL8"
 id=$(boot_id b1)
@@ -112,24 +103,29 @@ t_check "... alltoall 9000 B: every byte verified" \
 	nc_check_all b3a --comm "$id" --op alltoall --bytes 9000
 t_check "... comm del" del_everywhere "$id"
 
-# a program that only calls nc_open_bootstrap(): nothing but the environment
+# a program that only calls nc_open_bootstrap(): nothing but the
+# environment.  app_boot NAME "HOSTS": rank r on the r-th of HOSTS.
 app_boot() {
-	local r=0 h pids=() rc=0
+	local name=$1 hosts r pids=() rc=0
+	read -r -a hosts <<<"$2"
 	port=$((port + 1))
-	for h in $ALL8; do
-		on "$h" env NETCOLL_STORE="$STORE:$port" NETCOLL_RANK=$r NETCOLL_SIZE=8 \
-			NETCOLL_VERBOSE=1 "$NC_CHECK" --bootstrap --op alltoall \
-			--bytes-list 1,3000,70000 >"$T_LOG/b4.$r.out" 2>&1 &
+	for r in "${!hosts[@]}"; do
+		on "${hosts[$r]}" env NETCOLL_STORE="$STORE:$port" NETCOLL_RANK="$r" \
+			NETCOLL_SIZE=${#hosts[@]} NETCOLL_VERBOSE=1 "$NC_CHECK" --bootstrap \
+			--op alltoall --bytes-list 1,3000,70000 >"$T_LOG/$name.$r.out" 2>&1 &
 		pids+=($!)
-		r=$((r + 1))
 	done
 	for r in "${!pids[@]}"; do
-		wait "${pids[$r]}" || { rc=1; echo "rank $r: $(tail -n 2 "$T_LOG/b4.$r.out")"; }
+		wait "${pids[$r]}" || { rc=1; echo "rank $r: $(tail -n 2 "$T_LOG/$name.$r.out")"; }
 	done
 	return $rc
 }
-t_check "nc_open_bootstrap() from the environment: alltoall 1, 3000, 70000 B verified" app_boot
+t_check "nc_open_bootstrap() from the environment: alltoall 1, 3000, 70000 B verified" \
+	app_boot b4 "$ALL8"
 t_check "... and its communicator gone with the program, on every host" no_comms "$ALL8"
+t_check "16 ranks, 2 on each host (rank r on host r % 8): alltoall 1, 3000, 70000 B verified" \
+	app_boot b16 "$ALL8 $ALL8"
+t_check "... and their communicators gone with the programs" no_comms "$ALL8"
 
 # Killed in the middle: the kernel deletes the transient communicator with
 # the file, no nc_close() needed.

@@ -61,7 +61,7 @@ for obj in dev comm sched tree stats topo; do
 done
 out 0 '^Usage: nctl monitor \[ -n COUNT \] \[ --timeout MS \]$' monitor help
 out 0 '^       nctl dev show \[ dev IFNAME \]$' dev help
-out 0 '^       nctl comm del id ID$' comm help
+out 0 '^       nctl comm del id ID \[ rank RANK \]$' comm help
 out 0 '^Usage: nctl sched show topology \{ FILE \| SPEC \} \[ kind KIND \] \[ phases \] \[ rank R \]$' sched help
 out 0 '^       nctl tree model size P L R C \[ CONST \] \[ fmax F \]$' tree help
 # objects and commands: the first prefix match in the order listed

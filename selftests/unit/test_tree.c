@@ -204,6 +204,39 @@ TEST(fnomial_rejects)
 	CHECK_EQ(nc_tree_fnomial(4, 2, big, parents), -EINVAL);
 }
 
+/*
+ * Ranks sharing hosts: the tree over hosts, each host's other ranks below
+ * the rank that stands for it (the module's built-in trees then).
+ */
+TEST(fnomial_hosts)
+{
+	/* ranks 0-3 on hosts A-D, ranks 4-7 on A-D again */
+	const uint32_t host[8] = { 10, 11, 12, 13, 10, 11, 12, 13 };
+	const uint32_t root0[8] = { 0, 0, 0, 0, 0, 1, 2, 3 };
+	const uint32_t root5[8] = { 5, 5, 5, 5, 0, 5, 2, 3 };
+	/* two hosts of three ranks each, degree 2, root 4 (host 1's middle) */
+	const uint32_t host6[6] = { 7, 7, 7, 9, 9, 9 };
+	const uint32_t root4[6] = { 4, 0, 0, 4, 4, 4 };
+	/* one rank per host: the plain f-nomial tree rotated to the root */
+	const uint32_t distinct[5] = { 1, 2, 3, 4, 5 };
+	uint32_t parents[8], plain[5], order[5], i;
+
+	CHECK_EQ(nc_tree_fnomial_hosts(8, 4, 0, host, parents), 0);
+	CHECK(!memcmp(parents, root0, sizeof(root0)));
+	CHECK_EQ(nc_tree_fnomial_hosts(8, 4, 5, host, parents), 0);
+	CHECK(!memcmp(parents, root5, sizeof(root5)));
+	CHECK_EQ(nc_tree_fnomial_hosts(6, 2, 4, host6, parents), 0);
+	CHECK(!memcmp(parents, root4, sizeof(root4)));
+	for (i = 0; i < 5; i++)
+		order[i] = (i + 2) % 5;
+	CHECK_EQ(nc_tree_fnomial(5, 2, order, plain), 0);
+	CHECK_EQ(nc_tree_fnomial_hosts(5, 2, 2, distinct, parents), 0);
+	CHECK(!memcmp(parents, plain, sizeof(plain)));
+	CHECK_EQ(nc_tree_fnomial_hosts(8, 1, 0, host, parents), -EINVAL);
+	CHECK_EQ(nc_tree_fnomial_hosts(8, 4, 8, host, parents), -EINVAL);
+	CHECK_EQ(nc_tree_fnomial_hosts(8, 4, 0, NULL, parents), -EINVAL);
+}
+
 /* The topology files, seen from the repository root (where tests run). */
 static const char *topo_path(const char *name)
 {
@@ -791,6 +824,7 @@ int main(void)
 	RUN(appendix_brute_force);
 	RUN(order_mapping);
 	RUN(fnomial_rejects);
+	RUN(fnomial_hosts);
 	RUN(topo_order_two_switches);
 	RUN(topo_order_files_and_specs);
 	RUN(topo_order_rank_order_and_errors);

@@ -640,6 +640,7 @@ static int comm_size(struct bench *b)
 	err = nc_ctl_open(&b->ctl);
 	if (err)
 		return fail("cannot talk to the netcoll module: %s", nc_strerror(err));
+	nc_ctl_set_rank(b->ctl, o->rank);	/* the host may have several */
 	err = nc_comm_get(b->ctl, o->comm, &ci);
 	if (err) {
 		const char *why = nc_ctl_last_error(b->ctl);

@@ -43,14 +43,19 @@ static const struct opt add_opts[] = {
 	{ NULL }
 };
 
-/* "id ID", or ID alone. */
+/*
+ * "id ID", or ID alone; "rank R" picks one of the ranks this host has of
+ * it (needed when it has several).
+ */
 static const struct opt del_opts[] = {
 	{ "id", OPT_VAL | OPT_POS | OPT_REQ, "ID" },
+	{ "rank", OPT_VAL, "RANK" },
 	{ NULL }
 };
 
 static const struct opt show_opts[] = {
 	{ "id", OPT_VAL | OPT_POS, "ID" },
+	{ "rank", OPT_VAL, "RANK" },
 	{ NULL }
 };
 
@@ -85,7 +90,8 @@ static int usage(int argc, char **argv)
 	printf("MEMBERS := { members ADDR[,ADDR...] | members-file FILE }\n"
 	       "\n"
 	       "ID is 1..2147483647.  The members are the bearer addresses of all\n"
-	       "hosts in rank order, RANK is this host's.  A members file holds the\n"
+	       "ranks in rank order (ranks on one host share its address), RANK is\n"
+	       "the one made here.  A members file holds the\n"
 	       "same list, one address per line or comma separated; '#' starts a\n"
 	       "comment, \"-\" reads standard input.  COOKIE (0 = none) must be the\n"
 	       "same on every host; MS is the default time budget of an operation.\n"
@@ -420,29 +426,38 @@ out:
 	return ret;
 }
 
-/* The id named on the command line; 0 when optional and absent. */
-static int parse_id(const struct opt *opts, int argc, char **argv, uint32_t *id)
+/*
+ * The id named on the command line (0 when optional and absent) and the
+ * rank (NC_RANK_NONE when absent).
+ */
+static int parse_id(const struct opt *opts, int argc, char **argv, uint32_t *id,
+		    uint32_t *rank)
 {
 	struct optv v[ARRAY_SIZE(del_opts)];
 	int ret = opt_parse(opts, v, argc, argv);
 
 	*id = 0;
+	*rank = NC_RANK_NONE;
 	if (ret)
 		return ret;
-	return v[0].val ? nctl_u32(v[0].val, "id", id) : 0;
+	if (v[1].val && !v[0].val)
+		return nctl_usage("rank names one rank of communicator ID: give the id");
+	return (v[0].val && nctl_u32(v[0].val, "id", id)) ||
+	       (v[1].val && nctl_u32(v[1].val, "rank", rank)) ? NCTL_USAGE : 0;
 }
 
 static int comm_del(int argc, char **argv)
 {
-	uint32_t id;
+	uint32_t id, rank;
 	nc_ctl *ctl;
 	int err, ret;
 
-	ret = parse_id(del_opts, argc, argv, &id);
+	ret = parse_id(del_opts, argc, argv, &id, &rank);
 	if (ret)
 		return ret;
 	if (nctl_open(&ctl))
 		return NCTL_ERR;
+	nc_ctl_set_rank(ctl, rank);
 	err = nc_comm_delete(ctl, id);
 	ret = err ? nctl_lib_fail(ctl, err, "cannot delete communicator %" PRIu32, id)
 		  : NCTL_OK;
@@ -571,15 +586,16 @@ static int comm_show(int argc, char **argv)
 	struct nc_rtt rtt[2];
 	bool have_rtt = false;
 	size_t i, n = 1;
-	uint32_t id;
+	uint32_t id, rank;
 	nc_ctl *ctl;
 	int err, ret;
 
-	ret = parse_id(show_opts, argc, argv, &id);
+	ret = parse_id(show_opts, argc, argv, &id, &rank);
 	if (ret)
 		return ret;
 	if (nctl_open(&ctl))
 		return NCTL_ERR;
+	nc_ctl_set_rank(ctl, rank);
 	/* One communicator comes with its members, a list without. */
 	err = id ? nc_comm_get(ctl, id, &one) : nc_comm_list(ctl, &comms, &n);
 	if (err) {

@@ -24,7 +24,7 @@
  * "comm ID" (or "id ID") and "index N": show and del; "bcast" [root R]:
  * the broadcasts' order instead.
  */
-enum { C_COMM, C_ID, C_INDEX, C_BCAST, C_ROOT };
+enum { C_COMM, C_ID, C_INDEX, C_BCAST, C_ROOT, C_RANK };
 
 static const struct opt comm_opts[] = {
 	[C_COMM] = { "comm", OPT_VAL | OPT_REQ, "ID" },
@@ -32,6 +32,8 @@ static const struct opt comm_opts[] = {
 	[C_INDEX] = { "index", OPT_VAL, "N" },
 	[C_BCAST] = { "bcast", 0, NULL },
 	[C_ROOT] = { "root", OPT_VAL, "RANK" },
+	/* which of this host's ranks of the communicator (if it has several) */
+	[C_RANK] = { "rank", OPT_VAL, "RANK" },
 	{ NULL }
 };
 
@@ -200,20 +202,22 @@ static uint32_t full_phases(uint32_t P, uint32_t f, uint64_t *pw)
 /*
  * The communicator and index; index UINT32_MAX: every tree.  *root
  * UINT32_MAX: not the broadcasts' order ("bcast"), else the root asked
- * about (default 0).
+ * about (default 0).  *rank: NC_RANK_NONE, or which of this host's ranks.
  */
 static int parse_comm_index(int argc, char **argv, uint32_t *id, uint32_t *index,
-			    uint32_t *root)
+			    uint32_t *root, uint32_t *rank)
 {
 	struct optv v[ARRAY_SIZE(comm_opts)];
 	int ret = opt_parse(comm_opts, v, argc, argv);
 
 	*index = UINT32_MAX;
 	*root = UINT32_MAX;
+	*rank = NC_RANK_NONE;
 	if (ret)
 		return ret;
 	if (nctl_u32(v[C_COMM].val, "communicator id", id) ||
-	    (v[C_INDEX].val && parse_index(v[C_INDEX].val, index)))
+	    (v[C_INDEX].val && parse_index(v[C_INDEX].val, index)) ||
+	    (v[C_RANK].val && nctl_u32(v[C_RANK].val, "rank", rank)))
 		return NCTL_USAGE;
 	if (v[C_ROOT].val && !v[C_BCAST].val)
 		return nctl_usage("root goes with bcast");
@@ -260,17 +264,18 @@ static void print_tree(const struct nc_tree_info *t, uint32_t rank, bool bcast)
 
 static int tree_show(int argc, char **argv)
 {
-	uint32_t id = 0, index, root, i, lo, hi;
+	uint32_t id = 0, index, root, i, lo, hi, rank;
 	struct nc_comm_info ci;
 	struct nc_tree_info t;
 	int err, ret = NCTL_OK;
 	nc_ctl *ctl;
 
-	ret = parse_comm_index(argc, argv, &id, &index, &root);
+	ret = parse_comm_index(argc, argv, &id, &index, &root, &rank);
 	if (ret)
 		return ret;
 	if (nctl_open(&ctl))
 		return NCTL_ERR;
+	nc_ctl_set_rank(ctl, rank);
 	err = nc_comm_get(ctl, id, &ci);
 	if (err) {
 		ret = nctl_lib_fail(ctl, err, "cannot show communicator %" PRIu32, id);
@@ -312,15 +317,16 @@ out:
 
 static int tree_del(int argc, char **argv)
 {
-	uint32_t id = 0, index, root, i;
+	uint32_t id = 0, index, root, i, rank;
 	int err = 0, ret;
 	nc_ctl *ctl;
 
-	ret = parse_comm_index(argc, argv, &id, &index, &root);
+	ret = parse_comm_index(argc, argv, &id, &index, &root, &rank);
 	if (ret)
 		return ret;
 	if (nctl_open(&ctl))
 		return NCTL_ERR;
+	nc_ctl_set_rank(ctl, rank);
 	if (root != UINT32_MAX) {
 		err = nc_bcast_order_remove(ctl, id);
 		ret = err ? nctl_lib_fail(ctl, err, "cannot delete the broadcast order"

@@ -19,8 +19,12 @@
 /* ------------------------------------------------------------------ */
 
 #define NETCOLL_GENL_NAME		"netcoll"
-/* 3: DEV_SET, users' communicators; 4: COMM_TRANSIENT; 5: TREE_BCAST_* */
-#define NETCOLL_GENL_VERSION		6
+/*
+ * 3: DEV_SET, users' communicators; 4: COMM_TRANSIENT; 5: TREE_BCAST_*;
+ * 6: COMM_RTT; 7: members may share an address (several ranks on one
+ * host), COMM_RANK names one of them in requests
+ */
+#define NETCOLL_GENL_VERSION		7
 #define NETCOLL_GENL_MCGRP_EVENTS	"events"
 
 /*
@@ -51,7 +55,10 @@ enum netcoll_cmd {
 					 * dumpit (summary, no members)
 					 */
 	NETCOLL_CMD_STATS_GET,		/* doit: NETCOLL_A_STATS of this netns */
-	NETCOLL_CMD_EVENT_OP_FAILED,	/* COMM_ID, OP_SEQ, ERRNO, [PEER_RANK] */
+	NETCOLL_CMD_EVENT_OP_FAILED,	/* COMM_ID, COMM_RANK (this host's
+					 * rank it failed on), OP_SEQ, ERRNO,
+					 * [PEER_RANK]
+					 */
 	NETCOLL_CMD_EVENT_DEV_DETACHED,	/* IFINDEX, IFNAME, ERRNO (reason) */
 	NETCOLL_CMD_SCHED_SET,		/* COMM_ID, one SCHED_PHASE per phase in
 					 * which this rank sends or receives:
@@ -94,7 +101,11 @@ enum netcoll_attr {
 	NETCOLL_A_HWADDR,		/* binary (out): device address */
 	NETCOLL_A_COMM_ID,		/* u32, 1 .. NETCOLL_COMM_ID_MAX */
 	NETCOLL_A_COMM_COOKIE,		/* u64: shared by all members; 0 = none */
-	NETCOLL_A_COMM_RANK,		/* u32: the rank of this host */
+	NETCOLL_A_COMM_RANK,		/* u32: the rank of this host; in a
+					 * request about a communicator, which
+					 * of this host's ranks of it (needed
+					 * when it has several)
+					 */
 	NETCOLL_A_COMM_SIZE,		/* u32 (out) */
 	NETCOLL_A_COMM_MEMBERS,		/* nest of NETCOLL_A_MEMBER */
 	NETCOLL_A_COMM_TIMEOUT_MS,	/* u32: default time budget of an op */

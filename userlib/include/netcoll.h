@@ -277,6 +277,15 @@ void nc_ctl_close(nc_ctl *ctl);
  * call on ctl.
  */
 const char *nc_ctl_last_error(nc_ctl *ctl);
+/*
+ * A host may have several ranks of one communicator (several members at
+ * one address).  Then requests about it must say which rank they mean:
+ * after nc_ctl_set_rank(ctl, R), every request on ctl that names a
+ * communicator names its rank R on this host; NC_RANK_NONE (the default)
+ * names none, which is enough while this host has one rank of it.
+ */
+#define NC_RANK_NONE	UINT32_MAX
+void nc_ctl_set_rank(nc_ctl *ctl, uint32_t rank);
 
 struct nc_dev_info {
 	uint32_t ifindex;

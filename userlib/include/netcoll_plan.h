@@ -229,6 +229,16 @@ void nc_a2a_slice_free(struct nc_a2a_slice *s);
  */
 int nc_tree_fnomial(uint32_t size, uint32_t degree, const uint32_t *order,
 		    uint32_t *parents);
+/*
+ * The module's built-in tree rooted at root where ranks share hosts
+ * (host[r] labels rank r's host; equal labels: one host): the f-nomial
+ * tree of degree over the hosts, each host numbered by its lowest rank,
+ * root's host at position 0, each host standing for its ranks through
+ * root or its lowest rank, the host's other ranks hanging off that one.
+ * Writes parents[rank].  Returns 0, -EINVAL or -ENOMEM.
+ */
+int nc_tree_fnomial_hosts(uint32_t size, uint32_t degree, uint32_t root,
+			  const uint32_t *host, uint32_t *parents);
 
 /*
  * Positions for a topology (cluster file or generator spec, rank r = its
