@@ -1738,7 +1738,13 @@ static void nck_agg_early_bcast(struct nck_comm *c, const struct nc_frame *f)
 {
 	lockdep_assert_held(&c->lock);
 	if (c->dead || c->broken || f->op_seq != c->agg.next ||
-	    c->agg.early_bcast.queued || !refcount_inc_not_zero(&c->ref))
+	    c->agg.early_bcast.queued)
+		return;
+	/* a frame the worker refused: its sender is not our parent */
+	if (c->agg.early_bcast.refused && f->op_seq == c->agg.early_bcast.refused_seq &&
+	    f->src_rank == c->agg.early_bcast.refused_src)
+		return;
+	if (!refcount_inc_not_zero(&c->ref))
 		return;
 	c->agg.early_bcast.seq = f->op_seq;
 	c->agg.early_bcast.src = f->src_rank;
@@ -2547,13 +2553,19 @@ static void nck_agg_bcast_work(struct work_struct *work)
 	op = err ? ERR_PTR(err) : nck_agg_prepare(c, &a, esize, src);
 	spin_lock_bh(&c->lock);
 	c->agg.early_bcast.queued = false;
+	if (PTR_ERR_OR_ZERO(op) == -EPROTO) {
+		c->agg.early_bcast.refused = true;
+		c->agg.early_bcast.refused_seq = seq;
+		c->agg.early_bcast.refused_src = src;
+	}
 	if (!IS_ERR(op) && op->fs == fs &&
 	    seq == c->agg.next && !nck_agg_may_start(c, seq)) {
 		op->unposted = true;
 		op->deadline = jiffies + msecs_to_jiffies(NETCOLL_TIMEOUT_MS_MAX);
 		nck_agg_install(c, op, &txq);
 		started = true;
-	} else if (seq != c->agg.next) {
+	} else if (seq != c->agg.next || PTR_ERR_OR_ZERO(op) == -EPROTO) {
+		/* the parent's own data may have come meanwhile */
 		nck_agg_early_rescan(c);
 	}
 	spin_unlock_bh(&c->lock);
@@ -2794,6 +2806,11 @@ void nck_agg_set_bcast_order(struct nck_comm *c, u32 *order)
 	c->agg.bcast_order = order;
 	mutex_unlock(&c->agg.tree_lock);
 	kvfree(old);
+	/* other parents now: what was refused may be right */
+	spin_lock_bh(&c->lock);
+	c->agg.early_bcast.refused = false;
+	nck_agg_early_rescan(c);
+	spin_unlock_bh(&c->lock);
 }
 
 int nck_agg_init(struct nck_comm *c)
