@@ -37,7 +37,7 @@ UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
 	bench-alltoall bench-apps bench-reduce bench-bcast bench-auth bench-loss bench-tree-speed \
-	bench-bcast-topo \
+	bench-bcast-topo bench-ranks-per-host \
 	clean checkpatch sparse abi-check \
 	deb install-check
 
@@ -136,6 +136,11 @@ bench-bcast-topo: all
 	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-bcast-topo -- selftests/net/bench_bcast_topo.sh
 	@mkdir -p docs
 	cp $(B)/vm/bench-bcast-topo/bcast-topo-bench.md docs/bcast-topo-bench.md
+
+bench-ranks-per-host: all
+	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-ranks-per-host -- selftests/net/bench_ranks_per_host.sh
+	@mkdir -p docs
+	cp $(B)/vm/bench-ranks-per-host/ranks-per-host-bench.md docs/ranks-per-host-bench.md
 
 vm-check: all
 	$(VM_RUN) --timeout 2400 -- selftests/net/run-all.sh

@@ -125,8 +125,10 @@ fi
 # in a thread, not with interrupts off): on the RT variant of each line,
 # the module built without warnings, and a smoke subset of the guest suite
 # (the paths that take the communicator's lock in softirq: transport,
-# loss and repair, faults, reductions, teardown races).
-rt_smoke=(t_netlink.sh t_alltoall.sh t_lossy.sh t_faults.sh t_reduce.sh t_races.sh)
+# loss and repair, faults, reductions, teardown races, and frames handed
+# to the host's own receive path between ranks of one host).
+rt_smoke=(t_netlink.sh t_alltoall.sh t_lossy.sh t_faults.sh t_reduce.sh t_races.sh
+	t_ranks_per_host.sh)
 # rt_of RELEASE: the newest installed RT release of RELEASE's line (6.1,
 # 6.12), image and headers; nothing if there is none.
 rt_of() {

@@ -16,7 +16,8 @@ kill_hosts() {
 run() {
 	local name=$1 h r=0 p pids=() rc=0
 	shift
-	for h in $(cluster_hosts); do
+	# RUN_HOSTS: the ranks' hosts in rank order (a host may come twice)
+	for h in ${RUN_HOSTS:-$(cluster_hosts)}; do
 		on "$h" timeout "${RUN_TIMEOUT:-900}" "$NCBENCH" --rank $r "$@" -j \
 			>"$T_LOG/$name.r$r.out" 2>"$T_LOG/$name.r$r.err" &
 		pids+=($!)

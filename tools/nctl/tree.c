@@ -37,7 +37,7 @@ static const struct opt comm_opts[] = {
 	{ NULL }
 };
 
-enum { I_COMM, I_ID, I_DEGREE, I_MODEL, I_FMAX, I_TREES, I_TOPOLOGY };
+enum { I_COMM, I_ID, I_DEGREE, I_MODEL, I_FMAX, I_TREES, I_TOPOLOGY, I_RANK };
 
 static const struct opt install_opts[] = {
 	[I_COMM] = { "comm", OPT_VAL | OPT_REQ, "ID" },
@@ -47,6 +47,7 @@ static const struct opt install_opts[] = {
 	[I_FMAX] = { "fmax", OPT_VAL, "F" },
 	[I_TREES] = { "trees", OPT_VAL, "N" },
 	[I_TOPOLOGY] = { "topology", OPT_VAL, "{ FILE | SPEC }" },
+	[I_RANK] = { "rank", OPT_VAL, "RANK" },
 	{ NULL }
 };
 
@@ -101,7 +102,7 @@ static const struct cmd cmds[] = {
 	{ "list",	tree_show,	NULL, NULL },
 	{ "install",	tree_install,	NULL,
 	  "install comm ID [ degree F | model L R C [ CONST ] [ fmax F ] ]\n"
-	  "                         [ trees N ] [ topology { FILE | SPEC } ]" },
+	  "                         [ trees N ] [ topology { FILE | SPEC } ] [ rank RANK ]" },
 	{ "del",	tree_del,	comm_opts, NULL },
 	{ "delete",	tree_del,	NULL, NULL },
 	{ "model",	tree_model,	model_opts, NULL },
@@ -357,7 +358,7 @@ static int tree_del(int argc, char **argv)
 
 static int tree_install(int argc, char **argv)
 {
-	uint32_t id = 0, degree = 0, ntrees = 1, fmax = FMAX_DEFAULT;
+	uint32_t id = 0, degree = 0, ntrees = 1, fmax = FMAX_DEFAULT, rank = NC_RANK_NONE;
 	struct optv v[ARRAY_SIZE(install_opts)];
 	int have_model, err, ret = NCTL_OK;
 	struct nc_model m = { 0 };
@@ -374,12 +375,14 @@ static int tree_install(int argc, char **argv)
 	    (v[I_DEGREE].val && parse_degree(v[I_DEGREE].val, &degree)) ||
 	    (have_model && parse_model(&v[I_MODEL], &m)) ||
 	    (v[I_FMAX].val && parse_degree(v[I_FMAX].val, &fmax)) ||
-	    (v[I_TREES].val && parse_trees(v[I_TREES].val, &ntrees)))
+	    (v[I_TREES].val && parse_trees(v[I_TREES].val, &ntrees)) ||
+	    (v[I_RANK].val && nctl_u32(v[I_RANK].val, "rank", &rank)))
 		return NCTL_USAGE;
 	if (degree && have_model)
 		return nctl_usage("tree install: degree and model exclude each other");
 	if (nctl_open(&ctl))
 		return NCTL_ERR;
+	nc_ctl_set_rank(ctl, rank);
 	/* The model needs P; without either, the communicator's own degree. */
 	err = nc_comm_get(ctl, id, &ci);
 	if (err) {
