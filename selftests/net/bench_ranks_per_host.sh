@@ -105,8 +105,8 @@ for (op, size), kinds in sorted(cell.items()):
     hw = med([w for _, w in kinds["hosts"]])
     pw = med([w for _, w in kinds["plain"]])
     print("| %s | %d | %.0f | %.0f | %.2f | %.0f | %.0f |" % (op, size, h50, p50, p50 / h50, hw, pw))
-print("\np50: the median over the rounds (of two, the larger) of ncbench's p50, an")
-print("iteration lasting until its slowest rank is done.  Cable bytes: what the four")
+print("\np50: the median over the rounds (of two, the larger) of ncbench's p50 on")
+print("rank 0 (its own time per allreduce, each after a barrier).  Cable bytes: what the four")
 print("hosts' eth0 sent during a run, over its operations (the barriers before each")
 print("included, and the host's own chatter).")
 PY
