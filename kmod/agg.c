@@ -398,11 +398,20 @@ static void nck_agg_unslot(struct nck_comm *c, struct nck_agg_op *op)
 	}
 }
 
-static void nck_agg_arm(struct nck_comm *c, unsigned long when)
+/* The timer fires at when (ns, CLOCK_MONOTONIC) at the latest. */
+static void nck_agg_arm(struct nck_comm *c, u64 when)
 {
-	if (!c->dead && (!timer_pending(&c->agg.timer) ||
-			 time_before(when, c->agg.timer.expires)))
-		mod_timer(&c->agg.timer, when);
+	if (!c->dead && (!hrtimer_is_queued(&c->agg.timer) ||
+			 when < ktime_to_ns(hrtimer_get_expires(&c->agg.timer))))
+		hrtimer_start(&c->agg.timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
+}
+
+/* A time in jiffies (a deadline) as the timer's clock says it. */
+static u64 nck_agg_when(unsigned long when)
+{
+	long left = when - jiffies;
+
+	return ktime_get_ns() + (left > 0 ? jiffies_to_nsecs(left) : 0);
 }
 
 /*
@@ -414,7 +423,7 @@ static void nck_agg_arm(struct nck_comm *c, unsigned long when)
 static void nck_agg_linger(struct nck_comm *c, struct nck_agg_op *op)
 {
 	op->linger_until = op->deadline ?: 1;
-	nck_agg_arm(c, op->linger_until);
+	nck_agg_arm(c, nck_agg_when(op->linger_until));
 }
 
 static void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
@@ -2089,10 +2098,11 @@ static void nck_agg_debug_dump(struct nck_comm *c, struct nck_agg_op *op,
 	}
 }
 
-static void nck_agg_timer(struct timer_list *t)
+static enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 {
-	struct nck_comm *c = from_timer(c, t, agg.timer);
-	unsigned long now = jiffies, next = now + HZ;
+	struct nck_comm *c = container_of(t, struct nck_comm, agg.timer);
+	unsigned long now = jiffies;
+	u64 now_ns = ktime_get_ns(), next = now_ns + NSEC_PER_SEC;
 	struct sk_buff_head txq;
 	bool again = false;
 	u32 i;
@@ -2101,7 +2111,7 @@ static void nck_agg_timer(struct timer_list *t)
 	spin_lock(&c->lock);
 	if (c->dead) {
 		spin_unlock(&c->lock);
-		return;
+		return HRTIMER_NORESTART;
 	}
 	for (i = 0; i < nck_agg_window(c); i++) {
 		struct nck_agg_op *op = c->agg.slot[i];
@@ -2115,8 +2125,7 @@ static void nck_agg_timer(struct timer_list *t)
 				nck_agg_unslot(c, op);
 				continue;
 			}
-			if (time_before(op->linger_until, next))
-				next = op->linger_until;
+			next = min(next, nck_agg_when(op->linger_until));
 			again = true;
 			continue;
 		}
@@ -2133,12 +2142,11 @@ static void nck_agg_timer(struct timer_list *t)
 		if (op->unposted && op->piece[0].complete) {
 			nck_rtx_progress(&op->rtx, &c->agg.rtt);
 			nck_agg_acks_release(c, op, &txq);
-			if (time_before(op->deadline, next))
-				next = op->deadline;
+			next = min(next, nck_agg_when(op->deadline));
 			again = true;
 			continue;
 		}
-		if (time_after_eq(now, op->rtx.at)) {
+		if (now_ns >= op->rtx.at) {
 			int err = nck_rtx_expired(&op->rtx);	/* no probes */
 
 			if (err < 0) {
@@ -2150,16 +2158,14 @@ static void nck_agg_timer(struct timer_list *t)
 			nck_agg_retransmit(c, op, &txq);
 		}
 		nck_agg_acks_release(c, op, &txq);
-		if (time_before(op->rtx.at, next))
-			next = op->rtx.at;
-		if (time_before(op->deadline, next))
-			next = op->deadline;
+		next = min3(next, op->rtx.at, nck_agg_when(op->deadline));
 		again = true;
 	}
 	if (again)
-		mod_timer(&c->agg.timer, next);
+		hrtimer_start(&c->agg.timer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
 	spin_unlock(&c->lock);
 	nck_frames_flush(c, &txq);
+	return HRTIMER_NORESTART;
 }
 
 /* ---------------------------------------------------------------- */
@@ -2468,8 +2474,7 @@ static int nck_agg_wait_turn(struct nck_comm *c, struct nck_agg_op *op)
 static void nck_agg_arm_op(struct nck_comm *c, struct nck_agg_op *op)
 {
 	if (!op->complete)	/* wrap-safe */
-		nck_agg_arm(c, time_before(op->deadline, op->rtx.at) ?
-			       op->deadline : op->rtx.at);
+		nck_agg_arm(c, min(nck_agg_when(op->deadline), op->rtx.at));
 }
 
 /*
@@ -2818,7 +2823,8 @@ int nck_agg_init(struct nck_comm *c)
 	u32 i;
 
 	mutex_init(&c->agg.tree_lock);
-	timer_setup(&c->agg.timer, nck_agg_timer, 0);
+	hrtimer_init(&c->agg.timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	c->agg.timer.function = nck_agg_timer;
 	INIT_WORK(&c->agg.work, nck_agg_work);
 	INIT_WORK(&c->agg.bcast_work, nck_agg_bcast_work);
 	skb_queue_head_init(&c->agg.deferred);
@@ -2858,7 +2864,7 @@ void nck_agg_stop(struct nck_comm *c, int err)
 	spin_unlock_bh(&c->lock);
 	nck_rx_purge(c, &early);
 	wake_up_all(&c->agg.wq);
-	del_timer_sync(&c->agg.timer);
+	hrtimer_cancel(&c->agg.timer);
 	/* A pending worker's reference is ours to drop (c->dead: no new one). */
 	if (cancel_work_sync(&c->agg.work))
 		nck_comm_put(c);

@@ -11,7 +11,7 @@
 
 #include <linux/mutex.h>
 #include <linux/skbuff.h>
-#include <linux/timer.h>
+#include <linux/hrtimer.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/netcoll.h>
@@ -56,8 +56,8 @@ struct nck_tree;
  * @repeat_until: ... until this operation; c->lock
  * @early: frames of operations not started here yet; c->lock
  * @books: which fragments going up @early holds, to ack them; c->lock
- * @timer: retransmission and deadlines of every operation; runs under
- *	c->lock
+ * @timer: retransmission and deadlines of every operation (an hrtimer
+ *	in softirq: a round trip is well under a tick); runs under c->lock
  * @work: float frames softirq could not reduce (no FPU there)
  * @deferred: those frames; the queue's own lock
  * @wq: callers waiting for a result or for an OSO slot
@@ -83,7 +83,7 @@ struct nck_agg {
 	u32 repeat_until;
 	struct sk_buff_head early;
 	struct nck_early_books books;
-	struct timer_list timer;
+	struct hrtimer timer;
 	struct work_struct work;
 	struct sk_buff_head deferred;
 	wait_queue_head_t wq;

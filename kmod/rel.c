@@ -253,31 +253,33 @@ u32 nck_rtt_rto_us(const struct nck_rtt *r)
 	return clamp(us, nck_rto_min_ms * USEC_PER_MSEC, nck_rto_max_ms * USEC_PER_MSEC);
 }
 
-unsigned long nck_rtt_rto(const struct nck_rtt *r)
+u64 nck_rtt_rto(const struct nck_rtt *r)
 {
-	return usecs_to_jiffies(nck_rtt_rto_us(r)) ?: 1;
+	return (u64)nck_rtt_rto_us(r) * NSEC_PER_USEC;
 }
 
-unsigned long nck_rtt_pto(const struct nck_rtt *r)
+u64 nck_rtt_pto(const struct nck_rtt *r)
 {
-	return r->srtt_us ? usecs_to_jiffies(2 * r->srtt_us) ?: 1 : 0;
+	return (u64)r->srtt_us * 2 * NSEC_PER_USEC;
 }
 
 /* The next expiry: a probe PTO from now if one is left and comes first. */
-static void nck_rtx_next(struct nck_rtx *t)
+static void nck_rtx_next(struct nck_rtx *t, u64 now)
 {
-	unsigned long probe = jiffies + t->pto;
+	u64 probe = now + t->pto;
 
-	if (!t->pto || !time_before(probe, t->due))
+	if (!t->pto || probe >= t->due)
 		t->tail = 0;
 	t->at = t->tail ? probe : t->due;
 }
 
 void nck_rtx_arm(struct nck_rtx *t)
 {
-	t->due = jiffies + t->rto;
+	u64 now = ktime_get_ns();
+
+	t->due = now + t->rto;
 	t->tail = t->probes;
-	nck_rtx_next(t);
+	nck_rtx_next(t, now);
 }
 
 void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r)
@@ -290,17 +292,19 @@ void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r)
 
 int nck_rtx_expired(struct nck_rtx *t)
 {
+	u64 now = ktime_get_ns();
+
 	/* a probe that fires late, when the RTO is due, is the RTO */
-	if (t->tail && time_before(jiffies, t->due)) {
+	if (t->tail && now < t->due) {
 		t->tail--;
-		nck_rtx_next(t);
+		nck_rtx_next(t, now);
 		return NCK_RTX_PROBE;
 	}
 	t->tail = 0;
 	if (++t->retries > nck_max_retries)
 		return -ETIMEDOUT;
-	t->rto = min(t->rto * 2, msecs_to_jiffies(nck_rto_max_ms) ?: 1);
-	t->at = jiffies + t->rto;
+	t->rto = min_t(u64, t->rto * 2, (u64)nck_rto_max_ms * NSEC_PER_MSEC);
+	t->at = now + t->rto;
 	t->due = t->at;
 	return NCK_RTX_RTO;
 }

@@ -730,12 +730,37 @@ static void nck_op_finish(struct nck_comm *c, struct nck_op *op, int err)
 	nck_rx_purge(c, &q);
 }
 
+/*
+ * Sleep until a frame or held ack wakes us, the retransmission timer is
+ * due or the time budget is spent.  The timer is in nanoseconds and
+ * slept on with an hrtimer: a round trip here is well under a
+ * millisecond, and a tick (4 ms at HZ=250) would make every probe and
+ * every 2 ms RTO a tick late.
+ */
+static int nck_op_sleep(struct nck_op *op)
+{
+	long left = op->deadline - jiffies;
+	u64 ns = jiffies_to_nsecs(max(left, 1L)), now;
+	long ret;
+
+	if (op->tx_blocked) {
+		ns = NSEC_PER_SEC / HZ;
+	} else if (op->inflight) {
+		now = ktime_get_ns();
+		ns = min(ns, op->rtx.at > now ? op->rtx.at - now : 0);
+	}
+	if (!ns)
+		return 0;
+	ret = wait_event_interruptible_hrtimeout(op->c->wq, nck_op_wake(op),
+						 ns_to_ktime(ns));
+	return ret == -ERESTARTSYS ? -EINTR : 0;
+}
+
 static int nck_op_loop(struct nck_op *op, u32 *stalled)
 {
 	struct nck_comm *c = op->c;
 	struct sk_buff_head q;
 	struct sk_buff *skb;
-	long left;
 	int err;
 
 	__skb_queue_head_init(&q);
@@ -771,7 +796,7 @@ static int nck_op_loop(struct nck_op *op, u32 *stalled)
 				*stalled = op->tx[op->tx_first].d.peer;
 			break;
 		}
-		if (op->inflight && time_after_eq(jiffies, op->rtx.at)) {
+		if (op->inflight && ktime_get_ns() >= op->rtx.at) {
 			err = nck_op_retransmit(op, stalled);
 			if (err)
 				break;
@@ -780,17 +805,9 @@ static int nck_op_loop(struct nck_op *op, u32 *stalled)
 		if (err)
 			break;
 
-		left = op->deadline - jiffies;
-		if (op->inflight && time_before(op->rtx.at, op->deadline))
-			left = op->rtx.at - jiffies;
-		if (op->tx_blocked)
-			left = 1;
-		left = wait_event_interruptible_timeout(c->wq, nck_op_wake(op),
-							max(left, 1L));
-		if (left < 0) {
-			err = -EINTR;
+		err = nck_op_sleep(op);
+		if (err)
 			break;
-		}
 	}
 	nck_rx_purge(c, &q);
 	return err;
