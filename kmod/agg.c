@@ -168,7 +168,7 @@
  * doubles while the asker makes no progress.
  */
 struct nck_agg_asker {
-	unsigned long at;		/* this interval ends; 0: none yet */
+	u64 at;				/* this interval ends (ns); 0: none */
 	u32 cum[NETCOLL_TREES_MAX];	/* what it said it had, per piece */
 	u32 holes_below[NETCOLL_TREES_MAX]; /* its holes below were answered */
 	u32 holes_round[NETCOLL_TREES_MAX]; /* its latest round answered */
@@ -926,7 +926,7 @@ static int nck_agg_resend_down(void *arg, u32 k)
  */
 static void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
 			     struct nck_agg_piece *p, int ci, u32 cum,
-			     u32 sack, struct sk_buff_head *txq)
+			     u32 sack, bool sample, struct sk_buff_head *txq)
 {
 	struct nck_agg_dn_ctx x = { c, op, p, ci, txq };
 	u32 sacked, before, us;
@@ -941,14 +941,16 @@ static void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
 	 * trip if it went once (Karn) and the point moved because it came:
 	 * when a repaired hole moves it past fragments acked before, those
 	 * came long ago, and timing them grew the estimate under 10 % loss
-	 * until no timeout was answered.
+	 * until no timeout was answered.  Nor is a request timed (!sample):
+	 * a child asks on its timer, so the wait would be its timeout's.
 	 */
 	before = p->dn[ci].cum;
 	if (cum > p->dn_next[ci]) {	/* more than we sent: nothing to learn */
 		cum = p->dn_next[ci];
 		sack = 0;
 	}
-	timed = cum > before && find_next_bit(p->dn[ci].bits, cum, before) >= cum;
+	timed = sample && cum > before &&
+		find_next_bit(p->dn[ci].bits, cum, before) >= cum;
 	sacked = nck_frags_ack(&p->dn[ci], cum, sack, p->dn_next[ci], NULL,
 			       NULL);
 	if (timed) {
@@ -1350,7 +1352,7 @@ static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	if (f->flags & NETCOLL_F_RESULT) {	/* a child acks our result */
 		nck_agg_dn_acked(c, op, p, nck_agg_child_index(p, f->src_rank),
-				 f->seq, f->frag_off, txq);
+				 f->seq, f->frag_off, true, txq);
 		nck_agg_push_down(c, txq);
 		return;
 	}
@@ -1425,21 +1427,25 @@ static bool nck_agg_have_any(const struct nck_comm *c,
 
 /*
  * May rank x, which asks for piece j's result and has everything below
- * cum, be answered now?  Each piece once per interval of rto_min_ms <<
- * shift, the shift growing while x makes no progress: as often as a
- * requester backing off its own timer asks, and far less than a flood.
+ * cum, be answered now?  Each piece once per interval of half rto_min_ms
+ * << shift, the shift growing while x makes no progress: a requester
+ * backing off its own timer (at least rto_min_ms, doubling) asks less
+ * often, so none of its requests is refused (an interval as long as its
+ * timer, in ticks, refused every other one: the asker doubled its timer
+ * again, and a lost tail fragment cost 20-50 ms at 10 % loss), and a
+ * flood gets no more than twice that.
  */
 static bool nck_agg_may_repair(struct nck_agg_op *op, u32 x, u32 j, u32 cum)
 {
 	struct nck_agg_asker *a = &op->askers[x];
-	unsigned long now = jiffies;
+	u64 now = ktime_get_ns();
 
 	if (cum > a->cum[j]) {		/* it got what we sent: no backoff */
 		a->cum[j] = cum;
 		a->shift = 0;
 	}
-	if (!a->at || time_after_eq(now, a->at)) {
-		a->at = (now + (msecs_to_jiffies(nck_rto_min_ms) << a->shift)) ?: 1;
+	if (!a->at || now >= a->at) {
+		a->at = now + (((u64)nck_rto_min_ms * NSEC_PER_MSEC / 2) << a->shift);
 		if (a->answered && a->shift < NCK_AGG_ASK_SHIFT_MAX)
 			a->shift++;
 		a->answered = 0;
@@ -1543,17 +1549,24 @@ static bool nck_agg_dn_asked(struct nck_comm *c, struct nck_agg_op *op,
 	for (b = 0; b < NCK_SACK_BITS; b++)
 		if (nck_nack_has(map, f->len, f->seq, f->seq + 1 + b))
 			sack |= 1U << b;
-	nck_agg_dn_acked(c, op, p, ci, f->seq, sack, txq);
+	nck_agg_dn_acked(c, op, p, ci, f->seq, sack, false, txq);
 	if (f->msg_len)		/* holes: the acks on them asked already */
 		return false;
 	first = find_next_zero_bit(p->dn[ci].bits, p->dn_next[ci],
 				   p->dn[ci].cum);
 	if (first >= p->dn_next[ci])
 		return false;
-	/* sent less than a round trip ago: in a queue, not lost */
+	/*
+	 * Sent less than a round trip ago (and its variation): in a queue,
+	 * not lost.  Not the RTO: a child asks on its own timer, at least
+	 * rto_min_ms after its last fragment came, and refused it doubles
+	 * that; with SRTT + 4 RTTVAR (7 ms at 10 % loss) a lost last
+	 * fragment was refused two or three times in a row.
+	 */
 	if (!rtt->srtt_us)
 		rtt = &c->agg.rtt;
-	if (nck_frags_age_us(&p->dn[ci], first, &resent) < nck_rtt_rto_us(rtt) ||
+	if (nck_frags_age_us(&p->dn[ci], first, &resent) <
+	    rtt->srtt_us + rtt->rttvar_us ||
 	    !nck_agg_may_repair(op, f->src_rank, p - op->piece, f->seq))
 		return false;
 	return nck_frags_probe(&p->dn[ci], p->dn_next[ci], nck_agg_resend_down,
