@@ -137,7 +137,10 @@
  * communicator's posted memory; both are given back by that free.
  *
  * Locking: everything here is under comm->lock.  Frames are built under
- * it and sent after it is released.
+ * it, moved to the communicator's transmit queue before it is released
+ * and sent after (nck_frames_queue/push, frame.h): the process, the
+ * receive path and the timer build frames at once on different CPUs, and
+ * they must leave in the order they were built.
  */
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -1877,42 +1880,12 @@ static void nck_agg_refund(struct nck_comm *c, u32 seq, u32 n)
 {
 	struct nck_agg_op *op;
 
-	spin_lock(&c->lock);
+	spin_lock_bh(&c->lock);		/* any context: nck_frames_push() */
 	op = c->dead ? NULL : nck_agg_find(c, seq);
 	if (op)
 		op->repair_budget = min_t(u64, (u64)op->repair_budget + n,
 					  U32_MAX);
-	spin_unlock(&c->lock);
-}
-
-/*
- * Send what the receive path built.  The repair budget bounds what
- * requests put on the wire; a repair our own device refused because its
- * queue was full (the refusal marked us congested) never got there, and
- * charging it spent the budget of a slow inner node before its children
- * had the result.  Other refusals (no bearer, no memory) stay charged:
- * the budget still bounds the work a peer's requests cost.
- */
-static void nck_agg_flush_rcv(struct nck_comm *c, struct sk_buff_head *txq)
-{
-	u32 seq = 0, refused = 0;
-	struct sk_buff *skb;
-
-	while ((skb = __skb_dequeue(txq))) {
-		struct nck_skb_cb cb = *nck_skb_cb(skb);
-
-		if (!nck_frame_send_deferred(c, skb) || !cb.repair ||
-		    !nck_comm_congested(c))
-			continue;
-		if (refused && cb.seq != seq) {
-			nck_agg_refund(c, seq, refused);
-			refused = 0;
-		}
-		seq = cb.seq;
-		refused++;
-	}
-	if (refused)
-		nck_agg_refund(c, seq, refused);
+	spin_unlock_bh(&c->lock);
 }
 
 /* A frame of this engine, where it may reduce floats (not in softirq over an FPU user). */
@@ -1937,8 +1910,9 @@ static void nck_agg_deliver(struct nck_comm *c, struct sk_buff *skb,
 		nck_agg_early(c, skb, f, &txq);
 	else
 		nck_agg_stale(c, skb, f);
+	nck_frames_queue(c, &txq);
 	spin_unlock(&c->lock);
-	nck_agg_flush_rcv(c, &txq);
+	nck_frames_push(c);
 }
 
 /* Receive path entry (softirq, RCU held). */
@@ -2176,8 +2150,9 @@ static enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 	}
 	if (again)
 		hrtimer_start(&c->agg.timer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
+	nck_frames_queue(c, &txq);
 	spin_unlock(&c->lock);
-	nck_frames_flush(c, &txq);
+	nck_frames_push(c);
 	return HRTIMER_NORESTART;
 }
 
@@ -2586,11 +2561,12 @@ static void nck_agg_bcast_work(struct work_struct *work)
 		/* the parent's own data may have come meanwhile */
 		nck_agg_early_rescan(c);
 	}
+	nck_frames_queue(c, &txq);
 	spin_unlock_bh(&c->lock);
+	nck_frames_push(c);
 	if (started) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_AGG_BCAST_EARLY);
 		wake_up_all(&c->agg.wq);	/* a poster waiting for its turn */
-		nck_frames_flush(c, &txq);
 	} else if (!IS_ERR(op)) {
 		nck_agg_op_free(c, op);
 	}
@@ -2659,8 +2635,9 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 	spin_lock_bh(&c->lock);
 	if (c->agg.posted != c->agg.next) {
 		op = nck_agg_take_over(c, a, &txq);
+		nck_frames_queue(c, &txq);
 		spin_unlock_bh(&c->lock);
-		nck_frames_flush(c, &txq);
+		nck_frames_push(c);
 		return op;
 	}
 	spin_unlock_bh(&c->lock);
@@ -2684,16 +2661,18 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 	if (c->agg.posted != c->agg.next) {	/* its data started it */
 		ours = op;
 		op = nck_agg_take_over(c, a, &txq);
+		nck_frames_queue(c, &txq);
 		spin_unlock_bh(&c->lock);
 		nck_agg_op_free(c, ours);
-		nck_frames_flush(c, &txq);
+		nck_frames_push(c);
 		return op;
 	}
 	refcount_inc(&op->ref);		/* the slot's */
 	c->agg.posted++;
 	nck_agg_install(c, op, &txq);
+	nck_frames_queue(c, &txq);
 	spin_unlock_bh(&c->lock);
-	nck_frames_flush(c, &txq);
+	nck_frames_push(c);
 	return op;
 }
 
@@ -2836,6 +2815,7 @@ int nck_agg_init(struct nck_comm *c)
 	u32 i;
 
 	mutex_init(&c->agg.tree_lock);
+	c->repairs_refused = nck_agg_refund;
 	hrtimer_init(&c->agg.timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	c->agg.timer.function = nck_agg_timer;
 	INIT_WORK(&c->agg.work, nck_agg_work);

@@ -122,6 +122,7 @@ static void nck_comm_free(struct nck_comm *c)
 	nck_agg_free(c);
 	nck_rx_purge(c, &c->early);
 	nck_early_books_purge(c, &c->early_books);
+	skb_queue_purge(&c->txq);	/* nobody left to push it */
 	WARN_ON_ONCE(atomic_long_read(&c->rx_mem));
 	WARN_ON_ONCE(atomic64_read(&c->mem_used));
 	nck_auth_free(c->auth);
@@ -248,6 +249,7 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 	mutex_init(&c->sched_lock);
 	spin_lock_init(&c->lock);
 	skb_queue_head_init(&c->early);
+	skb_queue_head_init(&c->txq);
 	nck_early_books_init(&c->early_books);
 	init_waitqueue_head(&c->wq);
 	c->agg.oso = cfg->oso;

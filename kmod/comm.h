@@ -89,6 +89,12 @@ struct nck_peer {
  * @tx_full_at: jiffies (| 1) when the bearer last refused a frame of ours,
  *	its queue being full; 0: never.  A hint, written and read without a
  *	lock (nck_comm_congested())
+ * @txq: frames built under @lock, in the order built, waiting to be sent
+ *	(frame.h: nck_frames_queue, nck_frames_push); its own lock, taken
+ *	inside @lock; purged by nck_comm_free()
+ * @tx_pushing: bit 0: a context is sending @txq (atomic bitops)
+ * @repairs_refused: tells the aggregation engine that the device refused
+ *	n repairs of its operation seq (set once at creation)
  * @lock: protects everything below, and @peers; taken in softirq (the
  *	receive path, timers), so process context takes it with _bh
  * @dead: -ESHUTDOWN or -ENETDOWN once deleted or its device went; else 0
@@ -141,6 +147,9 @@ struct nck_comm {
 	u32 sched_phases, sched_syncs;
 	struct nck_rtt rtt;
 	unsigned long tx_full_at;
+	struct sk_buff_head txq;
+	unsigned long tx_pushing;
+	void (*repairs_refused)(struct nck_comm *c, u32 seq, u32 n);
 
 	spinlock_t lock;		/* protects what follows, and peers */
 	int dead;

@@ -150,3 +150,55 @@ void nck_frames_flush(struct nck_comm *c, struct sk_buff_head *q)
 	while ((skb = __skb_dequeue(q)))
 		nck_frame_send_deferred(c, skb);
 }
+
+/* Under c->lock: q's frames go after those queued before (frame.h). */
+void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&c->lock);
+	if (skb_queue_empty(q))
+		return;
+	spin_lock_irqsave(&c->txq.lock, flags);
+	skb_queue_splice_tail_init(q, &c->txq);
+	spin_unlock_irqrestore(&c->txq.lock, flags);
+}
+
+/*
+ * Send c's queue unless another context is: that one sends ours too (it
+ * looks again after it stops, so nothing queued meanwhile stays).  The
+ * repair budget bounds what requests put on the wire; a repair our own
+ * device refused because its queue was full (the refusal marked us
+ * congested) never got there, and charging it spent the budget of a slow
+ * inner node before its children had the result: the engine gets it
+ * back.  Other refusals (no bearer, no memory) stay charged: the budget
+ * still bounds the work a peer's requests cost.
+ */
+void nck_frames_push(struct nck_comm *c)
+{
+	u32 seq = 0, refused = 0;
+	struct sk_buff *skb;
+
+	while (!skb_queue_empty_lockless(&c->txq)) {
+		if (test_and_set_bit_lock(0, &c->tx_pushing))
+			break;
+		while ((skb = skb_dequeue(&c->txq))) {
+			struct nck_skb_cb cb = *nck_skb_cb(skb);
+
+			if (!nck_frame_send_deferred(c, skb) || !cb.repair ||
+			    !nck_comm_congested(c) || !c->repairs_refused)
+				continue;
+			if (refused && cb.seq != seq) {
+				c->repairs_refused(c, seq, refused);
+				refused = 0;
+			}
+			seq = cb.seq;
+			refused++;
+		}
+		clear_bit_unlock(0, &c->tx_pushing);
+		/* see what was queued while the bit still said "sending" */
+		smp_mb__after_atomic();
+	}
+	if (refused)
+		c->repairs_refused(c, seq, refused);
+}
