@@ -166,7 +166,12 @@ void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q)
 
 /*
  * Send c's queue unless another context is: that one sends ours too (it
- * looks again after it stops, so nothing queued meanwhile stays).  The
+ * looks again after it stops, so nothing queued meanwhile stays).  A
+ * process may be preempted while it sends, and the frames queued behind
+ * it then wait for it; bottom halves stay on all the same: with them off
+ * for the whole queue, the frames a veth peer or this host's own ranks
+ * receive piled up in the CPU's backlog until the end and overflowed it
+ * (netdev_max_backlog), and t_reduce and t_bcast timed out.  The
  * repair budget bounds what requests put on the wire; a repair our own
  * device refused because its queue was full (the refusal marked us
  * congested) never got there, and charging it spent the budget of a slow
