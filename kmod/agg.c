@@ -142,6 +142,7 @@
  * receive path and the timer build frames at once on different CPUs, and
  * they must leave in the order they were built.
  */
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/uaccess.h>
@@ -2083,6 +2084,55 @@ static void nck_agg_debug_dump(struct nck_comm *c, struct nck_agg_op *op,
 			pr_debug("  child %u: %u of %u fragments in\n",
 				 p->children[i], p->got[i].count, p->nfrags);
 	}
+}
+
+/*
+ * What c's reductions wait for, for /proc/net/netcoll_ops (procfs.c): an
+ * operation without a time budget (MPI's) never reaches
+ * nck_agg_debug_dump(), so a hang is read here while it lasts.
+ */
+void nck_agg_show(struct seq_file *m, struct nck_comm *c)
+{
+	u64 now_ns = ktime_get_ns();
+	u32 i, j, k;
+
+	spin_lock_bh(&c->lock);
+	seq_printf(m, "comm %u rank %u/%u: next %u posted %u oso %u queued %u early %u%s%s\n",
+		   c->id, c->rank, c->size, c->agg.next, c->agg.posted,
+		   c->agg.oso, skb_queue_len(&c->txq),
+		   skb_queue_len(&c->agg.early), c->dead ? " dead" : "",
+		   c->broken ? " broken" : "");
+	for (i = 0; !c->dead && i < nck_agg_window(c); i++) {
+		struct nck_agg_op *op = c->agg.slot[i];
+
+		if (!op || (op->complete && op->released))
+			continue;
+		seq_printf(m, "  op %u root %u flags %#x: %s err %d retries %u timer %lld us budget %ld ms\n",
+			   op->seq, op->root, op->flags,
+			   op->complete ? "done, not collected" :
+			   op->unposted ? "started by its data" : "running",
+			   op->err, op->rtx.retries,
+			   div_s64((s64)(op->rtx.at - now_ns), NSEC_PER_USEC),
+			   op->deadline ? (long)(op->deadline - jiffies) * MSEC_PER_SEC / HZ : -1L);
+		for (j = 0; j < op->npieces; j++) {
+			struct nck_agg_piece *p = &op->piece[j];
+
+			seq_printf(m, "    piece %u parent %u: %u/%u combined, %u sent, %u acked, %u result%s%s\n",
+				   j, p->parent, p->nready, p->nfrags, p->up_next,
+				   p->up.count, p->res.count,
+				   p->done_mark ? ", done" : "",
+				   p->complete ? ", complete" : "");
+			for (k = 0; k < p->nchildren; k++) {
+				seq_printf(m, "      child %u: %u in", p->children[k],
+					   p->got[k].count);
+				if (p->dn)	/* a windowed result going down */
+					seq_printf(m, ", %u of the result acked",
+						   p->dn[k].count);
+				seq_putc(m, '\n');
+			}
+		}
+	}
+	spin_unlock_bh(&c->lock);
 }
 
 static enum hrtimer_restart nck_agg_timer(struct hrtimer *t)

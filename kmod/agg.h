@@ -10,6 +10,7 @@
 #define NCK_AGG_H
 
 #include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/skbuff.h>
 #include <linux/hrtimer.h>
 #include <linux/wait.h>
@@ -112,5 +113,7 @@ int nck_agg_set_tree(struct nck_comm *c, u32 index, struct nck_tree *t);
 void nck_agg_set_bcast_order(struct nck_comm *c, u32 *order);
 bool nck_agg_reclaim(struct nck_comm *c);
 void nck_agg_close(struct nck_comm *c);
+/* c's reductions in flight, for /proc/net/netcoll_ops (procfs.c). */
+void nck_agg_show(struct seq_file *m, struct nck_comm *c);
 
 #endif /* NCK_AGG_H */

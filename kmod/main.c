@@ -37,6 +37,8 @@
  *                hold one each; see agg.c for the rules.
  *   nck_endpoint  an open /dev/netcoll file (endpoint.h).  Owned by the file;
  *                freed by release, which no ioctl can race.
+ *   netcoll_ops   /proc/net/netcoll_ops (procfs.c), what reductions wait
+ *                for.  Owned by the namespace (pernet init and exit).
  *
  * Configuration (attach, detach, communicator new/del) runs under RTNL,
  * like the rest of the networking control plane.  The receive path
@@ -50,6 +52,7 @@
 #include "bearer.h"
 #include "endpoint.h"
 #include "netlink.h"
+#include "procfs.h"
 
 unsigned short nck_ethertype = NETCOLL_ETHERTYPE;
 module_param_named(ethertype, nck_ethertype, ushort, 0444);
@@ -122,13 +125,20 @@ static int __net_init nck_net_init(struct net *net)
 	xa_init(&nn->comms);
 	nn->net = net;
 	nn->stats = alloc_percpu(struct nck_stats);
-	return nn->stats ? 0 : -ENOMEM;
+	if (!nn->stats)
+		return -ENOMEM;
+	if (nck_procfs_init(net)) {
+		free_percpu(nn->stats);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static void __net_exit nck_net_exit(struct net *net)
 {
 	struct nck_net *nn = nck_net(net);
 
+	nck_procfs_exit(net);
 	rtnl_lock();
 	nck_bearer_detach_all(net);
 	nck_comm_delete_all(nn);

@@ -56,7 +56,9 @@ mpi_launch() {
 # mpi_stuck: every host's counters that tell a stuck or repairing
 # operation and where its communicators stand (id:state:alltoall
 # sequence:reduction sequence: a rank behind the others is the one
-# waited for), then each rank's kernel wait channel and stack top: in a
+# waited for), what each reduction in flight waits for
+# (/proc/net/netcoll_ops: pieces, children, acks), then each rank's
+# kernel wait channel and stack top: in a
 # netcoll operation (nck_*), or polling in MPI's own progress.
 mpi_stuck() {
 	local h p
@@ -70,6 +72,7 @@ import json, sys
 d = json.load(sys.stdin)
 print(" ".join(f"{k}={d[k]}" for k in ("agg_ops", "ops_failed", "ops_timedout",
       "rto_expired", "agg_repairs", "drop_ratelimit", "rx_frames") if d.get(k)))')"
+		on "$h" cat /proc/net/netcoll_ops 2>&1 | sed "s/^/stuck: $h ops: /"
 	done
 	for p in $(pgrep -x 'mpi_check|mpi_check_f|fft_check|hpcc|allreduce_bench'); do
 		echo "stuck: pid $p $(cat "/proc/$p/comm") in $(cat "/proc/$p/wchan" 2>/dev/null): $(head -n 4 "/proc/$p/stack" 2>/dev/null | sed 's/^.*] //' | paste -sd' ')"

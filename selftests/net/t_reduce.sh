@@ -257,6 +257,8 @@ t_check "the root 300 ms late into 5 allreduces of 128 KiB (degree 4): bit-exact
 late_subtree() {
 	local h r
 	comm_on 15 "h1 h2 h3 h4" degree 2 || return 1
+	# what the root's operation waits for, read while it waits (procfs.c)
+	(sleep 4; on h1 cat /proc/net/netcoll_ops >"$T_LOG/late_ops.txt") &
 	red_on late_red "h1 h2 h3 h4" --comm 15 --root 0 --ops sum --dtypes int64 \
 		--degree 2 --count-list 1000 --iters 1 --late-ms 8000 --timeout 30000 &&
 	red_on late_all "h1 h2 h3 h4" --comm 15 --all --ops max --dtypes double \
@@ -271,6 +273,19 @@ t_check "a rank 8 s late below an inner rank (degree 2): its reduce and allreduc
 # The root sends nothing up, so only its requests to its children (timed
 # until the first answer) give it a round trip; without one its timer ran
 # at rto_min_ms, asking its children every tick.
+# The binomial tree of 4: the root's children are 1 (it sent its part:
+# 1000 int64 in 1440-byte fragments, 6) and 2 (whose child is the late
+# rank 3: it sends nothing up before it).
+late_ops() {
+	cat "$T_LOG/late_ops.txt"
+	grep -q "^comm 15 rank 0/4: " "$T_LOG/late_ops.txt" &&
+	grep -Eq "^  op [0-9]+ root 0 flags 0x0: running err 0 " "$T_LOG/late_ops.txt" &&
+	grep -q "^    piece 0 parent 0: 0/6 combined" "$T_LOG/late_ops.txt" &&
+	grep -q "^      child 1: 6 in$" "$T_LOG/late_ops.txt" &&
+	grep -q "^      child 2: 0 in$" "$T_LOG/late_ops.txt"
+}
+t_check "... /proc/net/netcoll_ops showed the root's reduce waiting for child 2, child 1's part in" \
+	late_ops
 t_check "... the root timed its requests: a reductions round trip ($(python3 -c \
 	'import json,sys; print(json.load(open(sys.argv[1]))[0]["rtt_agg"])' "$T_LOG/late_root.json" 2>&1))" \
 	python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))[0]["rtt_agg"]; sys.exit(not (r["srtt_us"] > 0 and r["rto_us"] >= r["srtt_us"]))' \

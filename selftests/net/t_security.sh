@@ -108,6 +108,12 @@ secrets_shown() {
 		! on h1 "${as_nobody[@]}" "$NCTL" -j comm show id 2 | grep -q epoch
 }
 t_check "the owner sees its cookie and epoch; nobody else does" secrets_shown
+# /proc/net/netcoll_ops shows every user's operations: the namespace's
+# root reads it, nobody else (mode 0400).
+t_expect_fail "only root reads /proc/net/netcoll_ops (EACCES)" "Permission denied" \
+	on h1 "${as_owner[@]}" cat /proc/net/netcoll_ops
+ops_listed() { on h1 cat /proc/net/netcoll_ops | grep -q '^comm 2 rank 0/1: '; }
+t_check "... root does: the owner's comm 2 is listed" ops_listed
 t_expect_fail "nobody may delete the owner's communicator (EPERM)" "owner or an admin" \
 	on h1 "${as_nobody[@]}" "$NCTL" comm del id 3
 owner_changes() {
