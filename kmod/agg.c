@@ -2184,7 +2184,13 @@ static enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 			continue;
 		}
 		if (now_ns >= op->rtx.at) {
-			int err = nck_rtx_expired(&op->rtx);	/* no probes */
+			/*
+			 * No probes, and no kept backoff: the round trip is
+			 * timed once per NCK_AGG_PROBE_EVERY operations, and a
+			 * timeout here mostly waits for a slower subtree (see
+			 * timing at the top), not for a queue.
+			 */
+			int err = nck_rtx_expired(&op->rtx, NULL);
 
 			if (err < 0) {
 				nck_agg_debug_dump(c, op, "no answer");

@@ -236,6 +236,7 @@ int nck_frags_probe(struct nck_frags *s, u32 sent,
 /* Written once per field: `comm show` reads them without the owner's lock. */
 void nck_rtt_sample(struct nck_rtt *r, u32 us)
 {
+	WRITE_ONCE(r->backoff_ns, 0);
 	if (!r->srtt_us) {
 		WRITE_ONCE(r->srtt_us, us ?: 1);
 		WRITE_ONCE(r->rttvar_us, us / 2);
@@ -255,7 +256,7 @@ u32 nck_rtt_rto_us(const struct nck_rtt *r)
 
 u64 nck_rtt_rto(const struct nck_rtt *r)
 {
-	return (u64)nck_rtt_rto_us(r) * NSEC_PER_USEC;
+	return max((u64)nck_rtt_rto_us(r) * NSEC_PER_USEC, r->backoff_ns);
 }
 
 u64 nck_rtt_pto(const struct nck_rtt *r)
@@ -290,7 +291,7 @@ void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r)
 	nck_rtx_arm(t);
 }
 
-int nck_rtx_expired(struct nck_rtx *t)
+int nck_rtx_expired(struct nck_rtx *t, struct nck_rtt *r)
 {
 	u64 now = ktime_get_ns();
 
@@ -304,6 +305,8 @@ int nck_rtx_expired(struct nck_rtx *t)
 	if (++t->retries > nck_max_retries)
 		return -ETIMEDOUT;
 	t->rto = min_t(u64, t->rto * 2, (u64)nck_rto_max_ms * NSEC_PER_MSEC);
+	if (r)
+		WRITE_ONCE(r->backoff_ns, max(r->backoff_ns, t->rto));
 	t->at = now + t->rto;
 	t->due = t->at;
 	return NCK_RTX_RTO;

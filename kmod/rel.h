@@ -193,9 +193,16 @@ int nck_frags_probe(struct nck_frags *s, u32 sent,
  * struct nck_rtt - smoothed round trip (RFC 6298)
  * @srtt_us: smoothed round trip, 0 before the first sample
  * @rttvar_us: its variation
+ * @backoff_ns: a timeout expired and backed off to this; the timeout
+ *	stays at least this until the next sample (RFC 6298, 5.7 and Karn's
+ *	algorithm).  Without it the next ack brought the timeout back to the
+ *	estimate, and the fragments a queue holds longer than that were
+ *	never timed (each timed out and was resent first), so the estimate
+ *	never learnt of the queue.
  */
 struct nck_rtt {
 	u32 srtt_us, rttvar_us;
+	u64 backoff_ns;
 };
 
 void nck_rtt_sample(struct nck_rtt *r, u32 us);
@@ -227,8 +234,9 @@ u64 nck_rtt_pto(const struct nck_rtt *r);
  * of the time); the RTO itself stays where it was, so a caller with
  * nothing to probe waits no longer than without probes.  Probes neither
  * back off nor count as retries; arming (progress, or frames going out
- * after none were outstanding) sets them again.  The transport probes;
- * the aggregation engine does not (agg.c, timing).
+ * after none were outstanding) sets them again.  The transport probes
+ * once an operation has seen a loss (transport.c, nck_tx_resend); the
+ * aggregation engine does not (agg.c, timing).
  *
  * Times are nanoseconds and the owners sleep on hrtimers, not jiffies: a
  * round trip is half a millisecond here, a tick 4 ms (HZ=250, Debian's).
@@ -250,11 +258,12 @@ void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r);
 void nck_rtx_arm(struct nck_rtx *t);
 /*
  * It expired: NCK_RTX_PROBE (probe), NCK_RTX_RTO (back off and
- * retransmit), or -ETIMEDOUT after nck_max_retries RTOs in a row.
+ * retransmit), or -ETIMEDOUT after nck_max_retries RTOs in a row.  r, the
+ * estimate t's timeouts come from, keeps the backoff (NULL: not kept).
  */
 enum { NCK_RTX_RTO, NCK_RTX_PROBE };
 #define NCK_RTX_PROBES		2
-int nck_rtx_expired(struct nck_rtx *t);
+int nck_rtx_expired(struct nck_rtx *t, struct nck_rtt *r);
 
 /*
  * A peer answered: it is alive, though maybe not done (it has not started
