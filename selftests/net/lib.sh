@@ -98,9 +98,12 @@ nc_record_stop() {
 
 # NC_KO: another kernel's build.  NC_DYNDBG=1: the module's pr_debug lines
 # on (where a failed operation stood, in the guest's dmesg.txt).
+# NC_KO_PARAMS: module parameters for every load, e.g. "rto_min_ms=10".
 nc_load() {
 	modprobe -q veth
-	insmod "${NC_KO:-$NC_TOP/kmod/netcoll.ko}" ${NC_DYNDBG:+dyndbg=+p} "$@"
+	# shellcheck disable=SC2086 # NC_KO_PARAMS is a list of words
+	insmod "${NC_KO:-$NC_TOP/kmod/netcoll.ko}" ${NC_DYNDBG:+dyndbg=+p} \
+		${NC_KO_PARAMS:-} "$@"
 }
 
 nc_unload() {
