@@ -116,6 +116,21 @@ nc_stat() {
 		'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$2"
 }
 
+# nc_clean_drops HOST : HOST's drop counters that a clean network must
+# leave at zero, "name=N ..." or "none".  Two are left out, being the
+# emulation's timing and not lost frames: drop_ratelimit, a repeated
+# repair request answered with "alive" instead of data (a starved guest's
+# timers ask twice), and drop_tx, a frame this host's own queue refused
+# and resent (all hosts' frames share one guest kernel's backlog, where
+# real hosts have a NIC ring each).
+nc_clean_drops() {
+	on "$1" "$NCTL" -j stats | python3 -c '
+import json, sys
+skip = ("drop_ratelimit", "drop_tx")
+d = json.load(sys.stdin)
+print(" ".join(f"{k}={v}" for k, v in d.items() if k.startswith("drop_") and k not in skip and v) or "none")'
+}
+
 # Counters saved and compared (what moved while a test step ran):
 # nc_stats_save HOST FILE : HOST's counters (`nctl -j stats`) into FILE.
 nc_stats_save() {

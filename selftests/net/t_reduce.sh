@@ -57,13 +57,7 @@ t_check "40 allreduces in flight per rank (OSO 8: callers queue), x3" \
 queued2=$(nc_stat h1 agg_queued)
 t_check "callers beyond the OSO limit waited (agg_queued $queued -> $queued2)" \
 	test "$queued2" -gt "$queued"
-# Not lost frames, but the emulation's timing: drop_ratelimit is a
-# repeated repair request answered with "alive" instead of data (a starved
-# guest's timers ask twice), drop_tx a frame this host's own queue refused
-# and resent (all 8 hosts' frames share one guest kernel's backlog, where
-# real hosts have a NIC ring each).
-drops=$(on h1 "$NCTL" -j stats | python3 -c \
-	'import json,sys; print(" ".join("%s=%d" % kv for kv in json.load(sys.stdin).items() if kv[0].startswith("drop_") and kv[0] not in ("drop_ratelimit", "drop_tx") and kv[1]) or "none")')
+drops=$(nc_clean_drops h1)
 t_check "no frame dropped on a clean network (h1: $drops)" test "$drops" = none
 
 # Frames leave in the order they were built (frame.h: one transmit queue
