@@ -120,6 +120,7 @@ void nck_stats_read(struct nck_net *nn, u64 *out)
 static int __net_init nck_net_init(struct net *net)
 {
 	struct nck_net *nn = nck_net(net);
+	int err;
 
 	INIT_LIST_HEAD(&nn->bearers);
 	xa_init(&nn->comms);
@@ -127,11 +128,10 @@ static int __net_init nck_net_init(struct net *net)
 	nn->stats = alloc_percpu(struct nck_stats);
 	if (!nn->stats)
 		return -ENOMEM;
-	if (nck_procfs_init(net)) {
+	err = nck_procfs_init(net);
+	if (err)
 		free_percpu(nn->stats);
-		return -ENOMEM;
-	}
-	return 0;
+	return err;
 }
 
 static void __net_exit nck_net_exit(struct net *net)
