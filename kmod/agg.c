@@ -1842,8 +1842,10 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 	 * (nck_agg_early_bcast()) and takes the fragment as a started one.
 	 */
 	if (f->type == NETCOLL_T_AGG_UP) {
+		bool copy;
+
 		if (nck_early_hold_booked(c, &c->agg.early, &c->agg.books, skb,
-					  f, &cum, &sack))
+					  f, &cum, &sack, &copy))
 			nck_agg_early_ack(c, f, cum, sack, txq);
 		return;
 	}
@@ -2190,7 +2192,7 @@ static enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 			 * timeout here mostly waits for a slower subtree (see
 			 * timing at the top), not for a queue.
 			 */
-			int err = nck_rtx_expired(&op->rtx, NULL);
+			int err = nck_rtx_expired(&op->rtx);
 
 			if (err < 0) {
 				nck_agg_debug_dump(c, op, "no answer");

@@ -291,7 +291,7 @@ void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r)
 	nck_rtx_arm(t);
 }
 
-int nck_rtx_expired(struct nck_rtx *t, struct nck_rtt *r)
+int nck_rtx_expired(struct nck_rtx *t)
 {
 	u64 now = ktime_get_ns();
 
@@ -305,11 +305,17 @@ int nck_rtx_expired(struct nck_rtx *t, struct nck_rtt *r)
 	if (++t->retries > nck_max_retries)
 		return -ETIMEDOUT;
 	t->rto = min_t(u64, t->rto * 2, (u64)nck_rto_max_ms * NSEC_PER_MSEC);
-	if (r)
-		WRITE_ONCE(r->backoff_ns, max(r->backoff_ns, t->rto));
+	t->backed = max(t->backed, t->rto);
 	t->at = now + t->rto;
 	t->due = t->at;
 	return NCK_RTX_RTO;
+}
+
+void nck_rtx_dup(struct nck_rtx *t, struct nck_rtt *r)
+{
+	t->dups++;
+	if (2 * t->dups >= t->resent && t->backed > r->backoff_ns)
+		WRITE_ONCE(r->backoff_ns, t->backed);
 }
 
 /* ---------------------------------------------------------------- */
@@ -441,14 +447,16 @@ void nck_early_book_ack(const struct nck_comm *c, struct nck_frags *got,
 
 bool nck_early_hold_booked(struct nck_comm *c, struct sk_buff_head *q,
 			   struct nck_early_books *b, struct sk_buff *skb,
-			   const struct nc_frame *f, u32 *cum, u32 *sack)
+			   const struct nc_frame *f, u32 *cum, u32 *sack,
+			   bool *copy)
 {
 	bool asked = f->flags & NETCOLL_F_ACK_NOW;
 	struct nck_frags *s;
 
 	lockdep_assert_held(&c->lock);
 	s = nck_early_book_of(b, f);
-	if (s && nck_frags_test(s, f->seq)) {
+	*copy = s && nck_frags_test(s, f->seq);
+	if (*copy) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
 		kfree_skb(skb);
 		nck_early_book_ack(c, s, cum, sack);	/* ours was lost */

@@ -17,10 +17,13 @@
  * fragment costs about two round trips, not a timeout; a receiver slow to
  * run triggers them too, at two frames per message each.  The timeout
  * follows the measured round trip of data fragments (Karn's rule: no
- * samples from retransmitted fragments, and a backed-off timeout stays
- * until a fragment sent once is timed; one fragment in flight at a time
+ * samples from retransmitted fragments; one fragment in flight at a time
  * is timed, not every ack: a receiver holds acks while its process
- * copies, and those waits are not the path's).
+ * copies, and those waits are not the path's).  A receiver marks the
+ * ack of a fragment that came twice (NETCOLL_F_DUP), and once most of
+ * what the operation resent came twice its timeouts were spurious: the
+ * backed-off timeout then stays until a fragment sent once is timed
+ * (nck_rtx_dup).
  * After nck_max_retries such timeouts, or when the operation's time
  * budget is spent, the operation fails with -ETIMEDOUT.  Nothing is
  * left behind: every exit path frees the operation and the frames queued
@@ -302,6 +305,8 @@ static int nck_resend(struct nck_op *op, struct nck_msg *m, u32 idx)
 	err = nck_send_frag(op, m, idx, NETCOLL_F_ACK_NOW);
 	if (err && err != -ENOBUFS)
 		return err;
+	if (!err)	/* refused by our queue, it cannot come twice */
+		op->rtx.resent++;
 	nck_stat_inc(op->c->nn, NETCOLL_STAT_RETRANSMITS);
 	return 0;
 }
@@ -341,6 +346,8 @@ static int nck_input_ack(struct nck_op *op, const struct nc_frame *f)
 		return 0;
 	}
 	nck_rtx_alive(&op->rtx);	/* an ack of nothing says so too */
+	if (f->flags & NETCOLL_F_DUP)
+		nck_rtx_dup(&op->rtx, &op->c->rtt);
 	cum = (f->flags & NETCOLL_F_ACK_ALL) ? x.m->fr.n : f->seq;
 	op->progress = false;
 	sacked = nck_frags_ack(&x.m->fr, cum, f->frag_off, x.m->sent,
@@ -394,8 +401,8 @@ static bool nck_rxq_add(struct nck_op *op, struct sk_buff *skb)
 	return true;
 }
 
-/* The ack of message m, to its sender. */
-static void nck_ack_queue(struct nck_op *op, struct nck_msg *m,
+/* The ack of message m, to its sender (flags: 0 or NETCOLL_F_DUP). */
+static void nck_ack_queue(struct nck_op *op, struct nck_msg *m, u16 flags,
 			  struct sk_buff_head *acks)
 {
 	struct sk_buff *skb;
@@ -403,8 +410,10 @@ static void nck_ack_queue(struct nck_op *op, struct nck_msg *m,
 
 	nck_frags_unhold_ack(&m->fr, &op->acks_held);
 	nck_frags_summary(&m->fr, &cum, &sack);
+	if (cum == m->fr.n)
+		flags |= NETCOLL_F_ACK_ALL;
 	skb = nck_ctl_frame(op->c, NETCOLL_T_ACK, op->seq, m->d.peer, m->d.tag,
-			    cum, sack, cum == m->fr.n ? NETCOLL_F_ACK_ALL : 0, 0);
+			    cum, sack, flags, 0);
 	if (skb)
 		nck_frame_defer(acks, skb, m->d.peer);
 }
@@ -441,22 +450,23 @@ static bool nck_rx_frag_size(struct nck_op *op, struct nck_msg *m,
 }
 
 /*
- * The ack of m now, or once the process has copied (nck_rx_take).  True:
+ * The ack of m now (flags: NETCOLL_F_DUP when it answers a fragment that
+ * came twice), or once the process has copied (nck_rx_take).  True:
  * held, and the process must be woken to send it eventually.
  */
-static bool nck_ack_or_hold(struct nck_op *op, struct nck_msg *m,
+static bool nck_ack_or_hold(struct nck_op *op, struct nck_msg *m, u16 flags,
 			    struct sk_buff_head *acks)
 {
 	struct sk_buff *skb;
 
 	if (!nck_rx_behind(op->c)) {
-		nck_ack_queue(op, m, acks);
+		nck_ack_queue(op, m, flags, acks);
 		return false;
 	}
 	nck_frags_hold_ack(op->c, &m->fr, &op->acks_held);
 	/* alive, but no window: an ack of nothing */
 	skb = nck_ctl_frame(op->c, NETCOLL_T_ACK, op->seq, m->d.peer, m->d.tag,
-			    0, 0, 0, 0);
+			    0, 0, flags, 0);
 	if (skb)
 		nck_frame_defer(acks, skb, m->d.peer);
 	return true;
@@ -473,7 +483,7 @@ static void nck_acks_release(struct nck_op *op)
 	spin_lock_bh(&c->lock);
 	for (i = 0; op->acks_held && i < op->nrx; i++)
 		if (op->rx[i].fr.ack_held)
-			nck_ack_queue(op, &op->rx[i], &acks);
+			nck_ack_queue(op, &op->rx[i], 0, &acks);
 	spin_unlock_bh(&c->lock);
 	nck_frames_flush(c, &acks);
 }
@@ -515,7 +525,7 @@ static bool nck_rx_take(struct nck_op *op, struct sk_buff *skb,
 	}
 	if (nck_frags_test(&m->fr, f->seq)) {
 		nck_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
-		held = nck_ack_or_hold(op, m, acks);
+		held = nck_ack_or_hold(op, m, NETCOLL_F_DUP, acks);
 		consume_skb(skb);
 		return held;
 	}
@@ -524,7 +534,7 @@ static bool nck_rx_take(struct nck_op *op, struct sk_buff *skb,
 		return false;
 	if (nck_frags_receive(&m->fr, f->seq, f->flags & NETCOLL_F_ACK_NOW) ==
 	    NCK_RX_NEW_ACK)
-		nck_ack_or_hold(op, m, acks);
+		nck_ack_or_hold(op, m, 0, acks);
 	return true;
 drop:
 	kfree_skb(skb);
@@ -668,7 +678,7 @@ static int nck_msg_resend_all(struct nck_op *op, struct nck_msg *m)
 
 static int nck_op_retransmit(struct nck_op *op, u32 *stalled)
 {
-	int err, kind = nck_rtx_expired(&op->rtx, &op->c->rtt);
+	int err, kind = nck_rtx_expired(&op->rtx);
 	u32 i;
 
 	if (kind < 0) {
@@ -896,6 +906,7 @@ static void nck_rx_early(struct nck_comm *c, struct sk_buff *skb,
 {
 	struct sk_buff *ack;
 	u32 cum, sack;
+	bool copy;
 
 	lockdep_assert_held(&c->lock);
 	if (f->type != NETCOLL_T_DATA) {
@@ -903,10 +914,10 @@ static void nck_rx_early(struct nck_comm *c, struct sk_buff *skb,
 		return;
 	}
 	if (!nck_early_hold_booked(c, &c->early, &c->early_books, skb, f,
-				   &cum, &sack))
+				   &cum, &sack, &copy))
 		return;
 	ack = nck_ctl_frame(c, NETCOLL_T_ACK, f->op_seq, f->src_rank, f->tag,
-			    cum, sack, 0, 0);
+			    cum, sack, copy ? NETCOLL_F_DUP : 0, 0);
 	if (ack)
 		nck_frame_defer(acks, ack, f->src_rank);
 }
@@ -935,7 +946,8 @@ void nck_transport_rcv(struct nck_comm *c, struct sk_buff *skb,
 		if (f->type == NETCOLL_T_DATA) {
 			nck_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
 			ack = nck_ctl_frame(c, NETCOLL_T_ACK, f->op_seq, f->src_rank,
-					    f->tag, 0, 0, NETCOLL_F_ACK_ALL, 0);
+					    f->tag, 0, 0,
+					    NETCOLL_F_ACK_ALL | NETCOLL_F_DUP, 0);
 			if (ack)
 				nck_frame_xmit(c, ack, f->src_rank);
 		}

@@ -122,7 +122,7 @@ static inline u16 nc_wire_flags_allowed(u16 type)
 	case NETCOLL_T_AGG_UP:
 		return NETCOLL_F_ACK_NOW | NETCOLL_F_AUTH;
 	case NETCOLL_T_ACK:
-		return NETCOLL_F_ACK_ALL | NETCOLL_F_AUTH;
+		return NETCOLL_F_ACK_ALL | NETCOLL_F_DUP | NETCOLL_F_AUTH;
 	case NETCOLL_T_AGG_DOWN:
 		return NETCOLL_F_MCAST | NETCOLL_F_AUTH;
 	case NETCOLL_T_AGG_ACK:	/* a parent asks a late child; a child acks a result */

@@ -95,6 +95,9 @@ TEST(ack_frames)
 	};
 
 	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
+	/* an ack may say the fragment it answers came twice; data may not */
+	f.flags = NETCOLL_F_ACK_ALL | NETCOLL_F_DUP;
+	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), 0);
 	f.flags = NETCOLL_F_ACK_NOW;
 	CHECK_EQ(check(&f, NETCOLL_HDR_LEN), NETCOLL_STAT_DROP_TYPE);
 	/* a parent's ack may ask its child to answer; no other control frame */
@@ -147,6 +150,8 @@ TEST(type_flags_reserved)
 	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_TYPE);
 	f = data_frame();
 	f.flags = 0x8000;
+	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_TYPE);
+	f.flags = NETCOLL_F_DUP;
 	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_TYPE);
 	f.flags = NETCOLL_F_ACK_ALL;
 	CHECK_EQ(check(&f, sizeof(frame)), NETCOLL_STAT_DROP_TYPE);

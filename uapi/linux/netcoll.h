@@ -593,8 +593,9 @@ struct netcoll_wait {
  * 6: AGG_ACK may carry RESULT (a child acks a large result going down)
  * 7: a broadcast's AGG_* frames carry its root in the tag
  *    (NETCOLL_AGG_TAG): a rank starts the broadcast from its data
+ * 8: ACK may carry DUP (the fragment it answers came twice)
  */
-#define NETCOLL_WIRE_VERSION		7
+#define NETCOLL_WIRE_VERSION		8
 
 enum netcoll_frame_type {
 	NETCOLL_T_DATA = 1,		/* a fragment of a message */
@@ -672,9 +673,14 @@ enum netcoll_frame_type {
 						 * selective, as ACK); opens the
 						 * sender's window
 						 */
+#define NETCOLL_F_DUP			0x0020	/* ACK: answers a fragment that
+						 * had arrived already (RFC
+						 * 2883's D-SACK): the sender
+						 * resent it needlessly
+						 */
 #define NETCOLL_F_KNOWN			(NETCOLL_F_ACK_ALL | NETCOLL_F_ACK_NOW | \
 					 NETCOLL_F_MCAST | NETCOLL_F_AUTH | \
-					 NETCOLL_F_RESULT)
+					 NETCOLL_F_RESULT | NETCOLL_F_DUP)
 
 #define NETCOLL_RANK_GROUP		0xffffffffU
 
