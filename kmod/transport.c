@@ -346,8 +346,10 @@ static int nck_input_ack(struct nck_op *op, const struct nc_frame *f)
 		return 0;
 	}
 	nck_rtx_alive(&op->rtx);	/* an ack of nothing says so too */
-	if (f->flags & NETCOLL_F_DUP)
+	if (f->flags & NETCOLL_F_DUP) {
+		nck_stat_inc(op->c->nn, NETCOLL_STAT_RX_DUP_ACKS);
 		nck_rtx_dup(&op->rtx, &op->c->rtt);
+	}
 	cum = (f->flags & NETCOLL_F_ACK_ALL) ? x.m->fr.n : f->seq;
 	op->progress = false;
 	sacked = nck_frags_ack(&x.m->fr, cum, f->frag_off, x.m->sent,

@@ -78,6 +78,7 @@ static const char *const nc_stat_names[__NETCOLL_STAT_MAX] = {
 	[NETCOLL_STAT_ACKS_HELD]	= "acks_held",
 	[NETCOLL_STAT_AGG_REPEATS]	= "agg_repeats",
 	[NETCOLL_STAT_AGG_BCAST_EARLY]	= "agg_bcast_early",
+	[NETCOLL_STAT_RX_DUP_ACKS]	= "rx_dup_acks",
 };
 
 const char *nc_stat_name(unsigned int id)

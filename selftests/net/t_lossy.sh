@@ -31,6 +31,14 @@ dups=$(nc_stat h1 rx_duplicates)
 	t_fail "no retransmission seen on h1: was loss applied?"
 [ "${dups:-0}" -gt 0 ] && t_ok "duplicates were recognised ($dups on h1)" ||
 	t_fail "no duplicate seen on h1: was duplication applied?"
+# ... and their senders were told (NETCOLL_F_DUP), which is how a
+# timeout is found spurious (rel.h, nck_rtx_dup)
+dup_acks=0
+for h in $(cluster_hosts); do
+	dup_acks=$((dup_acks + $(nc_stat "$h" rx_dup_acks)))
+done
+t_check "senders heard of the duplicates ($dup_acks acks saying so, all hosts)" \
+	test "$dup_acks" -gt 0
 
 cluster_down
 t_check "rmmod" nc_unload

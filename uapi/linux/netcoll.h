@@ -375,6 +375,10 @@ enum netcoll_stat {
 	NETCOLL_STAT_AGG_BCAST_EARLY,	/* broadcasts their data started here
 					 * before the process posted them
 					 */
+	NETCOLL_STAT_RX_DUP_ACKS,	/* acks saying a fragment we sent came
+					 * twice (NETCOLL_F_DUP): resent while
+					 * queued, or copied by the network
+					 */
 
 	__NETCOLL_STAT_MAX,
 	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
