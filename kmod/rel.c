@@ -13,11 +13,43 @@
 /* Fragment sets                                                     */
 /* ---------------------------------------------------------------- */
 
+/* A zeroed bitmap for n fragments: s's own word if it fits. */
+static unsigned long *nck_frags_bits_alloc(struct nck_frags *s, u32 n,
+					   gfp_t gfp)
+{
+	if (n <= NCK_FRAGS_INLINE_BITS) {
+		s->word = 0;
+		return &s->word;
+	}
+	return bitmap_zalloc(n, gfp);
+}
+
+static void nck_frags_bits_free(struct nck_frags *s, unsigned long *bits)
+{
+	if (bits != &s->word)
+		bitmap_free(bits);
+}
+
 int nck_frags_init(struct nck_frags *s, u32 n, gfp_t gfp)
 {
 	*s = (struct nck_frags){ .n = n };
-	s->bits = bitmap_zalloc(n ?: 1, gfp);
+	s->bits = nck_frags_bits_alloc(s, n, gfp);
 	return s->bits ? 0 : -ENOMEM;
+}
+
+int nck_frags_grow(struct nck_frags *s, u32 n, gfp_t gfp)
+{
+	unsigned long *bits;
+
+	if (n > s->n && n > NCK_FRAGS_INLINE_BITS) {
+		bits = nck_frags_bits_alloc(s, n, gfp);
+		if (!bits)
+			return -ENOMEM;
+		nck_frags_bits_free(s, s->bits);
+		s->bits = bits;
+	}
+	s->n = n;
+	return 0;
 }
 
 int nck_frags_init_tx(struct nck_frags *s, u32 n, gfp_t gfp)
@@ -27,15 +59,20 @@ int nck_frags_init_tx(struct nck_frags *s, u32 n, gfp_t gfp)
 	if (err)
 		return err;
 	s->min_rtt_us = U32_MAX;
-	s->tx = kvcalloc(n ?: 1, sizeof(*s->tx), gfp);
+	if (n <= NCK_FRAGS_INLINE_TX) {
+		s->tx = s->tx_inline;
+		return 0;
+	}
+	s->tx = kvcalloc(n, sizeof(*s->tx), gfp);
 	return s->tx ? 0 : -ENOMEM;
 }
 
 void nck_frags_free(struct nck_frags *s)
 {
-	bitmap_free(s->bits);
+	nck_frags_bits_free(s, s->bits);
 	s->bits = NULL;
-	kvfree(s->tx);
+	if (s->tx != s->tx_inline)
+		kvfree(s->tx);
 	s->tx = NULL;
 }
 

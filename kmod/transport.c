@@ -429,7 +429,6 @@ static void nck_ack_queue(struct nck_op *op, struct nck_msg *m, u16 flags,
 static bool nck_rx_frag_size(struct nck_op *op, struct nck_msg *m,
 			     const struct nc_frame *f)
 {
-	struct nck_frags fr;
 	u32 n;
 
 	if (m->fr.count || !f->msg_len || f->frag_size == m->frag_size)
@@ -437,16 +436,10 @@ static bool nck_rx_frag_size(struct nck_op *op, struct nck_msg *m,
 	if (f->frag_size * NCK_FRAG_RATIO_MAX < op->frag_size)
 		return false;
 	n = nc_wire_nfrags(m->d.len, f->frag_size);
-	if (n > m->fr.n) {
-		if (nck_frags_init(&fr, n, GFP_ATOMIC | __GFP_NOWARN)) {
-			nck_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
-			return false;
-		}
-		fr.ack_held = m->fr.ack_held;	/* counted in op->acks_held */
-		nck_frags_free(&m->fr);
-		m->fr = fr;
+	if (nck_frags_grow(&m->fr, n, GFP_ATOMIC | __GFP_NOWARN)) {
+		nck_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
+		return false;
 	}
-	m->fr.n = n;
 	m->frag_size = f->frag_size;
 	return true;
 }
