@@ -430,6 +430,26 @@ static void nck_agg_linger(struct nck_comm *c, struct nck_agg_op *op)
 	nck_agg_arm(c, nck_agg_when(op->linger_until));
 }
 
+/*
+ * Nothing left that the timer serves (an unfinished operation, a finished
+ * one lingering): stop it.  Left armed, it ran once per retransmission
+ * timeout for operations long finished: 8 hosts on 2 CPUs, allreduces of
+ * 8 B, took 7.7 timer runs per allreduce and barrier, 1.0 before the core
+ * (its timer had jiffies).  A callback running now re-arms only if needed.
+ */
+static void nck_agg_disarm_idle(struct nck_comm *c)
+{
+	const struct nck_agg_op *op;
+	u32 i;
+
+	for (i = 0; i < nck_agg_window(c); i++) {
+		op = c->agg.slot[i];
+		if (op && (!op->complete || op->linger_until))
+			return;
+	}
+	hrtimer_try_to_cancel(&c->agg.timer);
+}
+
 static void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
 {
 	lockdep_assert_held(&c->lock);
@@ -449,6 +469,7 @@ static void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
 		nck_stat_inc(c->nn, NETCOLL_STAT_AGG_OPS);
 		nck_agg_early_rescan(c);	/* the OSO window moved */
 	}
+	nck_agg_disarm_idle(c);
 	wake_up_all(&c->agg.wq);
 }
 
