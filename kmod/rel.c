@@ -127,7 +127,8 @@ enum nck_rx_verdict nck_frags_receive(struct nck_frags *s, u32 k, bool asked)
 
 	if (!nck_frags_set(s, k))
 		return NCK_RX_DUP;
-	if (asked || hole || nck_frags_full(s) || ++s->since_ack >= NCK_ACK_EVERY)
+	if (asked || hole || (nck_frags_full(s) && !s->end_by_reply) ||
+	    ++s->since_ack >= NCK_ACK_EVERY)
 		return NCK_RX_NEW_ACK;
 	return NCK_RX_NEW;
 }
@@ -397,10 +398,12 @@ void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
 /* Early books                                                       */
 /* ---------------------------------------------------------------- */
 
-void nck_early_books_init(struct nck_early_books *b)
+void nck_early_books_init(struct nck_early_books *b,
+			  bool (*end_by_reply)(const struct nc_frame *f))
 {
 	INIT_LIST_HEAD(&b->list);
 	b->n = 0;
+	b->end_by_reply = end_by_reply;
 }
 
 struct nck_frags *nck_early_book(struct nck_early_books *b, u32 seq, u32 src,
@@ -461,6 +464,7 @@ static struct nck_frags *nck_early_book_new(struct nck_comm *c,
 		nck_rx_uncharge_bytes(c, charge);
 		return NULL;
 	}
+	e->got.end_by_reply = b->end_by_reply && b->end_by_reply(f);
 	e->seq = f->op_seq;
 	e->src = f->src_rank;
 	e->tag = f->tag;

@@ -9,7 +9,8 @@
  *                     sender knows acknowledged; their cumulative point
  *   acks              cumulative + NCK_SACK_BITS selective bits; a receiver
  *                     acks every NCK_ACK_EVERY new fragments, on a hole, on
- *                     a duplicate, when asked and when complete
+ *                     a duplicate, when asked and when complete (unless the
+ *                     reply to the message acks its end: end_by_reply)
  *   fast retransmit   holes below the highest selectively acked fragment
  *                     are resent at once; a sender stamps every
  *                     transmission, and a fragment still unacknowledged
@@ -87,6 +88,8 @@ struct nck_tx_stamp {
  * @since_ack: receiver: fragments set since its last ack
  * @resent_below: sender: holes below were resent already
  * @ack_held: receiver: an ack waits for the consumer (nck_frags_hold_ack)
+ * @end_by_reply: receiver: the reply to the message (a reduction's result)
+ *	acks its end, so a full set asks for no ack of its own
  * @tx: sender: each fragment's last transmission (nck_frags_init_tx)
  * @tx_count: sender: transmissions so far
  * @tx_next: sender: one past the highest fragment sent
@@ -107,6 +110,7 @@ struct nck_frags {
 	u32 since_ack;
 	u32 resent_below;
 	bool ack_held;
+	bool end_by_reply;
 	struct nck_tx_stamp *tx;
 	u32 tx_count, tx_next, rack_order, min_rtt_us;
 	unsigned long word;
@@ -377,9 +381,13 @@ struct nck_early_book {
 struct nck_early_books {
 	struct list_head list;
 	u32 n;
+	/* the owner's: does the reply to f's message ack its end? */
+	bool (*end_by_reply)(const struct nc_frame *f);
 };
 
-void nck_early_books_init(struct nck_early_books *b);
+/* end_by_reply: NULL if every message's end is acked (see nck_frags) */
+void nck_early_books_init(struct nck_early_books *b,
+			  bool (*end_by_reply)(const struct nc_frame *f));
 /*
  * Hold the data frame skb (header f) on q, booked (a copy of a booked
  * fragment is freed).  Returns whether to ack now -- a copy, or as
