@@ -71,7 +71,7 @@ void nck_frags_free(struct nck_frags *s)
 {
 	nck_frags_bits_free(s, s->bits);
 	s->bits = NULL;
-	if (s->tx != s->tx_inline)
+	if (s->tx && s->tx != s->tx_inline)	/* most sets receive: none */
 		kvfree(s->tx);
 	s->tx = NULL;
 }
