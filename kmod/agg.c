@@ -428,6 +428,24 @@ static void nck_agg_unslot(struct nck_comm *c, struct nck_agg_op *op)
 	}
 }
 
+/*
+ * The communicator's transmit queue (frame.h), under c->lock and after it:
+ * the calls are skipped when there is nothing to queue or send (most
+ * fragments a leaf receives make no frame).
+ */
+static inline void nck_agg_queue_out(struct nck_comm *c,
+				     struct sk_buff_head *txq)
+{
+	if (!skb_queue_empty(txq))
+		nck_frames_queue(c, txq);
+}
+
+static inline void nck_agg_push_out(struct nck_comm *c)
+{
+	if (!skb_queue_empty_lockless(&c->txq))
+		nck_frames_push(c);
+}
+
 /* The timer fires at when (ns, CLOCK_MONOTONIC) at the latest. */
 static void nck_agg_arm(struct nck_comm *c, u64 when)
 {
@@ -686,13 +704,13 @@ static void nck_agg_answer_child(struct nck_comm *c, struct nck_agg_op *op,
 	}
 }
 
-/* No longer behind: send the acks held for op's children. */
-static void nck_agg_acks_release(struct nck_comm *c, struct nck_agg_op *op,
-				 struct sk_buff_head *txq)
+static void nck_agg_acks_release_held(struct nck_comm *c,
+				      struct nck_agg_op *op,
+				      struct sk_buff_head *txq)
 {
 	u32 i, j;
 
-	if (!op->acks_held || nck_rx_behind(c))
+	if (nck_rx_behind(c))
 		return;
 	for (j = 0; j < op->npieces && op->acks_held; j++) {
 		struct nck_agg_piece *p = &op->piece[j];
@@ -701,6 +719,18 @@ static void nck_agg_acks_release(struct nck_comm *c, struct nck_agg_op *op,
 			if (p->got[i].ack_held)
 				nck_agg_ack_child(c, op, p, i, 0, txq);
 	}
+}
+
+/*
+ * No longer behind: send the acks held for op's children.  Called for
+ * every frame, and mostly none is held: the test is inline.
+ */
+static inline void nck_agg_acks_release(struct nck_comm *c,
+					struct nck_agg_op *op,
+					struct sk_buff_head *txq)
+{
+	if (op->acks_held)
+		nck_agg_acks_release_held(c, op, txq);
 }
 
 /*
@@ -1962,9 +1992,9 @@ static void nck_agg_deliver(struct nck_comm *c, struct sk_buff *skb,
 		nck_agg_early(c, skb, f, &txq);
 	else
 		nck_agg_stale(c, skb, f);
-	nck_frames_queue(c, &txq);
+	nck_agg_queue_out(c, &txq);
 	spin_unlock(&c->lock);
-	nck_frames_push(c);
+	nck_agg_push_out(c);
 }
 
 /* Receive path entry (softirq, RCU held). */
@@ -2257,9 +2287,9 @@ static enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 	}
 	if (again)
 		hrtimer_start(&c->agg.timer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
-	nck_frames_queue(c, &txq);
+	nck_agg_queue_out(c, &txq);
 	spin_unlock(&c->lock);
-	nck_frames_push(c);
+	nck_agg_push_out(c);
 	return HRTIMER_NORESTART;
 }
 
@@ -2670,9 +2700,9 @@ static void nck_agg_bcast_work(struct work_struct *work)
 		/* the parent's own data may have come meanwhile */
 		nck_agg_early_rescan(c);
 	}
-	nck_frames_queue(c, &txq);
+	nck_agg_queue_out(c, &txq);
 	spin_unlock_bh(&c->lock);
-	nck_frames_push(c);
+	nck_agg_push_out(c);
 	if (started) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_AGG_BCAST_EARLY);
 		wake_up_all(&c->agg.wq);	/* a poster waiting for its turn */
@@ -2744,9 +2774,9 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 	spin_lock_bh(&c->lock);
 	if (c->agg.posted != c->agg.next) {
 		op = nck_agg_take_over(c, a, &txq);
-		nck_frames_queue(c, &txq);
+		nck_agg_queue_out(c, &txq);
 		spin_unlock_bh(&c->lock);
-		nck_frames_push(c);
+		nck_agg_push_out(c);
 		return op;
 	}
 	spin_unlock_bh(&c->lock);
@@ -2770,18 +2800,18 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 	if (c->agg.posted != c->agg.next) {	/* its data started it */
 		ours = op;
 		op = nck_agg_take_over(c, a, &txq);
-		nck_frames_queue(c, &txq);
+		nck_agg_queue_out(c, &txq);
 		spin_unlock_bh(&c->lock);
 		nck_agg_op_free(c, ours);
-		nck_frames_push(c);
+		nck_agg_push_out(c);
 		return op;
 	}
 	refcount_inc(&op->ref);		/* the slot's */
 	c->agg.posted++;
 	nck_agg_install(c, op, &txq);
-	nck_frames_queue(c, &txq);
+	nck_agg_queue_out(c, &txq);
 	spin_unlock_bh(&c->lock);
-	nck_frames_push(c);
+	nck_agg_push_out(c);
 	return op;
 }
 

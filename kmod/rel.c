@@ -106,15 +106,6 @@ u32 nck_frags_age_us(const struct nck_frags *s, u32 k, bool *resent)
 	return (nck_now_us() - t->us) & 0x7fffffff;
 }
 
-bool nck_frags_set(struct nck_frags *s, u32 k)
-{
-	if (k >= s->n || __test_and_set_bit(k, s->bits))
-		return false;
-	s->count++;
-	s->next = max(s->next, k + 1);
-	return true;
-}
-
 /*
  * A receiver acks every NCK_ACK_EVERY new fragments, when a fragment
  * arrives past a hole (the sender retransmits the hole at once), when the

@@ -140,8 +140,15 @@ void nck_frags_sent(struct nck_frags *s, u32 k);
  */
 u32 nck_frags_age_us(const struct nck_frags *s, u32 k, bool *resent);
 void nck_frags_free(struct nck_frags *s);
-/* Fragment k is here; true if it was not before. */
-bool nck_frags_set(struct nck_frags *s, u32 k);
+/* Fragment k is here; true if it was not before.  Inline: once a frame. */
+static inline bool nck_frags_set(struct nck_frags *s, u32 k)
+{
+	if (k >= s->n || __test_and_set_bit(k, s->bits))
+		return false;
+	s->count++;
+	s->next = max(s->next, k + 1);
+	return true;
+}
 
 static inline bool nck_frags_test(const struct nck_frags *s, u32 k)
 {
