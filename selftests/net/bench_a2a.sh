@@ -54,16 +54,6 @@ scaled() {
 	echo "$out"
 }
 
-# Every interface of every cluster namespace (hosts and fabric) to $MTU.
-set_mtu() {
-	local ns dev
-	for ns in $(ip netns list | awk '/^nc-/ { print $1 }'); do
-		for dev in $(ip -n "$ns" -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }'); do
-			[ "$dev" = lo ] || ip -n "$ns" link set "$dev" mtu "$MTU"
-		done
-	done
-}
-
 # counters NAME... : the sum over every host of these counters.
 counters() {
 	local h
@@ -184,7 +174,7 @@ for topo in $TOPOS; do
 	factor=$(scale "$topo") || { echo "$topo: no schedule, skipped" >&2; continue; }
 	topo=$(scaled "$topo" "$factor")
 	cluster_up "$topo" >/dev/null
-	set_mtu
+	cluster_mtu "$MTU"
 	nc_comm_up 1 >/dev/null
 	show=$("$NCTL" -j sched show topology "$topo")
 	bound=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["bound_ns_per_byte"])' "$show")

@@ -11,7 +11,10 @@
 #   NC_BENCH_TOPO (two-switch-8x2.topo), NC_BENCH_REPEAT (2),
 #   NC_BENCH_PARTS ("allreduce fft hpcc"), NC_BENCH_MODES ("mpi netcoll":
 #   the FFT's and hpcc's; one of them re-checks a fix, not a comparison),
-#   NC_BENCH_FFT_N (64), NC_BENCH_FFT_ITERS (20), NC_BENCH_HPL_N (1000)
+#   NC_BENCH_FFT_N (64), NC_BENCH_FFT_ITERS (20), NC_BENCH_HPL_N (1000),
+#   NC_BENCH_MTU (1500; every interface, for Open MPI's TCP and netcoll
+#   alike: 9000 is issue 15's cluster), NC_BENCH_AR_SIZES (allreduce_bench's
+#   sizes; default 8 B to 4 MiB by 4x)
 T_NAME=bench_apps
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=mpi_lib.sh
@@ -23,6 +26,8 @@ REPEAT=${NC_BENCH_REPEAT:-2}
 FFT_N=${NC_BENCH_FFT_N:-64}
 FFT_ITERS=${NC_BENCH_FFT_ITERS:-20}
 HPL_N=${NC_BENCH_HPL_N:-1000}
+MTU=${NC_BENCH_MTU:-1500}
+read -r -a AR_SIZES <<<"${NC_BENCH_AR_SIZES:-}"
 PARTS=" ${NC_BENCH_PARTS:-allreduce fft hpcc} "
 read -r -a MODES <<<"${NC_BENCH_MODES:-mpi netcoll}"
 ALLREDUCE_BENCH=$NC_BUILD/selftests/mpi/allreduce_bench
@@ -31,6 +36,7 @@ export NC_MPIRUN_TIMEOUT=${NC_BENCH_RUN_TIMEOUT:-1800}
 mpi_usable || { echo "no Open MPI or interposer built" >&2; exit 1; }
 cluster_up "$NC_TOP/selftests/net/topologies/$TOPO" >/dev/null ||
 	{ echo "cluster up failed" >&2; exit 1; }
+cluster_mtu "$MTU" || { echo "MTU $MTU refused" >&2; exit 1; }
 # shellcheck disable=SC2119	# no module parameters
 nc_load || { echo "insmod failed" >&2; cluster_down; exit 1; }
 for h in $(cluster_hosts); do
@@ -57,7 +63,7 @@ if [[ $PARTS == *" allreduce "* ]]; then
 			trees) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=0) ;;
 			rsag) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=1) ;;
 			esac
-			nc_mpirun "ar-$mode-$i" "${pre[@]}" "$ALLREDUCE_BENCH" ||
+			nc_mpirun "ar-$mode-$i" "${pre[@]}" "$ALLREDUCE_BENCH" "${AR_SIZES[@]}" ||
 				echo "ar-$mode-$i failed" >&2
 			ar_runs+=("$mode:$i")
 			echo "allreduce round $i $mode done" >&2
@@ -90,8 +96,8 @@ done
 	echo "# Unmodified MPI applications: Open MPI alone and with libnetcoll-mpi.so"
 	echo
 	echo "Made by \`make bench-apps\` (selftests/net/bench_apps.sh) on $(date -u +%F),"
-	echo "kernel $(uname -r), in a QEMU/TCG guest: $P hosts on $TOPO, one rank per"
-	echo "host, Debian's Open MPI $(mpirun --version | sed -n '1s/.* //p') over TCP (btl tcp) for"
+	echo "kernel $(uname -r), in a QEMU/TCG guest: $P hosts on $TOPO (MTU $MTU), one rank"
+	echo "per host, Debian's Open MPI $(mpirun --version | sed -n '1s/.* //p') over TCP (btl tcp) for"
 	echo "everything the interposer does not take. Each application ran $REPEAT times"
 	echo "in each mode, alternating (MPI, netcoll, MPI, netcoll, ...); times are the"
 	echo "applications' own timers, in seconds."

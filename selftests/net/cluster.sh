@@ -61,7 +61,7 @@
 # cluster_check FILE|-, cluster_gen_star, cluster_gen_two_switch, cluster_hosts,
 # cluster_switches, cluster_count, cluster_fabric_ns, cluster_ns HOST, cluster_mac HOST,
 # cluster_ip HOST, cluster_rank HOST, cluster_members, cluster_set_link,
-# cluster_link_opts HOST|SW1 SW2,
+# cluster_link_opts HOST|SW1 SW2, cluster_mtu MTU,
 # cluster_show, cluster_lldp_up, cluster_lldp_collect DIR [TIMEOUT_S],
 # on HOST CMD...
 # All return non-zero with a message on stderr on error; none calls exit.
@@ -652,6 +652,16 @@ cluster_down() { # remove every namespace of this cluster (and stale ones)
 	rm -rf "$_NC_STATE"
 	ns=$(_nc_list_ns)
 	[ -z "$ns" ] || { _nc_err "could not delete: $ns"; return 1; }
+}
+
+cluster_mtu() { # MTU : every interface of this cluster (hosts and fabric) but lo
+	local ns cmds
+	_nc_env
+	for ns in $(_nc_list_ns); do
+		cmds=$(ip -n "$ns" -o link show | awk -F': ' -v mtu="$1" '
+			{ sub(/@.*/, "", $2); if ($2 != "lo") print "link set " $2 " mtu " mtu }')
+		[ -z "$cmds" ] || ip -n "$ns" -batch - <<< "$cmds" || return 1
+	done
 }
 
 _nc_hostline() { # HOST -> sets _NC_R (rank line fields); rc 1 if unknown
