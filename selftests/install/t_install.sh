@@ -66,6 +66,15 @@ dkms_module_found() {
 if step install; then
 loaded && rmmod netcoll
 [ -e /usr/sbin/nctl ] && { t_fail "netcoll is already installed on this root"; t_done; exit; }
+# Without other kernels to build for ($NC_INSTALL_KVERS: make check),
+# this machine has only the running one: Debian's DKMS postinst builds
+# for the running kernel and the newest whose /boot/config-* it finds,
+# and a second build costs 8-11 minutes under TCG.
+if [ -z "${NC_INSTALL_KVERS:-}" ]; then
+	for f in /boot/config-*; do
+		[ "$f" = "/boot/config-$kver" ] || rm -f "$f"
+	done
+fi
 start=$(date +%s)
 t_check "dpkg -i the five packages (DKMS builds the module for $kver)" \
 	dpkg -i "${pkgs[@]}"

@@ -19,10 +19,11 @@ tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(test-cluster.sh t_netlink.sh t_alltoall.sh t_lossy.sh
 	t_inject.sh t_faults.sh t_sched.sh t_topo.sh t_reduce.sh t_bcast.sh t_bootstrap.sh t_ranks_per_host.sh t_mpi.sh t_security.sh t_races.sh t_fuzz.sh)
 # NC_SKIP="t_topo.sh ...": those are reported skipped (make check's guest
-# on the second kernel line leaves out what runs only user space there).
+# on the second kernel line leaves out what runs only user space there,
+# and two suites whose kernel parts the others use too).
 for t in "${tests[@]}"; do
 	if [[ " ${NC_SKIP:-} " == *" $t "* ]]; then
-		tap_skip "$t" "NC_SKIP: user space only, run in the first kernel line's guest"
+		tap_skip "$t" "NC_SKIP: run in the first kernel line's guest only"
 		continue
 	fi
 	start=$(date +%s)
