@@ -4,9 +4,8 @@
 # build, the module built for every kernel line and its PREEMPT_RT variant,
 # then the module tests inside QEMU guests (selftests/net/run-all.sh) on
 # Debian's default kernel, the 6.12 line and (a smoke subset) 6.1's RT
-# kernel, and the Debian
-# packages (built, lintian, then installed, rebooted into 6.12 and removed
-# in guests: selftests/install/install-boots.sh).
+# kernel, and the Debian packages (built, lintian, then installed, used,
+# rebooted and removed in guests: selftests/install/install-boots.sh).
 # One TAP stream (selftests/lib/tap.sh): "ok N - name" or
 # "not ok N - name" per test, the plan, and a last line "N passed, N failed".
 #
@@ -113,10 +112,10 @@ done
 #   - PREEMPT_RT, where spinlocks sleep and the receive path runs in a
 #     thread: a smoke subset on 6.1's RT kernel (vm-rt-6.1: the
 #     communicator's lock taken in softirq by the transport, loss and
-#     repair, faults, teardown races).  Not the reductions: on 6.12's RT kernel a clean network's
-#     20 allreduces of 128 KiB resent 7.8 % of their frames (t_reduce
-#     allows 2 %) in both runs of 2026-11-29, a defect of its own (issue
-#     15); and no 6.12 RT guest (10 minutes more);
+#     repair, faults, teardown races).  Not the reductions: on 6.12's RT
+#     kernel a clean network's 20 allreduces of 128 KiB resent 7.8 % of
+#     their frames (t_reduce allows 2 %) in both runs of 2026-11-29, a
+#     defect of its own (issue 15); and no 6.12 RT guest (10 minutes);
 #   - the Debian packages installed, used, booted again fresh and removed
 #     on 6.1, DKMS building for it alone (install-boots.sh); make
 #     install-check also reboots them into the 6.12 line.

@@ -14,10 +14,10 @@
 #      4 minutes under TCG, and test nothing more.
 # Without KVER_NEXT (make check: DKMS's second build under TCG cost 8-11
 # minutes of CI's 90) there is no third boot: the second removes.  Each
-# boot writes its TAP lines to OUT/NAME.log (NAME: install, install-boot, install-next), its
-# exit status to OUT/NAME.status and its guest logs under OUT/NAME/; a boot
-# runs only if the one before passed.  Exit status: the first failing
-# boot's.
+# boot writes its TAP lines to OUT/NAME.log (NAME: install, install-boot,
+# install-next), its exit status to OUT/NAME.status and its guest logs
+# under OUT/NAME/; a boot runs only if the one before passed.  Exit status:
+# the first failing boot's.
 #
 #   install-boots.sh DEB_DIR OUT KVER [KVER_NEXT]
 set -uo pipefail
@@ -36,8 +36,8 @@ mkdir -p "$out"
 disk=$out/upper.img
 rm -f "$disk" "$out"/*.log "$out"/*.status
 rc=0
-# A boot's timeout holds DKMS's two builds under TCG: 16 minutes on two
-# vCPUs, 22 on one.
+# A boot's timeout holds DKMS's two builds under TCG (install-check): 16
+# minutes on a slow day.
 boot() { # NAME KVER STEP...
 	local name=$1 kv=$2 status
 	shift 2
