@@ -2530,6 +2530,12 @@ static struct nck_agg_op *nck_agg_prepare(struct nck_comm *c,
 		goto free;
 	op->deadline = jiffies +
 		msecs_to_jiffies(a->timeout_ms ?: c->timeout_ms);
+	/*
+	 * No answer fails the operation after nck_max_retries timeouts and
+	 * as long a silence as they take at the longest RTO, not sooner: a
+	 * peer whose answers a full queue dropped for 2 s is alive (rel.h).
+	 */
+	op->rtx.quiet_min = (u64)nck_max_retries * nck_rto_max_ms * NSEC_PER_MSEC;
 	return op;
 free:
 	nck_agg_op_free(c, op);

@@ -331,7 +331,9 @@ int nck_rtx_expired(struct nck_rtx *t)
 		return NCK_RTX_PROBE;
 	}
 	t->tail = 0;
-	if (++t->retries > nck_max_retries)
+	if (!t->retries++)
+		t->quiet_from = now;
+	if (t->retries > nck_max_retries && now - t->quiet_from >= t->quiet_min)
 		return -ETIMEDOUT;
 	t->rto = min_t(u64, t->rto * 2, (u64)nck_rto_max_ms * NSEC_PER_MSEC);
 	t->backed = max(t->backed, t->rto);

@@ -284,6 +284,8 @@ u64 nck_rtt_pto(const struct nck_rtt *r);
  */
 struct nck_rtx {
 	u64 rto, pto, at, due, backed;
+	/* silence since the first expiry the peers left unanswered */
+	u64 quiet_from, quiet_min;
 	u32 resent, dups;
 	unsigned int retries;
 	u8 probes, tail;
@@ -295,7 +297,12 @@ void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r);
 void nck_rtx_arm(struct nck_rtx *t);
 /*
  * It expired: NCK_RTX_PROBE (probe), NCK_RTX_RTO (back off and
- * retransmit), or -ETIMEDOUT after nck_max_retries RTOs in a row.
+ * retransmit), or -ETIMEDOUT after nck_max_retries RTOs in a row and at
+ * least quiet_min ns of silence since the first of them.  The count alone
+ * is 2 s from a 2 ms RTO (2, 6, 14, ... 1510 ms): under a full backlog
+ * (two guests on one CPU, each with one communicator's bursts ahead of
+ * another's single frames) a live peer's answers were dropped that long,
+ * and the aggregation engine, which sets quiet_min, declared it dead.
  */
 enum { NCK_RTX_RTO, NCK_RTX_PROBE };
 #define NCK_RTX_PROBES		2
