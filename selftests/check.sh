@@ -5,7 +5,8 @@
 # then the module tests inside QEMU guests (selftests/net/run-all.sh) on
 # Debian's default kernel, the 6.12 line and (a smoke subset) 6.1's RT
 # kernel, and the Debian packages (built, lintian, then installed, used,
-# rebooted and removed in guests: selftests/install/install-boots.sh).
+# rebooted and removed in guests: selftests/install/install-boots.sh),
+# two guests at a time.
 # One TAP stream (selftests/lib/tap.sh): "ok N - name" or
 # "not ok N - name" per test, the plan, and a last line "N passed, N failed".
 #
@@ -97,28 +98,34 @@ for k in "${builds[@]}"; do
 	step "module-$k" scripts/build-module.sh "$k" "build/kmod-$k"
 done
 
-# --- the guests, one after the other (two vCPUs each).  Two at a time,
-# one vCPU each, was tried on 2026-11-29: 61 minutes instead of 85-110,
-# but both kernels' guests failed the same reductions (two communicators
-# with 4 operations in flight each: ETIMEDOUT after retries), which pass
-# on two vCPUs alone.  So the time comes from doing less twice instead:
-#   - the whole suite on Debian's default kernel (vm);
-#   - the suite on the 6.12 line (vm-next), without the tests of user
-#     space alone (NC_SKIP: the cluster builder's self-test, LLDP
-#     discovery, the MPI interposer) and without those of installed
-#     schedules, the bootstrap and injected frames, whose kernel parts
-#     the other tests use too or which no kernel interface shapes
-#     (t_sched, t_bootstrap, t_inject: 4 minutes);
-#   - PREEMPT_RT, where spinlocks sleep and the receive path runs in a
-#     thread: a smoke subset on 6.1's RT kernel (vm-rt-6.1: the
-#     communicator's lock taken in softirq by the transport, loss and
-#     repair, faults, teardown races).  Not the reductions: on 6.12's RT
-#     kernel a clean network's 20 allreduces of 128 KiB resent 7.8 % of
-#     their frames (t_reduce allows 2 %) in both runs of 2026-11-29, a
-#     defect of its own (issue 15); and no 6.12 RT guest (10 minutes);
-#   - the Debian packages installed, used, booted again fresh and removed
-#     on 6.1, DKMS building for it alone (install-boots.sh); make
-#     install-check also reboots them into the 6.12 line.
+# --- the guests: two at a time, one vCPU each (VM_SMP=1), then the
+# teardown races alone on two vCPUs (they need two CPUs to race).  Under
+# TCG two vCPUs ran the reductions only 1.2 times as fast as one (t_alltoall
+# and t_reduce: 338 s against 404 s), so two guests side by side on the two
+# cores do 1.7 times the work: one guest after the other took 75-85 of
+# CI's 90 minutes (2026-11-29: CI passed in 5114 s).  Two at a time failed
+# once, on 2026-11-29: a reduction under the other communicator's bursts
+# was declared dead after 2 s without answers; the engine now waits out a
+# silence of max_retries x rto_max_ms (5 s) first (rel.h, nck_rtx_expired).
+#   first stream: the suite on Debian's default kernel (vm), but for the
+#     MPI programs, the bootstrap and installed schedules (second stream)
+#     and the races; then the suite on the 6.12 line (vm-next) without the
+#     tests of user space alone (NC_SKIP: the cluster builder's self-test,
+#     LLDP discovery, the MPI interposer) and without those of installed
+#     schedules, the bootstrap and injected frames, whose kernel parts the
+#     other tests use too or which no kernel interface shapes;
+#   second stream: the Debian packages installed, used, booted again fresh
+#     and removed on 6.1, DKMS building for it alone (install-boots.sh;
+#     make install-check also reboots them into the 6.12 line); then
+#     vm-mpi: the MPI programs, the bootstrap and installed schedules on 6.1;
+#   last, two vCPUs, one at a time: the races on 6.1 and 6.12, and a smoke
+#     subset on 6.1's RT kernel, where spinlocks sleep and the receive
+#     path runs in a thread (vm-rt-6.1: the communicator's lock taken in
+#     softirq by the transport, loss and repair, faults, teardown races).
+#     Not the reductions: on 6.12's RT kernel a clean network's 20
+#     allreduces of 128 KiB resent 7.8 % of their frames (t_reduce allows
+#     2 %) in both runs of 2026-11-29, a defect of its own (issue 15).
+# The streams hold about the same work: 40 minutes each on a slow day.
 # An oops panics the 6.12 and RT guests at once (oops=panic; panic=-1
 # with -no-reboot ends QEMU), as a hung guest would cost CI its timeout.
 # The three 6.12 crashes of November 2026 (a corrupted slab list in the
@@ -126,35 +133,66 @@ done
 # ksoftirqd) came from QEMU 7.2's CMPXCHG16B flags, not from the module:
 # run-vm.sh boots every guest with clearcpuid=cx16 since.
 #
-# vm_suite NAME KVER KO [TEST...]: a guest booting KVER (the module KO, or
-# the tree's; kernel arguments $VM_APPEND) runs run-all.sh [TEST...].
-vm_suite() {
-	local name=$1 kv=$2 ko=$3 status before=$TAP_FAILED
+# vm_run NAME KVER KO [TEST...]: a guest booting KVER (the module KO, or
+# the tree's; kernel arguments $VM_APPEND) runs run-all.sh [TEST...]; its
+# output to $log/NAME.log, its exit status to $log/NAME.status.  The
+# results are relayed by vm_report, in order, once every guest is done.
+vm_run() {
+	local name=$1 kv=$2 ko=$3
 	shift 3
 	NC_KO=$ko selftests/vm/run-vm.sh --kver "$kv" --timeout 3000 \
 		${VM_APPEND:+--append "$VM_APPEND"} --out "build/vm/$name" -- \
 		selftests/net/run-all.sh "$@" >"$log/$name.log" 2>&1
-	status=$?
-	sub_run "$name" "$name/" "$log/$name.log" $status "$before"
-	[ $status -ne 0 ] || tap_ok "$name: guest $kv clean (no kernel warning), module unloaded"
+	echo $? >"$log/$name.status"
 }
-vm_suite vm "$kver" ""
-
-if [ -n "$kver_next" ] && [ -f "build/kmod-$kver_next/kmod/netcoll.ko" ]; then
-	VM_APPEND=oops=panic \
-		NC_SKIP="test-cluster.sh t_topo.sh t_mpi.sh t_sched.sh t_bootstrap.sh t_inject.sh" \
-		vm_suite vm-next "$kver_next" "$PWD/build/kmod-$kver_next/kmod/netcoll.ko"
-fi
+vm_report() {
+	local name=$1 kv=$2 status before=$TAP_FAILED
+	[ -f "$log/$name.status" ] || return 0
+	status=$(cat "$log/$name.status")
+	sub_run "$name" "$name/" "$log/$name.log" "$status" "$before"
+	[ "$status" -ne 0 ] || tap_ok "$name: guest $kv clean (no kernel warning), module unloaded"
+}
+next_ko=$PWD/build/kmod-$kver_next/kmod/netcoll.ko
 rt=$(rt_of "$kver")
-if [ -n "$rt" ] && [ -f "build/kmod-$rt/kmod/netcoll.ko" ]; then
-	VM_APPEND=oops=panic vm_suite vm-rt-6.1 "$rt" "$PWD/build/kmod-$rt/kmod/netcoll.ko" \
+rt_ko=$PWD/build/kmod-$rt/kmod/netcoll.ko
+rm -f "$log"/*.status
+export VM_SMP=1
+{
+	NC_EXCEPT="t_mpi.sh t_bootstrap.sh t_sched.sh t_races.sh" vm_run vm "$kver" ""
+	if [ -n "$kver_next" ] && [ -f "$next_ko" ]; then
+		VM_APPEND=oops=panic NC_EXCEPT=t_races.sh \
+			NC_SKIP="test-cluster.sh t_topo.sh t_mpi.sh t_sched.sh t_bootstrap.sh t_inject.sh" \
+			vm_run vm-next "$kver_next" "$next_ko"
+	fi
+} &
+first=$!
+{
+	if [ -f build/deb/netcoll-dkms_*_all.deb ]; then
+		selftests/install/install-boots.sh build/deb build/vm/install-boots \
+			"$kver" >"$log/install-boots.log" 2>&1
+	fi
+	vm_run vm-mpi "$kver" "" t_mpi.sh t_bootstrap.sh t_sched.sh
+} &
+second=$!
+wait $first $second
+export VM_SMP=2
+vm_run vm-races "$kver" "" t_races.sh
+if [ -n "$kver_next" ] && [ -f "$next_ko" ]; then
+	VM_APPEND=oops=panic vm_run vm-next-races "$kver_next" "$next_ko" t_races.sh
+fi
+if [ -n "$rt" ] && [ -f "$rt_ko" ]; then
+	VM_APPEND=oops=panic vm_run vm-rt-6.1 "$rt" "$rt_ko" \
 		t_netlink.sh t_lossy.sh t_faults.sh t_races.sh
 fi
 
+vm_report vm "$kver"
+vm_report vm-mpi "$kver"
+vm_report vm-races "$kver"
+vm_report vm-next "$kver_next"
+vm_report vm-next-races "$kver_next"
+vm_report vm-rt-6.1 "$rt"
 if [ -f build/deb/netcoll-dkms_*_all.deb ]; then
 	before=$TAP_FAILED
-	selftests/install/install-boots.sh build/deb build/vm/install-boots "$kver" \
-		>"$log/install-boots.log" 2>&1
 	for name in install install-boot; do
 		[ -f "build/vm/install-boots/$name.log" ] || continue
 		cp "build/vm/install-boots/$name.log" "$log/$name.log"

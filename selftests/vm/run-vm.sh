@@ -53,7 +53,9 @@ KVER=""
 KERNEL=""
 TIMEOUT=600
 MEM=2048
-SMP=2
+# VM_SMP: the default of --smp (make check runs two guests at once, one
+# vCPU each, on its two cores).
+SMP=${VM_SMP:-2}
 OUT=""
 APPEND=""
 DMESG_ALLOW=""
