@@ -98,33 +98,35 @@ for k in "${builds[@]}"; do
 	step "module-$k" scripts/build-module.sh "$k" "build/kmod-$k"
 done
 
-# --- the guests: two at a time, one vCPU each (VM_SMP=1), then the
-# teardown races alone on two vCPUs (they need two CPUs to race).  One
-# guest after the other took 75-85 of CI's 90 minutes (2026-11-29: CI
-# passed in 5114 s).  Under TCG two vCPUs ran the reductions only 1.2
-# times as fast as one (t_alltoall and t_reduce: 338 s against 404 s), but
-# the MPI programs 2.1 times (t_mpi: 795 s against 1669 s), so the MPI
-# programs share a stream with the packages, and the streams hold about
-# the same work (2026-11-30, one vCPU: vm 23 minutes, vm-next 21, the
-# packages 19, t_mpi 28, t_sched 5, t_bootstrap 3):
-#   first stream: the suite on Debian's default kernel (vm), but for the
-#     MPI programs and the bootstrap (second stream) and the races; then
-#     the suite on the 6.12 line (vm-next) without the tests of user space
-#     alone (NC_SKIP: the cluster builder's self-test, LLDP discovery, the
-#     MPI interposer) and without those of installed schedules, the
-#     bootstrap and injected frames, whose kernel parts the other tests use
-#     too or which no kernel interface shapes;
+# --- the guests: two at a time, one vCPU each (VM_SMP=1), then the MPI
+# programs, the teardown races and the RT smoke one at a time on two vCPUs.
+# One guest after the other took 75-85 of CI's 90 minutes (2026-11-29: CI
+# passed in 5114 s).  Under TCG a second vCPU made the reductions about 1.4
+# times as fast (t_reduce: 315 s against 455-500), the MPI programs 2.1
+# times (t_mpi: 795 s against 1669), and on one vCPU t_mpi's 8 ranks on 4
+# hosts once ran past mpirun's 600 s; the races need two CPUs to race.
+# 2026-11-30, one vCPU: vm 31 minutes (t_sched 5, t_topo 3, t_bcast 3.5 of
+# them), vm-next 22, the packages 20, t_bootstrap 2.6; so:
+#   first stream: the suite on Debian's default kernel (vm), but for what
+#     the other stream and the last step run; then the suite on the 6.12
+#     line (vm-next) without the tests of user space alone (NC_SKIP: the
+#     cluster builder's self-test, LLDP discovery, the MPI interposer) and
+#     without those of installed schedules, the bootstrap and injected
+#     frames, whose kernel parts the other tests use too or which no kernel
+#     interface shapes: about 41 minutes;
 #   second stream: the Debian packages installed, used, booted again fresh
 #     and removed on 6.1, DKMS building for it alone (install-boots.sh;
 #     make install-check also reboots them into the 6.12 line); then
-#     vm-mpi: the MPI programs and the bootstrap on 6.1;
-#   last, two vCPUs, one at a time: the races on 6.1 and 6.12, and a smoke
-#     subset on 6.1's RT kernel, where spinlocks sleep and the receive
-#     path runs in a thread (vm-rt-6.1: the communicator's lock taken in
-#     softirq by the transport, loss and repair, faults, teardown races).
-#     Not the reductions: on 6.12's RT kernel a clean network's 20
-#     allreduces of 128 KiB resent 7.8 % of their frames (t_reduce allows
-#     2 %) in both runs of 2026-11-29, a defect of its own (issue 15).
+#     vm-more: installed schedules, topologies, broadcast and the bootstrap
+#     on 6.1: about 35 minutes;
+#   last, two vCPUs, one at a time: the MPI programs on 6.1 (vm-mpi), the
+#     races on 6.1 and 6.12, and a smoke subset on 6.1's RT kernel, where
+#     spinlocks sleep and the receive path runs in a thread (vm-rt-6.1: the
+#     communicator's lock taken in softirq by the transport, loss and
+#     repair, faults, teardown races): about 22 minutes.  Not the
+#     reductions on RT: on 6.12's RT kernel a clean network's 20 allreduces
+#     of 128 KiB resent 7.8 % of their frames (t_reduce allows 2 %) in both
+#     runs of 2026-11-29, a defect of its own (issue 15).
 # On one vCPU next to another guest, two things failed that pass on two
 # vCPUs alone, both timing and not data: a reduction whose peers' answers
 # a full backlog dropped for 2 s was declared dead (the engine now waits
@@ -163,7 +165,8 @@ rt_ko=$PWD/build/kmod-$rt/kmod/netcoll.ko
 rm -f "$log"/*.status
 export VM_SMP=1
 {
-	NC_EXCEPT="t_mpi.sh t_bootstrap.sh t_races.sh" vm_run vm "$kver" ""
+	NC_EXCEPT="t_mpi.sh t_sched.sh t_topo.sh t_bcast.sh t_bootstrap.sh t_races.sh" \
+		vm_run vm "$kver" ""
 	if [ -n "$kver_next" ] && [ -f "$next_ko" ]; then
 		VM_APPEND=oops=panic NC_EXCEPT=t_races.sh \
 			NC_SKIP="test-cluster.sh t_topo.sh t_mpi.sh t_sched.sh t_bootstrap.sh t_inject.sh" \
@@ -176,11 +179,12 @@ first=$!
 		selftests/install/install-boots.sh build/deb build/vm/install-boots \
 			"$kver" >"$log/install-boots.log" 2>&1
 	fi
-	vm_run vm-mpi "$kver" "" t_mpi.sh t_bootstrap.sh
+	vm_run vm-more "$kver" "" t_sched.sh t_topo.sh t_bcast.sh t_bootstrap.sh
 } &
 second=$!
 wait $first $second
 export VM_SMP=2
+vm_run vm-mpi "$kver" "" t_mpi.sh
 vm_run vm-races "$kver" "" t_races.sh
 if [ -n "$kver_next" ] && [ -f "$next_ko" ]; then
 	VM_APPEND=oops=panic vm_run vm-next-races "$kver_next" "$next_ko" t_races.sh
@@ -191,6 +195,7 @@ if [ -n "$rt" ] && [ -f "$rt_ko" ]; then
 fi
 
 vm_report vm "$kver"
+vm_report vm-more "$kver"
 vm_report vm-mpi "$kver"
 vm_report vm-races "$kver"
 vm_report vm-next "$kver_next"
