@@ -22,7 +22,7 @@ tests=("$@")
 # on the second kernel line leaves out what runs only user space there,
 # and two suites whose kernel parts the others use too).
 # NC_EXCEPT="t_mpi.sh ...": those left out without a word (make check
-# runs them in a guest of their own, next to this one).
+# runs them in another guest: selftests/check.sh).
 for t in "${tests[@]}"; do
 	[[ " ${NC_EXCEPT:-} " == *" $t "* ]] && continue
 	if [[ " ${NC_SKIP:-} " == *" $t "* ]]; then
