@@ -26,8 +26,9 @@ mpi_usable() { command -v mpirun >/dev/null && [ -x "$MPI_CHECK" ] && [ -e "$NCM
 # NC_MPI_QUIET seconds (120): an operation that stalls under MPI's hour
 # of budget is seen while it stalls, not only at the limit.
 mpi_launch() {
-	local name=$1 first ns pid limit=${NC_MPIRUN_TIMEOUT:-600} t=0
-	local quiet=${NC_MPI_QUIET:-120} size last=-1 still=0 dumped=0
+	local name=$1 first ns pid limit=${NC_MPIRUN_TIMEOUT:-600}
+	local quiet=${NC_MPI_QUIET:-120} size last=-1 start=$SECONDS
+	local changed=$SECONDS dumped_quiet=0 dumped_end=0
 	shift
 	first=$(cluster_hosts | head -n 1)
 	ns=$(cluster_ns "$first")
@@ -36,19 +37,23 @@ mpi_launch() {
 	timeout "$limit" ip netns exec "$ns" unshare --uts \
 		sh -c 'hostname "$0" && exec "$@"' "$first" "$@" >"$T_LOG/$name.log" 2>&1 &
 	pid=$!
+	# Deadlines in seconds ($SECONDS), not loop turns: on a slow guest
+	# a turn takes longer than its sleep, and the dumps never came.
 	while kill -0 "$pid" 2>/dev/null; do
-		[ $t -ne $(((limit - 10) * 5)) ] || mpi_stuck | tee -a "$T_LOG/$name.log" >&2
+		if [ $dumped_end = 0 ] && [ $((SECONDS - start)) -ge $((limit - 10)) ]; then
+			mpi_stuck | tee -a "$T_LOG/$name.log" >&2
+			dumped_end=1
+		fi
 		size=$(stat -c %s "$T_LOG/$name.log" 2>/dev/null || echo 0)
 		if [ "$size" != "$last" ]; then
 			last=$size
-			still=0
-		elif [ $((still += 1)) -eq $((quiet * 5)) ] && [ $dumped = 0 ]; then
+			changed=$SECONDS
+		elif [ $dumped_quiet = 0 ] && [ $((SECONDS - changed)) -ge "$quiet" ]; then
 			{ echo "stuck: no output for $quiet s"; mpi_stuck; } |
 				tee -a "$T_LOG/$name.log" >&2
-			dumped=1
+			dumped_quiet=1
 		fi
 		sleep 0.2
-		t=$((t + 1))
 	done
 	wait "$pid"
 }
