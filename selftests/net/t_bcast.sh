@@ -13,7 +13,16 @@ T_NAME=bcast
 source "$(dirname "$0")/lib.sh"
 
 # bc_on LOGNAME "HOSTS" args of nc_bcast_check (without --rank/--size)
-bc_on() { local name=$1 hosts=$2; shift 2; nc_ranks "$name" "$hosts" "$NC_BCAST_CHECK" "$@"; }
+# A 30 s budget unless the test gives one (the last --timeout counts): the
+# ranks' processes start one after the other, about 0.7 s apart on one
+# loaded vCPU, and a sender waits for its last child's acks, so a root's
+# default 5 s was spent before rank 7 had called (once, next to another
+# guest: every rank byte-exact, ranks 0 and 4 ETIMEDOUT).
+bc_on() {
+	local name=$1 hosts=$2
+	shift 2
+	nc_ranks "$name" "$hosts" "$NC_BCAST_CHECK" --timeout 30000 "$@"
+}
 
 # Unreclaimable slab + vmalloc, KiB: where the module's memory shows (the
 # dentries and inodes of the tools the test runs are reclaimable).
