@@ -38,8 +38,9 @@
  *    parent keeps a fragment set per child and acks as the core says (every
  *    NCK_ACK_EVERY fragments, on holes, duplicates and request), before
  *    its process posted too (the core's early books); the child resends
- *    holes its selective acks show at once, again when a later
- *    transmission arrived first (RACK), and on its retransmission timeout
+ *    holes its selective acks show lost (the path's reordering threshold,
+ *    rel.c), again when a later transmission arrived first (RACK), and
+ *    on its retransmission timeout
  *    probes: the first fragment missing and the newest an ack can show
  *    (nck_frags_probe, as the transport's tail-loss probe), whose ack
  *    shows the rest.  It resent up to NCK_AGG_BURST fragments there
@@ -73,7 +74,8 @@
  *    fragments going up (AGG_ACK with NETCOLL_F_RESULT; its requests
  *    ack too), and a sender has at most NCK_AGG_DN_BYTES of results
  *    unacked at its children (nck_agg_push_down).  What an ack shows
- *    lost goes again at once (the core's fast retransmission and RACK);
+ *    lost goes again at once (the core's fast retransmission and RACK,
+ *    with the down direction's own reordering threshold);
  *    a child's timeout gets the oldest fragment it lacks, if that went
  *    longer ago than the down direction's own round trip (queues
  *    included) allows, else only "alive".  Sent all at once, a 1 MiB
@@ -1054,7 +1056,8 @@ static void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
 		if (!resent)
 			nck_rtt_sample(&c->agg.dn_rtt, us);
 	}
-	nck_frags_fast_retransmit(&p->dn[ci], sacked, nck_agg_resend_down, &x);
+	nck_frags_fast_retransmit(c, &p->dn[ci], sacked, &c->agg.dn_rtt,
+				  nck_agg_resend_down, &x);
 }
 
 /* A windowed result: tell its sender which fragments we hold. */
@@ -1526,7 +1529,8 @@ static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	if (op->progress)
 		nck_agg_progress(c, op);
-	nck_frags_fast_retransmit(&p->up, sacked, nck_agg_resend_up, &x);
+	nck_frags_fast_retransmit(c, &p->up, sacked, &c->agg.rtt,
+				  nck_agg_resend_up, &x);
 	nck_agg_push_all(c, op, txq);
 	nck_agg_piece_check(c, op, p);
 }

@@ -11,11 +11,14 @@
  *                     acks every NCK_ACK_EVERY new fragments, on a hole, on
  *                     a duplicate, when asked and when complete (unless the
  *                     reply to the message acks its end: end_by_reply)
- *   fast retransmit   holes below the highest selectively acked fragment
- *                     are resent at once; a sender stamps every
+ *   fast retransmit   a hole with NCK_DUPTHRESH fragments acked above it
+ *                     (more once the path was seen to reorder: a
+ *                     fragment sent once acked after later ones tells
+ *                     by how much) is
+ *                     resent at once; a sender stamps every
  *                     transmission, and a fragment still unacknowledged
- *                     when one sent after it was acked is lost (RACK, RFC
- *                     8985, by transmission order), so a lost
+ *                     when one sent that long after it was acked is lost
+ *                     (RACK, RFC 8985, by transmission order), so a lost
  *                     retransmission goes again after a round trip, not a
  *                     timeout; a timeout probes with the oldest and newest
  *                     unacknowledged fragment, and the holes their ack
@@ -56,22 +59,27 @@
 
 struct nck_comm;
 struct nc_frame;
+struct nck_rtt;
 
 /* A receiver acks every NCK_ACK_EVERY new fragments of a message. */
 #define NCK_ACK_EVERY		8
 /* An ack's selective bits: the fragments just past its cumulative point. */
 #define NCK_SACK_BITS		32
+/* Fragments acked above a hole before it counts as lost, at least. */
+#define NCK_DUPTHRESH		3
 
 /**
  * struct nck_tx_stamp - a sender's last transmission of one fragment
  * @order: the set's transmission count then (0: never sent)
- * @us: the time then, low 31 bits of microseconds
+ * @us: the time then, low 30 bits of microseconds
  * @resent: sent more than once: its ack may be the first copy's
+ * @fast: resent by fast retransmission, as lost (not by a timeout)
  */
 struct nck_tx_stamp {
 	u32 order;
-	u32 us : 31;
+	u32 us : 30;
 	u32 resent : 1;
+	u32 fast : 1;
 };
 
 /* Sets of at most these many fragments keep their state inside. */
@@ -95,6 +103,16 @@ struct nck_tx_stamp {
  * @tx_next: sender: one past the highest fragment sent
  * @rack_order: sender: the latest transmission known to have arrived;
  *	an unacknowledged fragment sent before it is lost
+ * @probed: sender: a timeout probed (nck_frags_probe); the next ack's
+ *	holes are older than a timeout, so lost whatever the reordering
+ * @once_order: sender: the latest transmission of a fragment sent once
+ *	known to have arrived
+ * @reordered: sender: the most fragments acked above a fragment sent once
+ *	before its own ack came, since the last nck_frags_fast_retransmit()
+ * @reordered_rtx: sender: the same for fast resends whose ack came sooner
+ *	than a round trip (their first copy's, probably)
+ * @late: sender: fragments sent once acked late, since then (counted
+ *	there, per netns)
  * @min_rtt_us: sender: smallest round trip seen (U32_MAX: none yet)
  * @word: @bits of a set of at most NCK_FRAGS_INLINE_BITS fragments
  * @tx_inline: @tx of a sender's set of at most NCK_FRAGS_INLINE_TX
@@ -111,8 +129,10 @@ struct nck_frags {
 	u32 resent_below;
 	bool ack_held;
 	bool end_by_reply;
+	bool probed;
 	struct nck_tx_stamp *tx;
 	u32 tx_count, tx_next, rack_order, min_rtt_us;
+	u32 once_order, reordered, reordered_rtx, late;
 	unsigned long word;
 	struct nck_tx_stamp tx_inline[NCK_FRAGS_INLINE_TX];
 };
@@ -201,12 +221,16 @@ static inline void nck_frags_unhold_ack(struct nck_frags *s, u32 *held)
 u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
 		  void (*newly)(void *arg, u32 k), void *arg);
 /*
- * Sender, after each ack: resend(arg, k) each hole below sacked not
- * resent before, and (with stamps) each fragment the ack's view shows
- * missing that was sent before one that arrived.  Stops at the first
- * error.  Returns the number resent or that error.
+ * Sender, after each ack: resend(arg, k) each hole not resent before with
+ * r's reordering (at least NCK_DUPTHRESH) fragments acked above it, and
+ * (with stamps) each fragment the ack's view shows missing that went that
+ * many transmissions before one that arrived.  Learns r's reordering from
+ * fragments sent once that were acked after later ones.  Stops at the
+ * first error.  Returns the number resent or that error; counts those
+ * late fragments in c's netns.
  */
-int nck_frags_fast_retransmit(struct nck_frags *s, u32 sacked,
+int nck_frags_fast_retransmit(struct nck_comm *c, struct nck_frags *s,
+			      u32 sacked, struct nck_rtt *r,
 			      int (*resend)(void *arg, u32 k), void *arg);
 /*
  * Sender, on a timeout: resend(arg, k) the oldest unacknowledged fragment
@@ -231,10 +255,15 @@ int nck_frags_probe(struct nck_frags *s, u32 sent,
  *	estimate never learnt of the queue.  A timeout that repaired a loss
  *	is not kept: where most frames are lost (incast) samples are rare,
  *	and every later loss waited for the backed-off timeout.
+ * @reordering: fragments a frame was seen overtaken by on this path (0:
+ *	none yet); fast retransmission waits for that many acked above a
+ *	hole (nck_frags_fast_retransmit).  It only grows, as Linux's
+ *	tp->reordering, within NCK_SACK_BITS.
  */
 struct nck_rtt {
 	u32 srtt_us, rttvar_us;
 	u64 backoff_ns;
+	u32 reordering;
 };
 
 void nck_rtt_sample(struct nck_rtt *r, u32 us);

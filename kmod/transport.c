@@ -7,9 +7,9 @@
  * identified on the wire by (op_seq, src, dst, tag).  Messages are cut
  * into fragments of the device MTU.  The receiver keeps a fragment set
  * per message and acks as the core says; the sender keeps at most
- * nck_tx_window fragments in flight, and holes that selective acks reveal
- * are resent at once, again if a later transmission arrived first (the
- * core's RACK).  A retransmission timeout resends what is
+ * nck_tx_window fragments in flight, and holes that selective acks show
+ * lost (past the path's reordering) are resent at once, again if a later
+ * transmission arrived first (the core's RACK).  A retransmission timeout resends what is
  * unacknowledged; until the operation has seen a hole, only each
  * message's oldest and newest such fragment, as a probe.  Once it has
  * seen one, tail-loss probes at twice the round trip (the core's) send
@@ -358,7 +358,8 @@ static int nck_input_ack(struct nck_op *op, const struct nc_frame *f)
 		op->tx_first++;
 	if (op->progress)
 		nck_op_progress(op);
-	n = nck_frags_fast_retransmit(&x.m->fr, sacked, nck_tx_resend, &x);
+	n = nck_frags_fast_retransmit(op->c, &x.m->fr, sacked, &op->c->rtt,
+				      nck_tx_resend, &x);
 	return n < 0 ? n : 0;
 }
 

@@ -379,6 +379,10 @@ enum netcoll_stat {
 					 * twice (NETCOLL_F_DUP): resent while
 					 * queued, or copied by the network
 					 */
+	NETCOLL_STAT_TX_REORDERED,	/* fragments we sent once, acked after
+					 * ones sent later: the path reorders
+					 * (and its reordering grows to match)
+					 */
 
 	__NETCOLL_STAT_MAX,
 	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
