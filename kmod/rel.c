@@ -248,13 +248,22 @@ u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
 /*
  * Sent before a transmission that arrived, and not acknowledged: lost,
  * once `thresh` transmissions after it went out before the one that
- * arrived, or (tail) the one that arrived is the newest.
+ * arrived (one, for a resend), or (tail) the one that arrived is the
+ * newest.
  */
 static bool nck_frags_rack_lost(const struct nck_frags *s, u32 k, u32 thresh,
 				bool tail)
 {
 	u32 order = s->tx ? s->tx[k].order : 0;
 
+	/*
+	 * A resend went after the reordering was waited out: one sent after
+	 * it that came says it is lost.  Waiting `thresh` for resends too
+	 * made alltoalls of 1 MiB under 10 % loss 1.66x slower with fewer
+	 * frames sent: a lost resend waited.
+	 */
+	if (order && s->tx[k].resent)
+		thresh = 1;
 	return order && order < s->rack_order &&
 	       (s->rack_order - order >= thresh ||
 		(tail && s->rack_order == s->tx_count));
