@@ -17,8 +17,9 @@
  *                     by how much) is
  *                     resent at once; a sender stamps every
  *                     transmission, and a fragment still unacknowledged
- *                     when one sent that long after it was acked is lost
- *                     (RACK, RFC 8985, by transmission order), so a lost
+ *                     when one sent that long after it (after a resend:
+ *                     any) was acked is lost (RACK, RFC 8985, by
+ *                     transmission order), so a lost
  *                     retransmission goes again after a round trip, not a
  *                     timeout; a timeout probes with the oldest and newest
  *                     unacknowledged fragment, and the holes their ack
