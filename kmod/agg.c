@@ -182,6 +182,7 @@
 #define NCK_AGG_PROBE_EVERY	16	/* ops between round-trip probes */
 #define NCK_AGG_REPEAT_OPS	64	/* operations sent twice after a loss */
 #define NCK_AGG_REPEAT_FRAGS	2	/* ... if their pieces are that small */
+#define NCK_AGG_OP_RTO_MIN_MS	10	/* an unwindowed operation's timeout */
 #define NCK_AGG_DN_FRAGS	16	/* larger results go down in a window */
 #define NCK_AGG_DN_BYTES	(128 * 1024)	/* ... of this many bytes */
 #define NCK_AGG_DN_MIN		4	/* ... and at least these fragments */
@@ -256,6 +257,14 @@ struct nck_agg_op {
 	struct nck_agg_asker *askers;	/* [c->size]; NULL: nobody asks us */
 	unsigned long deadline;
 	struct nck_rtx rtx;
+	/*
+	 * How long it ran here (from t0_ns) is timed into
+	 * c->agg.op_rtt[op_class] unless it timed out (expired); -1: not
+	 * timed (a broadcast, a windowed result).
+	 */
+	u64 t0_ns;
+	s8 op_class;
+	bool expired;
 	/* One fragment going up is timed for the round-trip estimate. */
 	struct nck_agg_piece *probe;
 	u32 probe_k;
@@ -505,6 +514,52 @@ static void nck_agg_disarm_idle(struct nck_comm *c)
 	hrtimer_try_to_cancel(&c->agg.timer);
 }
 
+/*
+ * Operation timing.  The up direction's round trip times a hop, but a
+ * rank that sent its part waits for the whole tree: the slowest rank's
+ * posting and every level up and down.  On a slow guest an 8 B allreduce
+ * on 8 hosts took 1.6-2.7 ms at the median against a 2 ms timeout: 1.7
+ * timeouts per operation, each asking for the result and so repeating
+ * the next NCK_AGG_REPEAT_OPS operations (76 frames per allreduce
+ * instead of 28, 1.3-1.6x the time).  So an operation's timeout is at
+ * least what operations of its size took here (SRTT + 4 RTTVAR), and at
+ * least NCK_AGG_OP_RTO_MIN_MS, the reductions' smallest timeout before
+ * the core: every rank's process must run, and on a busy guest (HZ=250)
+ * a woken one waits a tick or more.  With the estimate alone 46 of 100
+ * such allreduces still timed out somewhere and kept repeating (64
+ * frames); with the floor 5 (32 frames, the time before the core).  A
+ * lost frame of a small operation waits longer, but repetition covers
+ * most.  Windowed results have acks in both directions and broadcasts
+ * their own pace: not timed, their losses keep the short timeout.
+ */
+static s8 nck_agg_op_class(const struct nck_agg_op *op)
+{
+	u32 j, frags = 0;
+
+	if (nck_agg_bcast(op))
+		return -1;
+	for (j = 0; j < op->npieces; j++) {
+		if (op->piece[j].windowed)
+			return -1;
+		frags += op->piece[j].nfrags;
+	}
+	return min_t(u32, fls(frags), NCK_AGG_OP_CLASSES - 1);
+}
+
+static void nck_agg_time_op(struct nck_comm *c, struct nck_agg_op *op)
+{
+	struct nck_rtt *r;
+
+	if (op->op_class < 0)
+		return;
+	r = &c->agg.op_rtt[op->op_class];
+	/* Karn, but the first sample is taken: else none might ever be */
+	if (op->expired && r->srtt_us)
+		return;
+	nck_rtt_sample(r, min_t(u64, div_u64(ktime_get_ns() - op->t0_ns,
+					     NSEC_PER_USEC), U32_MAX / 8));
+}
+
 static void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
 {
 	lockdep_assert_held(&c->lock);
@@ -522,16 +577,36 @@ static void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
 		nck_comm_break(c);
 	} else {
 		nck_stat_inc(c->nn, NETCOLL_STAT_AGG_OPS);
+		nck_agg_time_op(c, op);
 		nck_agg_early_rescan(c);	/* the OSO window moved */
 	}
 	nck_agg_disarm_idle(c);
 	wake_up_all(&c->agg.wq);
 }
 
+/* The timeout from the estimates: a hop's, at least the operation's. */
+static void nck_agg_rtx_restart(struct nck_comm *c, struct nck_agg_op *op)
+{
+	const struct nck_rtt *r;
+	u64 floor;
+
+	nck_rtx_progress(&op->rtx, &c->agg.rtt);
+	if (op->op_class < 0)
+		return;
+	r = &c->agg.op_rtt[op->op_class];
+	floor = (u64)min(NCK_AGG_OP_RTO_MIN_MS, nck_rto_max_ms) * NSEC_PER_MSEC;
+	if (r->srtt_us)
+		floor = max(floor, nck_rtt_rto(r));
+	if (floor > op->rtx.rto) {
+		op->rtx.rto = floor;
+		nck_rtx_arm(&op->rtx);
+	}
+}
+
 /* Something new arrived or was acked: the timer restarts from the estimate. */
 static void nck_agg_progress(struct nck_comm *c, struct nck_agg_op *op)
 {
-	nck_rtx_progress(&op->rtx, &c->agg.rtt);
+	nck_agg_rtx_restart(c, op);
 	nck_agg_arm(c, op->rtx.at);
 }
 
@@ -2349,6 +2424,7 @@ static enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 				continue;
 			}
 			nck_stat_inc(c->nn, NETCOLL_STAT_RTO_EXPIRED);
+			op->expired = true;
 			nck_agg_retransmit(c, op, &txq);
 		}
 		nck_agg_acks_release(c, op, &txq);
@@ -2570,6 +2646,7 @@ static struct nck_agg_op *nck_agg_prepare(struct nck_comm *c,
 	if (!op)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&op->ref, 1);
+	op->op_class = -1;	/* timed from its start (nck_agg_op_class) */
 	op->op = a->op;
 	op->dtype = a->dtype;
 	op->opcode = a->op << 8 | a->dtype;
@@ -2703,7 +2780,9 @@ static void nck_agg_install(struct nck_comm *c, struct nck_agg_op *op,
 	*slot = op;
 	op->seq = seq;
 	op->started = true;
-	nck_rtx_progress(&op->rtx, &c->agg.rtt);
+	op->op_class = nck_agg_op_class(op);
+	op->t0_ns = ktime_get_ns();
+	nck_agg_rtx_restart(c, op);
 	c->agg.next++;
 
 	for (j = 0; j < op->npieces; j++)

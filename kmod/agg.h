@@ -26,6 +26,8 @@ struct nck_tree;
 
 /* Ops in flight at most per communicator: slots for 2 * OSO sequences. */
 #define NCK_AGG_SLOTS		(2 * NETCOLL_OSO_MAX)
+/* Operation sizes timed apart: by log2 of their fragments, 1 .. 64+. */
+#define NCK_AGG_OP_CLASSES	8
 
 /**
  * struct nck_agg - a communicator's aggregation state
@@ -53,6 +55,10 @@ struct nck_tree;
  * @rtt: round trip of fragments going up; c->lock
  * @dn_rtt: from sending a windowed result's fragment to a child to its
  *	ack, queues included; c->lock
+ * @op_rtt: per size class, from a reduction's start here to its result,
+ *	the slowest rank's posting included; not windowed ones, not ones
+ *	that timed out (Karn); its timeout is a floor under the
+ *	operation's (nck_agg_progress); c->lock
  * @repeating: small operations are sent twice (a loss was seen); c->lock
  * @repeat_until: ... until this operation; c->lock
  * @early: frames of operations not started here yet; c->lock
@@ -80,6 +86,7 @@ struct nck_agg {
 	struct work_struct bcast_work;
 	struct nck_rtt rtt;
 	struct nck_rtt dn_rtt;
+	struct nck_rtt op_rtt[NCK_AGG_OP_CLASSES];
 	bool repeating;
 	u32 repeat_until;
 	struct sk_buff_head early;
