@@ -124,7 +124,11 @@
  *    none of it, or a windowed one, whose acks show its losses, is late,
  *    not lost: nck_agg_late()) it sends those frames twice, back to back,
  *    for the next NCK_AGG_REPEAT_OPS operations; the first-time fragments of larger
- *    pieces still go once, their losses show as holes.  Where no
+ *    pieces still go once, their losses show as holes.  A request on a
+ *    timeout and the repair answering it start repetition but do not
+ *    prolong it (nck_agg_saw_timeout), and while nothing is repeated an
+ *    operation waits out how long its kind takes before it times out
+ *    (nck_agg_rtx_restart).  Where no
  *    operation ever times out nothing is repeated; a copy that arrives
  *    second is an ordinary duplicate (a parent answers it with an ack, a
  *    result copy is dropped).  A frame more is cheap next to a timeout:
@@ -584,14 +588,27 @@ static void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
 	wake_up_all(&c->agg.wq);
 }
 
-/* The timeout from the estimates: a hop's, at least the operation's. */
+/* Is op among the operations repetition covers (see the top)? */
+static bool nck_agg_repeats_op(const struct nck_comm *c,
+			       const struct nck_agg_op *op)
+{
+	return c->agg.repeating && nck_seq_before(op->seq, c->agg.repeat_until);
+}
+
+/*
+ * The timeout from the estimates: a hop's, and while nothing is repeated
+ * at least the operation's.  While repetition is on a loss was seen
+ * lately, and a timeout is mostly one more (both copies lost): it keeps
+ * the hop's, else 100 allreduces of 1 KiB under 10 % loss took 2.6 s
+ * instead of 1.3.
+ */
 static void nck_agg_rtx_restart(struct nck_comm *c, struct nck_agg_op *op)
 {
 	const struct nck_rtt *r;
 	u64 floor;
 
 	nck_rtx_progress(&op->rtx, &c->agg.rtt);
-	if (op->op_class < 0)
+	if (op->op_class < 0 || nck_agg_repeats_op(c, op))
 		return;
 	r = &c->agg.op_rtt[op->op_class];
 	floor = (u64)min(NCK_AGG_OP_RTO_MIN_MS, nck_rto_max_ms) * NSEC_PER_MSEC;
@@ -631,6 +648,19 @@ static void nck_agg_saw_loss(struct nck_comm *c, struct nck_agg_op *op)
 	if (!c->agg.repeating || nck_seq_before(c->agg.repeat_until, until))
 		c->agg.repeat_until = until;
 	c->agg.repeating = true;
+}
+
+/*
+ * A request on a timeout, or the repair that answers it: a loss, or a
+ * rank slower than the timeout.  It starts repetition but does not
+ * prolong it: while repeating the timeout is the hop's, and a slow rank
+ * would keep repetition on for ever (on 8 hosts of a slow guest: 43-57
+ * frames per small allreduce instead of 31).
+ */
+static void nck_agg_saw_timeout(struct nck_comm *c, struct nck_agg_op *op)
+{
+	if (!nck_agg_repeats_op(c, op))
+		nck_agg_saw_loss(c, op);
 }
 
 /*
@@ -914,7 +944,7 @@ static void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
 	p->res_asked = max(p->res_asked, p->res.next);
 	p->ask_ns = ktime_get_ns();
 	if (!nck_agg_late(p, p->res.count))
-		nck_agg_saw_loss(c, op);
+		nck_agg_saw_timeout(c, op);
 	nck_agg_send_nack(c, op, p, data ? &p->res : NULL, from, 0, 0, txq);
 }
 
@@ -1877,7 +1907,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	op->again = false;
 	/* what we sent x went missing (a repair within budget and rate) */
 	if (!nck_agg_late(p, f->seq || memchr_inv(map, 0, f->len)))
-		nck_agg_saw_loss(c, op);
+		nck_agg_saw_timeout(c, op);
 	frames = min(frames, op->repair_budget);
 	nck_agg_mark_repairs(op, txq, queued, frames);
 	op->repair_budget -= frames;
