@@ -412,10 +412,10 @@ void nck_rtx_arm(struct nck_rtx *t)
 	nck_rtx_next(t, now);
 }
 
-void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r)
+void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r, u64 floor)
 {
 	t->retries = 0;
-	t->rto = nck_rtt_rto(r);
+	t->rto = max(nck_rtt_rto(r), floor);
 	t->pto = nck_rtt_pto(r);
 	nck_rtx_arm(t);
 }

@@ -321,8 +321,11 @@ struct nck_rtx {
 	u8 probes, tail;
 };
 
-/* Progress: the timeouts go back to the estimate, armed from now. */
-void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r);
+/*
+ * Progress: the timeouts go back to the estimate (the RTO at least
+ * floor ns, 0 for none), armed from now.
+ */
+void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r, u64 floor);
 /* Frames go out after none were outstanding: armed from now. */
 void nck_rtx_arm(struct nck_rtx *t);
 /*

@@ -270,7 +270,7 @@ static struct nck_op *nck_op_alloc(struct nck_comm *c,
 
 static void nck_op_progress(struct nck_op *op)
 {
-	nck_rtx_progress(&op->rtx, &op->c->rtt);
+	nck_rtx_progress(&op->rtx, &op->c->rtt, 0);
 }
 
 /* Sender: what an ack is applied to. */
