@@ -252,6 +252,7 @@ struct nck_agg_op {
 	u64 charge;		/* bytes of c->mem_used */
 	u32 repair_budget;	/* fragments this op may still resend on nacks */
 	bool again;		/* frames going out are sent again */
+	bool dn_done;		/* every child has its whole result: push_down */
 	u32 acks_held;		/* children's acks held (rel.h flow control) */
 	int err;
 	u16 opcode;
@@ -1063,18 +1064,29 @@ static bool nck_agg_have_frag(const struct nck_comm *c,
 				       nck_frags_test(&p->res, k);
 }
 
-/* Bytes of op's windowed results sent to children and not acked. */
-static u64 nck_agg_dn_inflight(const struct nck_agg_op *op)
+/*
+ * Bytes of op's windowed results sent to children and not acked.  Once
+ * every child has acked its whole result nothing is left to send or wait
+ * for: op->dn_done, and nck_agg_push_down() passes it by from then on.
+ * It ran over every operation of the window on every frame received, the
+ * finished ones too, and was the module's costliest function (7 % of the
+ * guest's time in 4 MiB allreduces on 16 hosts).
+ */
+static u64 nck_agg_dn_inflight(struct nck_agg_op *op)
 {
+	bool done = true;
 	u32 j, i;
 	u64 n = 0;
 
 	for (j = 0; j < op->npieces; j++) {
 		const struct nck_agg_piece *p = &op->piece[j];
 
-		for (i = 0; p->dn && i < p->nchildren; i++)
+		for (i = 0; p->dn && i < p->nchildren; i++) {
 			n += p->dn_next[i] - p->dn[i].count;
+			done = done && nck_frags_full(&p->dn[i]);
+		}
 	}
+	op->dn_done = done;
 	return n * op->fs;
 }
 
@@ -1135,14 +1147,14 @@ static void nck_agg_push_down(struct nck_comm *c, struct sk_buff_head *txq)
 	lockdep_assert_held(&c->lock);
 	for (s = 0; s < w; s++) {
 		op = nck_agg_find(c, seq + s);
-		if (op) {
+		if (op && !op->dn_done) {
 			n += nck_agg_dn_inflight(op);
 			window = nck_agg_dn_window(c, op->fs);
 		}
 	}
 	for (s = 0; s < w && n < window; s++) {
 		op = nck_agg_find(c, seq + s);
-		if (op && !op->err)
+		if (op && !op->err && !op->dn_done)
 			nck_agg_push_op(c, op, &n, window, txq);
 	}
 }
