@@ -2,13 +2,13 @@
 /*
  * Aggregation trees: this rank's view (root, parent, children) of a tree
  * over all members.  Built in: f-nomial trees (Yu, Buntinas, Graham,
- * Panda, SC'03, appendix A) of the communicator's degree, tree t rooted
- * at rank t * size / NETCOLL_TREES_MAX so the pieces of a split vector
- * have different roots and inner nodes.  Installed: any tree user space
- * computed (topology-mapped, model-chosen degree), given as the parent of
- * every rank.  Broadcasts run on an f-nomial tree rooted at their root,
- * over rank order or over an installed order (the library's placement of
- * fast hosts on the positions with children).  Where ranks share a host,
+ * Panda, SC'03, appendix A) of the communicator's degree, tree t (of a
+ * split vector's piece t) over ranks mixed by t (nck_split_rank), so the
+ * pieces have different roots and inner nodes.  Installed: any tree user
+ * space computed (topology-mapped, model-chosen degree), given as the
+ * parent of every rank.  Broadcasts run on an f-nomial tree rooted at
+ * their root, over rank order or over an installed order (the library's
+ * placement of fast hosts on the positions with children).  Where ranks share a host,
  * the built-in trees are trees over hosts with each host's own ranks
  * hanging off its lead (nck_tree_placed_hosts).
  *
@@ -65,25 +65,46 @@ static u32 nck_fnomial_children(u32 v, u32 size, u32 degree, u32 *out,
 	return n;
 }
 
-struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index,
-				  const struct nck_hosts *hs)
+/*
+ * Who sits at position v of built-in tree t (1 .. NETCOLL_TREES_MAX - 1)
+ * of a split vector: rank v XOR t within each whole block of 8 positions,
+ * the last, partial block rotated by t (tree 0 is rank order).  Tree t
+ * is then rooted at rank t and its inner ranks differ from tree 0's, and
+ * yet each of its subtrees of 2, 4 or 8 positions holds an aligned block
+ * of ranks, as tree 0's do: neighbours in rank order, mostly on one
+ * switch.  Trees rotated by t * size / 8 (before) cut across those
+ * blocks, and left the odd ranks of 16 leaves in every tree: with 8
+ * pieces on two switches of 8 hosts, degree 4, the link between the
+ * switches carried 4 vectors each way and an even rank's cable 2.75,
+ * against 2 and 2 now (2(P-1)/P = 1.875 is the least any allreduce
+ * sends).  An involution within each whole block, so with pos it gives
+ * the position of a rank.
+ */
+static u32 nck_split_rank(u32 v, u32 size, u32 t, bool pos)
 {
-	return nck_tree_fnomial_rooted(rank, size, degree,
-				       (u32)((u64)index * size / NETCOLL_TREES_MAX),
-				       hs);
+	u32 whole = size & ~7U, part = size - whole;
+
+	if (v < whole)
+		return v ^ t;
+	t %= part;
+	return whole + (v - whole + (pos ? part - t : t)) % part;
 }
 
 /*
  * Who sits where: without an order, position v holds rank (v + root) %
- * size; with one, position 0 holds the root and 1.. the order without it.
+ * size, or for a split vector's tree mix rank nck_split_rank(v); with
+ * one, position 0 holds the root and 1.. the order without it.
  */
 struct nck_placing {
 	const u32 *order;
 	u32 size, root, root_at;	/* root_at: the root's index in order */
+	u32 mix;
 };
 
 static u32 nck_placing_rank(const struct nck_placing *pl, u32 v)
 {
+	if (!pl->order && pl->mix)
+		return nck_split_rank(v, pl->size, pl->mix, false);
 	if (!pl->order)
 		return (u32)(((u64)v + pl->root) % pl->size);
 	if (!v)
@@ -96,6 +117,8 @@ static u32 nck_placing_pos(const struct nck_placing *pl, u32 rank)
 {
 	u32 i;
 
+	if (!pl->order && pl->mix)
+		return nck_split_rank(rank, pl->size, pl->mix, true);
 	if (!pl->order)
 		return (rank + pl->size - pl->root) % pl->size;
 	if (rank == pl->root)
@@ -125,6 +148,20 @@ static struct nck_tree *nck_tree_placed(u32 rank, u32 degree,
 	t->installed = !!pl->order;
 	sort(t->children, n, sizeof(u32), nck_u32_cmp, NULL);
 	return t;
+}
+
+struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index,
+				  const struct nck_hosts *hs)
+{
+	struct nck_placing pl = { .size = size, .mix = index };
+
+	/* several ranks per host: trees over hosts, rotated as before */
+	if (hs)
+		return nck_tree_fnomial_rooted(rank, size, degree,
+					       (u32)((u64)index * size /
+						     NETCOLL_TREES_MAX), hs);
+	pl.root = nck_split_rank(0, size, index, false);
+	return nck_tree_placed(rank, degree, &pl);
 }
 
 /* ---------------------------------------------------------------- */

@@ -52,7 +52,10 @@ struct nck_hosts_sort {
 struct nck_hosts *nck_hosts_build(const u8 *addrs, u32 size, u8 alen);
 void nck_hosts_free(struct nck_hosts *hs);
 
-/* hs: the communicator's hosts (NULL: a rank per host) */
+/*
+ * Built-in tree index (0: rank order; others mixed, nck_split_rank); hs:
+ * the communicator's hosts (NULL: a rank per host)
+ */
 struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index,
 				  const struct nck_hosts *hs);
 struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree,

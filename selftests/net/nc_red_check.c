@@ -7,7 +7,8 @@
  * Each rank's input is a function of (seed, rank, element), so every rank
  * can compute every other rank's input, and with it the expected result:
  * the same trees the kernel uses (built-in f-nomial trees of --degree,
- * tree j rooted at j * P / 8, over hosts where the member table has ranks
+ * tree j over ranks mixed by j (rank_of_split), rooted at j * P / 8 over
+ * hosts where the member table has ranks
  * that share one, or those `nctl tree install ... topology` installed;
  * --check-trees compares them with the kernel's) combined in the same
  * fixed order, own data first, then the children in ascending rank order.  Floats include NaN, infinities,
@@ -126,9 +127,23 @@ static void apply(int op, int dt, void *acc, const void *in, size_t bytes)
 }
 
 /*
+ * The kernel's built-in tree j of a split vector (kmod/tree.c,
+ * nck_split_rank), written again from its rule: position v holds rank
+ * v XOR j in each whole block of 8 positions, the last, partial block
+ * rotated by j.
+ */
+static uint32_t rank_of_split(uint32_t v, uint32_t size, uint32_t j)
+{
+	uint32_t whole = size & ~7U, part = size - whole;
+
+	return v < whole ? v ^ j : whole + (v - whole + j % part) % part;
+}
+
+/*
  * parents[] of tree j: installed from --topology (nctl tree install ...
  * trees N topology FILE: tree j rotated by j * P / N positions), or the
- * kernel's built-in rule (rooted at j * P / 8, the communicator's degree).
+ * kernel's built-in rule (above; over hosts rooted at j * P / 8; the
+ * communicator's degree).
  */
 static int tree_parents(const struct opts *o, uint32_t j, uint32_t *parents)
 {
@@ -150,7 +165,7 @@ static int tree_parents(const struct opts *o, uint32_t j, uint32_t *parents)
 					  degree, order);
 	} else {
 		for (v = 0; v < o->size; v++)
-			order[v] = (v + root) % o->size;
+			order[v] = rank_of_split(v, o->size, j);
 	}
 	if (!err)
 		err = nc_tree_fnomial(o->size, degree, order, parents);
