@@ -189,12 +189,14 @@ nc_comm_on() {
 # succeed, a failing one's first "not ok" lines (or last lines) are
 # printed.  Logs: LOGNAME.HOST.log, or LOGNAME.HOST.rR.log for a host
 # listed more than once (several ranks on one host).  NC_RANKS_AS (an
-# array, e.g. a setpriv command) runs them as another user.
+# array, e.g. a setpriv command) runs them as another user.  They post
+# their first operation together (nc_start_gate).
 NC_RANKS_AS=()
 nc_ranks() {
 	local name=$1 hosts prog=$3 h r pids=() logs=() rc=0
 	read -r -a hosts <<<"$2"
 	shift 3
+	nc_start_gate ${#hosts[@]} || return 1
 	for r in "${!hosts[@]}"; do
 		h=${hosts[$r]}
 		logs[r]=$T_LOG/$name.$h.log
@@ -209,7 +211,23 @@ nc_ranks() {
 			{ rc=1; echo "${hosts[$r]} rank $r: $(grep -m2 "^not ok" "${logs[$r]}" ||
 								tail -n 2 "${logs[$r]}")"; }
 	done
+	nc_start_gate_end
 	return $rc
+}
+
+# nc_start_gate N : the checkers started next (N of them) wait for each
+# other before their first operation (selftests/net/start_gate.h says
+# why: launching them one by one can take longer than an operation's
+# budget).  Exports NC_START_GATE; a fresh directory each time, writable
+# by the user NC_RANKS_AS may switch to.
+nc_start_gate() {
+	local dir
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/nc-gate.XXXXXX") && chmod 1777 "$dir" || return 1
+	export NC_START_GATE="$dir $1"
+}
+nc_start_gate_end() {
+	[ -n "${NC_START_GATE:-}" ] && rm -rf "${NC_START_GATE% *}"
+	unset NC_START_GATE
 }
 
 # nc_mcast_group ID : the multicast address of communicator ID (h1's view).
@@ -241,6 +259,7 @@ nc_check_all() {
 	local name=$1 h r=0 n pids=() rc=0 i
 	shift
 	n=$(cluster_count)
+	nc_start_gate "$n" || return 1
 	for h in $(cluster_hosts); do
 		on "$h" "$NC_CHECK" --rank $r --size "$n" "$@" \
 			>"$T_LOG/$name.$h.log" 2>&1 &
@@ -252,6 +271,7 @@ nc_check_all() {
 		wait "${pids[$i]}" || { rc=1; echo "$h: $(tail -n 2 "$T_LOG/$name.$h.log")"; }
 		i=$((i + 1))
 	done
+	nc_start_gate_end
 	return $rc
 }
 

@@ -37,6 +37,7 @@
 
 #include "netcoll.h"
 #include "check_out.h"
+#include "start_gate.h"
 
 #define MAX_LIST	32
 #define MAX_CONC	16
@@ -179,6 +180,7 @@ int main(int argc, char **argv)
 	char *s, *save;
 	int c, err;
 
+	start_gate_init();
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c': o.comm = strtoul(optarg, NULL, 0); break;
@@ -244,6 +246,7 @@ int main(int argc, char **argv)
 		result(0, "rank %u: open/bind comm %u: %s", o.rank, o.comm, nc_strerror(err));
 		return 1;
 	}
+	start_gate_wait();
 	if (o.tune.nsizes && tune(ep, &o.tune))
 		return 1;
 	/* bound, but not posted: the kernel starts what its data brings */

@@ -29,6 +29,8 @@
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
+
+#include "start_gate.h"
 #include <time.h>
 
 #include <linux/netcoll.h>
@@ -529,6 +531,7 @@ int main(int argc, char **argv)
 	size_t bytes;
 	int err, ret = 1;
 
+	start_gate_init();
 	if (parse_opts(argc, argv, &o) || (!o.bootstrap && check_comm(&o)))
 		return 1;
 	for (i = 0; i < o.nsizes; i++)
@@ -568,6 +571,7 @@ bound:
 		     o.comm, o.rank, nc_strerror(err));
 		goto out;
 	}
+	start_gate_wait();
 	if (o.interrupt_ms && arm_interrupt(o.interrupt_ms)) {
 		ret = 1;
 		goto out;

@@ -34,6 +34,7 @@
 #define NC_RED_FLOAT
 #include "nc_reduce.h"
 #include "check_out.h"
+#include "start_gate.h"
 
 #define MAX_LIST	32
 
@@ -434,6 +435,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < NC_DT_COUNT; i++)
 		o.dtypes[o.ndtypes++] = i;
 	o.counts[o.ncounts++] = 1000;
+	start_gate_init();
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c': o.comm = strtoul(optarg, NULL, 0); break;
@@ -497,6 +499,7 @@ int main(int argc, char **argv)
 	}
 	if (check_trees_too)
 		check_trees(&o);
+	start_gate_wait();
 	for (unsigned int n = 0; n < o.ncounts; n++)
 		for (i = 0; i < o.nops; i++)
 			for (c = 0; c < o.ndtypes; c++)

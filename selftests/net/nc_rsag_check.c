@@ -32,6 +32,7 @@
 #define NC_RED_FLOAT
 #include "nc_reduce.h"
 #include "check_out.h"
+#include "start_gate.h"
 
 #define MAX_COUNTS	16
 
@@ -150,6 +151,7 @@ int main(int argc, char **argv)
 	char *tok, *save;
 	int c, dt, op, err;
 
+	start_gate_init();
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c': comm = strtoul(optarg, NULL, 0); break;
@@ -185,6 +187,7 @@ int main(int argc, char **argv)
 		result(0, "open/bind: %s", nc_strerror(err));
 		return 1;
 	}
+	start_gate_wait();
 	for (i = 0; i < iters; i++, seed++)
 		for (ci = 0; ci < ncounts; ci++)
 			for (dt = 0; dt < NC_DT_COUNT; dt++)
