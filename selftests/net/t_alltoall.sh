@@ -29,7 +29,10 @@ t_check "no frame dropped on a clean network (h1: $drops; acks held: $held)" \
 # A receiver whose process gets 10 % of a CPU (cgroup cpu.max: throttled,
 # never signalled) while three senders stream 1 MiB each to it.
 # Communicator 2 holds 2 MiB on receive, so acks are held from 1 MiB on,
-# the senders wait, and nothing is dropped for memory.
+# the senders wait, and nothing is dropped for memory.  The receiver's
+# process also sends its 3 MiB at 10 % of a CPU: each alltoall gets 30 s,
+# not the default 5 (a slow CI host's runs timed out in their 2nd-3rd
+# alltoall: the test is about bytes and memory, not time).
 SLOW_CG=/sys/fs/cgroup/nc-slow-receiver
 slow_receiver() {
 	local h members="" drops0 held0 pid p="" i rc=0
@@ -44,7 +47,7 @@ slow_receiver() {
 	mkdir -p $SLOW_CG && echo "10000 100000" >$SLOW_CG/cpu.max || return 1
 	drops0=$(nc_stat h1 drop_memory) held0=$(nc_stat h1 acks_held)
 	nc_ranks slow "h1 h2 h3 h4" "$NC_CHECK" --comm 2 --op alltoall \
-		--bytes 1048576 --iters 10 --algo linear &
+		--bytes 1048576 --iters 10 --algo linear --timeout 30000 &
 	pid=$!
 	for i in $(seq 100); do
 		p=$(pgrep -f -- "--rank 0 --size 4 --comm 2 ") && break
