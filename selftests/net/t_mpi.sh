@@ -1,9 +1,11 @@
 #!/bin/bash
 # MPI programs, unmodified: Debian's Open MPI runs one rank per host of the
-# emulated cluster (its own TCP transport between them), once as it is and
-# once with libnetcoll-mpi.so preloaded, which sends the collectives to the
-# kernel.  mpi_check compares every intercepted call with the MPI
-# library's own result; NETCOLL_MPI_VERBOSE says where the calls went.
+# emulated cluster (its own TCP transport between them), with
+# libnetcoll-mpi.so preloaded, which sends the collectives to the kernel.
+# mpi_check compares every intercepted call with the MPI library's own
+# result; NETCOLL_MPI_VERBOSE says where the calls went.  Programs that do
+# not check themselves against MPI (Fortran's counts, FFTW's bits) run
+# without the interposer too.
 # MPICH too (the interposer built with it, run by its launcher), when
 # installed.  Then real clients: FFTW's MPI FFT and hpcc.
 T_NAME=mpi
@@ -29,15 +31,15 @@ where() {
 		{ grep "^netcoll-mpi: $1:" "$T_LOG/$4.log"; return 1; }
 }
 
-t_check "mpi_check under Open MPI alone: every check passes" \
-	eval 'nc_mpirun plain "$MPI_CHECK" && grep -q " 0 failed" "$T_LOG/plain.log"'
+# mpi_check compares every intercepted call with the MPI library's own
+# result (PMPI_) in the same run, so no run without the interposer (Open
+# MPI alone took 70 s of make check's time here); its count of checks is
+# the program's, the same in every run below (MPICH's too).
 t_check "mpi_check with libnetcoll-mpi.so: every check passes" \
 	eval 'nc_mpirun netcoll -x LD_PRELOAD="$NCMPI" "$MPI_CHECK" &&
 	      grep -q " 0 failed" "$T_LOG/netcoll.log" &&
 	      grep -q "^netcoll-mpi: on, communicator" "$T_LOG/netcoll.log"'
 checks=$(grep -o "[0-9]* checks" "$T_LOG/netcoll.log")
-t_check "... the same $checks both ways" \
-	test "$(grep -o "[0-9]* checks" "$T_LOG/plain.log")" = "$checks"
 t_check "... barriers, reductions, broadcasts, alltoalls, allgathers, reduce_scatters went to netcoll" \
 	eval 'for k in Barrier Bcast Reduce Allreduce Alltoall Allgather Reduce_scatter_block; do
 		grep -Eq "^netcoll-mpi: MPI_$k: [1-9][0-9]* netcoll" "$T_LOG/netcoll.log" || exit 1
@@ -208,12 +210,14 @@ hpcc_run() { # NAME [mpirun args]
 }
 hpcc_key() { sed -n "s/^$2=//p" "$T_LOG/$1/hpccoutf.txt"; }
 if command -v hpcc >/dev/null && [ -e /usr/share/doc/hpcc/examples/_hpccinf.txt ]; then
-	t_check "hpcc (N=300, 2x2), Open MPI alone: Success=1, HPL passed, no PTRANS or RandomAccess errors" \
-		hpcc_run hpcc_plain
-	t_check "... with libnetcoll-mpi.so: the same" hpcc_run hpcc_nc -x LD_PRELOAD="$NCMPI"
-	t_check "... MPIFFT's error as small ($(hpcc_key hpcc_nc MPIFFT_maxErr) vs $(hpcc_key hpcc_plain MPIFFT_maxErr)); calls: $(mpi_calls hpcc_nc)" \
-		eval 'python3 -c "import sys; a, b = map(float, sys.argv[1:]); sys.exit(not a <= max(b * 10, 1e-14))" \
-			"$(hpcc_key hpcc_nc MPIFFT_maxErr)" "$(hpcc_key hpcc_plain MPIFFT_maxErr)" &&
+	# Its own checks are against its own references, so no run without
+	# the interposer (77 s of make check's time); Open MPI alone gave
+	# MPIFFT an error of 1.1e-15 here, the interposer the same.
+	t_check "hpcc (N=300, 2x2) with libnetcoll-mpi.so: Success=1, HPL passed, no PTRANS or RandomAccess errors" \
+		hpcc_run hpcc_nc -x LD_PRELOAD="$NCMPI"
+	t_check "... MPIFFT's error under 1e-14 ($(hpcc_key hpcc_nc MPIFFT_maxErr)); calls: $(mpi_calls hpcc_nc)" \
+		eval 'python3 -c "import sys; sys.exit(not float(sys.argv[1]) < 1e-14)" \
+			"$(hpcc_key hpcc_nc MPIFFT_maxErr)" &&
 		      grep -Eq "^netcoll-mpi: MPI_Allreduce: [1-9][0-9]* netcoll" "$T_LOG/hpcc_nc.log"'
 else
 	t_skip "hpcc" "not installed"
