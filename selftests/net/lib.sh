@@ -49,6 +49,19 @@ t_cleanup() {
 trap t_cleanup EXIT
 trap 'exit 130' INT TERM
 
+# t_smoke_end : a script's smoke subset ends here.  With NC_SMOKE set
+# (make check's guest on the second kernel line: the kernel interfaces,
+# not every case again) the rest is reported skipped, the module
+# unloaded, and the script ends.
+t_smoke_end() {
+	[ -n "${NC_SMOKE:-}" ] || return 0
+	t_skip "the rest" "NC_SMOKE: the first kernel line's guest runs them"
+	t_check "rmmod" nc_unload
+	cluster_down
+	t_done
+	exit
+}
+
 # t_check "what" CMD... : ok when CMD succeeds; its output is kept in the log.
 t_check() {
 	local what=$1 log

@@ -42,6 +42,8 @@ t_check "every root, $SIZES bytes, multicast" \
 t_check "1 MiB from roots 0, 3 and 7, tree and multicast" \
 	eval 'bc_on big "$ALL8" --comm 1 --bytes-list 1048576 --roots 0,3,7 &&
 	      bc_on bigm "$ALL8" --comm 1 --dist mcast --bytes-list 1048576 --roots 0,3,7'
+# The smoke subset (NC_SMOKE): down the tree and by multicast, then stop.
+t_smoke_end
 t_check "4 broadcasts in flight (posted, then waited), 20 rounds, roots 2 and 5" \
 	bc_on conc "$ALL8" --comm 1 --bytes-list 1,5000 --roots 2,5 --concurrent 4 --iters 20
 

@@ -31,6 +31,8 @@ roots_0_7() {
 		--dtypes double,uint32 --count-list 1,30000
 }
 t_check "reduce to root 0 (tree) and 7 (multicast), 1 and 30000 elements" roots_0_7
+# The smoke subset (NC_SMOKE): down the tree and by multicast, then stop.
+t_smoke_end
 
 splits() {
 	local s
