@@ -3,10 +3,10 @@
 # boundary (abi-check), checkpatch and sparse over the kernel code, a DKMS
 # build, the module built for every kernel line and its PREEMPT_RT variant,
 # then the module tests inside QEMU guests (selftests/net/run-all.sh) on
-# Debian's default kernel, the 6.12 line and (a smoke subset) 6.1's RT
-# kernel, and the Debian packages (built, lintian, then installed, used,
-# rebooted and removed in guests: selftests/install/install-boots.sh),
-# two guests at a time.
+# Debian's default kernel, (subsets) the 6.12 line and 6.1's RT kernel,
+# two guests at a time, and the Debian packages built and lintian-checked
+# (`make install-check` installs, uses, reboots and removes them in
+# guests: selftests/install/install-boots.sh).
 # One TAP stream (selftests/lib/tap.sh): "ok N - name" or
 # "not ok N - name" per test, the plan, and a last line "N passed, N failed".
 #
@@ -100,39 +100,38 @@ done
 
 # --- the guests: two at a time, one vCPU each (VM_SMP=1), then the MPI
 # programs, the teardown races and the RT smoke one at a time on two vCPUs.
-# One guest after the other took 75-85 of CI's 90 minutes (2026-11-29: CI
-# passed in 5114 s).  Under TCG a second vCPU made the reductions about 1.4
-# times as fast (t_reduce: 315 s against 455-500), the MPI programs 2.1
-# times (t_mpi: 795 s against 1669), and on one vCPU t_mpi's 8 ranks on 4
-# hosts once ran past mpirun's 600 s; the races need two CPUs to race.
-# 2026-12-01: this layout with every suite on 6.12 too took 4492 s here
-# and ran past CI's 5400 s there (a slower day), so the 6.12 guest now
-# runs the suites that exercise the kernel's interfaces (netlink, the
-# transport on veth and under loss, faults and teardown, user namespaces
-# and memory accounting) and the smoke subsets of the reductions and
-# broadcasts (NC_SMOKE: down the tree and by multicast); every case of
-# those runs on 6.1.  The module has no kernel-version conditionals: what
-# differs between the lines is the kernel under it, not our code paths.
-# Measured 2026-12-01, one vCPU: vm 22 minutes (t_reduce 9.5 of them),
-# t_bcast 4.5, the packages 22.5 (DKMS's build under TCG, dpkg -r's
-# depmod and triggers), vm-more 13 (t_sched 6.3, t_topo 3.5, t_bootstrap
-# 3), vm-next about 8 now; so:
+# The host's two cores are busy all along (idle 5 % of the time), so the
+# time is the guests' work: under TCG a second vCPU made the reductions
+# about 1.4 times as fast (t_reduce: 315 s against 455-500) and the MPI
+# programs 2.1 times (t_mpi: 795 s against 1669; on one vCPU its 8 ranks
+# on 4 hosts once ran past mpirun's 600 s); the races need two CPUs.
+# With every suite on 6.12 too and the Debian packages booted here, this
+# took 4492 s on 2026-11-30 and ran past CI's 5400 s there; on 2026-12-01
+# the same guests ran a fifth slower here (dpkg -i with DKMS's build: 1203
+# s against 970; t_reduce 723 against 570).  So make check keeps:
 #   first stream: the suite on Debian's default kernel (vm), but for what
-#     the other stream and the last step run, then the 6.12 line's subset
-#     (vm-next): about 35 minutes;
-#   second stream: the Debian packages installed, used, booted again fresh
-#     and removed on 6.1, DKMS building for it alone (install-boots.sh;
-#     make install-check also reboots them into the 6.12 line); then
-#     vm-more: installed schedules, topologies and the bootstrap on 6.1:
-#     about 36 minutes;
+#     the other stream and the last step run: about 30 minutes;
+#   second stream: installed schedules, topologies and the bootstrap on
+#     6.1 (vm-more), then the 6.12 line (vm-next): the suites that
+#     exercise the kernel's interfaces (netlink, the transport on veth and
+#     under loss, faults and teardown, user namespaces and memory
+#     accounting) and the smoke subsets of the reductions and broadcasts
+#     (NC_SMOKE: down the tree and by multicast): about 30 minutes.  The
+#     module has no kernel-version conditionals: what differs between the
+#     lines is the kernel under it;
 #   last, two vCPUs, one at a time: the MPI programs on 6.1 (vm-mpi), the
 #     races on 6.1 and 6.12, and a smoke subset on 6.1's RT kernel, where
 #     spinlocks sleep and the receive path runs in a thread (vm-rt-6.1: the
 #     communicator's lock taken in softirq by the transport, loss and
-#     repair, faults, teardown races): about 18 minutes.  Not the
+#     repair, faults, teardown races): about 20 minutes.  Not the
 #     reductions on RT: on 6.12's RT kernel a clean network's 20 allreduces
 #     of 128 KiB resent 7.8 % of their frames (t_reduce allows 2 %) in both
 #     runs of 2026-11-29, a defect of its own (issue 15).
+# The packages are built and lintian-checked above, and DKMS builds the
+# module above (scripts/dkms-check.sh); installing them in guests, with
+# DKMS's build under TCG (16-20 minutes of one core), a reboot, the 6.12
+# line and the removal, is `make install-check`
+# (selftests/install/install-boots.sh).
 # On one vCPU next to another guest, two things failed that pass on two
 # vCPUs alone, both timing and not data: a reduction whose peers' answers
 # a full backlog dropped for 2 s was declared dead (the engine now waits
@@ -173,19 +172,15 @@ export VM_SMP=1
 {
 	NC_EXCEPT="t_mpi.sh t_sched.sh t_topo.sh t_bootstrap.sh t_races.sh" \
 		vm_run vm "$kver" ""
+} &
+first=$!
+{
+	vm_run vm-more "$kver" "" t_sched.sh t_topo.sh t_bootstrap.sh
 	if [ -n "$kver_next" ] && [ -f "$next_ko" ]; then
 		VM_APPEND=oops=panic NC_EXCEPT=t_races.sh NC_SMOKE=1 \
 			NC_SKIP="test-cluster.sh t_topo.sh t_mpi.sh t_sched.sh t_bootstrap.sh t_inject.sh t_ranks_per_host.sh t_fuzz.sh" \
 			vm_run vm-next "$kver_next" "$next_ko"
 	fi
-} &
-first=$!
-{
-	if [ -f build/deb/netcoll-dkms_*_all.deb ]; then
-		selftests/install/install-boots.sh build/deb build/vm/install-boots \
-			"$kver" >"$log/install-boots.log" 2>&1
-	fi
-	vm_run vm-more "$kver" "" t_sched.sh t_topo.sh t_bootstrap.sh
 } &
 second=$!
 wait $first $second
@@ -207,15 +202,4 @@ vm_report vm-races "$kver"
 vm_report vm-next "$kver_next"
 vm_report vm-next-races "$kver_next"
 vm_report vm-rt-6.1 "$rt"
-if [ -f build/deb/netcoll-dkms_*_all.deb ]; then
-	before=$TAP_FAILED
-	for name in install install-boot; do
-		[ -f "build/vm/install-boots/$name.log" ] || continue
-		cp "build/vm/install-boots/$name.log" "$log/$name.log"
-		sub_run "$name" "$name/" "$log/$name.log" \
-			"$(cat "build/vm/install-boots/$name.status" 2>/dev/null || echo 1)" "$before"
-		before=$TAP_FAILED
-	done
-fi
-
 tap_done
