@@ -113,6 +113,7 @@ static int nck_send_frag(struct nck_op *op, struct nck_msg *m, u32 idx, u16 flag
 	u32 len = min(m->frag_size, m->d.len - off);
 	struct sk_buff *skb;
 	struct nc_frame f;
+	int err;
 
 	skb = nck_frame_alloc(len, GFP_KERNEL);
 	if (!skb)
@@ -129,8 +130,16 @@ static int nck_send_frag(struct nck_op *op, struct nck_msg *m, u32 idx, u16 flag
 		kfree_skb(skb);
 		return -EFAULT;
 	}
-	nck_frags_sent(&m->fr, idx);
-	return nck_frame_xmit(op->c, skb, m->d.peer);
+	/*
+	 * Stamped once the device took it: a try our own queue refused is
+	 * not a transmission, and RACK (rel.c) reads its order and time as
+	 * one -- on a slow cable whose queue refuses every second try, holes
+	 * looked lost early and the newest fragment sent never arrived.
+	 */
+	err = nck_frame_xmit(op->c, skb, m->d.peer);
+	if (!err)
+		nck_frags_sent(&m->fr, idx);
+	return err;
 }
 
 /* ---------------------------------------------------------------- */
