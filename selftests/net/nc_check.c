@@ -28,14 +28,13 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
-#include <unistd.h>
-
-#include "start_gate.h"
 #include <time.h>
+#include <unistd.h>
 
 #include <linux/netcoll.h>
 
 #include "netcoll.h"
+#include "start_gate.h"
 
 #define MAX_SIZES	64
 
