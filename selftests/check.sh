@@ -112,12 +112,12 @@ done
 #   first stream: the suite on Debian's default kernel (vm), but for what
 #     the other stream and the last step run: about 30 minutes;
 #   second stream: installed schedules, topologies, the bootstrap and the
-#     broadcasts on 6.1 (vm-more: t_bcast moved here on 2026-12-01, the
-#     first stream had run 1709 s against this one's 1282), then the 6.12 line (vm-next): the suites that
-#     exercise the kernel's interfaces (netlink, the transport on veth and
-#     under loss, faults and teardown, user namespaces and memory
-#     accounting) and the smoke subsets of the reductions and broadcasts
-#     (NC_SMOKE: down the tree and by multicast): about 30 minutes.  The
+#     broadcasts on 6.1 (vm-more; t_bcast here evens the streams), then
+#     the 6.12 line (vm-next): the suites that exercise the kernel's
+#     interfaces (netlink, the transport on veth and under loss, faults
+#     and teardown, user namespaces and memory accounting) and the smoke
+#     subsets of the reductions and broadcasts (NC_SMOKE: down the tree
+#     and by multicast): about 30 minutes.  The
 #     module has no kernel-version conditionals: what differs between the
 #     lines is the kernel under it;
 #   last, two vCPUs, one at a time: the MPI programs on 6.1 (vm-mpi), the
