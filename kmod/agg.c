@@ -1455,6 +1455,7 @@ static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
 {
 	struct nck_agg_piece *p = nck_agg_piece_of(c, op, f);
 	enum nck_rx_verdict v;
+	bool asked;
 	int ci;
 
 	if (!p)
@@ -1489,6 +1490,18 @@ static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
 	v = nck_frags_receive(&p->got[ci], f->seq, f->flags & NETCOLL_F_ACK_NOW);
 	p->held[ci * p->nfrags + f->seq] = skb;
 	nck_agg_progress(c, op);
+	/*
+	 * A fragment that asks (a round-trip probe) is answered before the
+	 * result it may complete: the result acks it too, but without a
+	 * round-trip sample (nck_agg_up_acked), and a child that is always
+	 * the last to post (ranks of one vCPU post in turn) never got one
+	 * and asked on every operation: 8 B allreduces on 8 hosts sent
+	 * 8478 acks in 3000 operations instead of 2838, 2.5 % slower.
+	 */
+	asked = (f->flags & NETCOLL_F_ACK_NOW) && v == NCK_RX_NEW_ACK &&
+		!nck_rx_behind(c);
+	if (asked)
+		nck_agg_ack_child(c, op, p, ci, 0, txq);
 	nck_agg_try(c, op, p, f->seq, txq);
 	/*
 	 * Kept for a sibling's fragment while this host is behind: the ack
@@ -1499,7 +1512,7 @@ static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
 		nck_frags_hold_ack(c, &p->got[ci], &op->acks_held);
 		if (f->flags & NETCOLL_F_ACK_NOW)
 			nck_agg_answer_child(c, op, p, ci, 0, txq);
-	} else if (v == NCK_RX_NEW_ACK || p->got[ci].ack_held) {
+	} else if (!asked && (v == NCK_RX_NEW_ACK || p->got[ci].ack_held)) {
 		nck_agg_ack_child(c, op, p, ci, 0, txq);
 	}
 	nck_agg_acks_release(c, op, txq);
