@@ -191,6 +191,8 @@
 #define NCK_AGG_DN_FRAGS	16	/* larger results go down in a window */
 #define NCK_AGG_DN_BYTES	(128 * 1024)	/* ... of this many bytes */
 #define NCK_AGG_DN_MIN		4	/* ... and at least these fragments */
+/* Vectors this small live in the operation's allocation (nck_agg_prepare). */
+#define NCK_AGG_BUF_SMALL	256
 
 /*
  * A rank that may ask this one for a piece's result: when it may be
@@ -259,9 +261,9 @@ struct nck_agg_op {
 	u32 op, dtype, flags, root, fs;
 	u64 bytes;
 	u8 *buf;		/* contribution, partial result, result */
+	bool buf_inline;	/* buf is after piece[] (nck_agg_prepare) */
 	void __user *ubuf;	/* where the result goes */
 	u32 npieces, pieces_done;
-	struct nck_agg_piece piece[NETCOLL_TREES_MAX];
 	struct nck_agg_asker *askers;	/* [c->size]; NULL: nobody asks us */
 	unsigned long deadline;
 	struct nck_rtx rtx;
@@ -290,6 +292,7 @@ struct nck_agg_op {
 	bool ask_again;
 	/* The earliest a result's hole is old enough to ask for (0: none). */
 	u64 hole_at;
+	struct nck_agg_piece piece[];	/* [npieces], then a small buf */
 };
 
 static void nck_agg_early_rescan(struct nck_comm *c);
@@ -432,13 +435,11 @@ static void nck_agg_op_free(struct nck_comm *c, struct nck_agg_op *op)
 		kfree(p->dn_next);
 		nck_frags_free(&p->up);
 		nck_frags_free(&p->res);
-		kvfree(p->got);
-		kvfree(p->held);
-		kvfree(p->ready);
-		kfree(p->children);
+		kvfree(p->got);	/* held, ready and children too */
 	}
 	kvfree(op->askers);
-	kvfree(op->buf);
+	if (!op->buf_inline)
+		kvfree(op->buf);
 	nck_comm_mem_release(c, op->charge);
 	kfree(op);
 }
@@ -2616,24 +2617,36 @@ static u64 nck_agg_piece_bytes(u32 nchildren, u32 nfrags, bool windowed)
 static int nck_agg_piece_init(struct nck_comm *c, struct nck_agg_op *op,
 			      struct nck_agg_piece *p, const struct nck_tree *t)
 {
+	size_t held = (size_t)t->nchildren * p->nfrags * sizeof(*p->held);
+	size_t got = t->nchildren * sizeof(*p->got);
+	size_t ready = BITS_TO_LONGS(p->nfrags) * sizeof(long);
 	gfp_t gfp = GFP_KERNEL_ACCOUNT;
+	u8 *mem;
 	u32 i;
 
 	p->root = t->root;
 	p->parent = t->parent;
 	p->nchildren = t->nchildren;
-	p->children = kcalloc(t->nchildren ?: 1, sizeof(u32), gfp);
-	p->ready = bitmap_zalloc(p->nfrags, gfp);
 	/* a broadcast: piece 0 its data, piece 1 its empty barrier piece */
 	p->bdata = nck_agg_bcast(op) && p == &op->piece[0];
 	p->bsync = nck_agg_bcast(op) && p == &op->piece[1];
 	/* children's partial results: not for a broadcast's data */
-	if (!p->bdata)
-		p->held = kvcalloc((size_t)t->nchildren * p->nfrags,
-				   sizeof(struct sk_buff *), gfp);
-	p->got = kvcalloc(t->nchildren ?: 1, sizeof(*p->got), gfp);
-	if (!p->children || !p->ready || !p->got || (!p->held && !p->bdata) ||
-	    nck_frags_init_tx(&p->up, p->nfrags, gfp) ||
+	if (p->bdata)
+		held = 0;
+	/*
+	 * One block, freed through p->got: what each child sent, their
+	 * partial results, what is combined here and the children, largest
+	 * alignment first.  An allocation each cost every rank four
+	 * allocations and frees per small operation.
+	 */
+	mem = kvzalloc(got + held + ready + t->nchildren * sizeof(u32), gfp);
+	if (!mem)
+		return -ENOMEM;
+	p->got = (struct nck_frags *)mem;
+	p->held = p->bdata ? NULL : (struct sk_buff **)(mem + got);
+	p->ready = (unsigned long *)(mem + got + held);
+	p->children = (u32 *)(mem + got + held + ready);
+	if (nck_frags_init_tx(&p->up, p->nfrags, gfp) ||
 	    nck_frags_init(&p->res, p->nfrags, gfp))
 		return -ENOMEM;
 	memcpy(p->children, t->children, t->nchildren * sizeof(u32));
@@ -2714,7 +2727,7 @@ static int nck_agg_frag_size(struct nck_comm *c, u32 *fs)
 static int nck_agg_pieces(struct nck_comm *c, struct nck_agg_op *op,
 			  const struct nck_agg_args *a, u32 esize, u32 sender)
 {
-	u64 total = 0, charge = sizeof(*op) + max_t(u64, op->bytes, 1);
+	u64 total = 0, charge = struct_size(op, piece, op->npieces) + op->bytes;
 	struct nck_tree *own = NULL;
 	bool asked = false;
 	int err = 0;
@@ -2791,10 +2804,21 @@ static struct nck_agg_op *nck_agg_prepare(struct nck_comm *c,
 					  const struct nck_agg_args *a,
 					  u32 esize, u32 sender)
 {
+	u32 npieces = clamp_t(u64, a->split, 1, max_t(u64, a->count, 1));
+	u64 bytes = a->count * esize;
+	bool small = bytes <= NCK_AGG_BUF_SMALL;
 	struct nck_agg_op *op;
 	int err;
 
-	op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
+	if (a->flags & NETCOLL_RED_BCAST)	/* its data, its empty piece */
+		npieces = 2;
+	/*
+	 * Only the pieces it has, and a small vector after them: every rank
+	 * allocated, zeroed and freed all NETCOLL_TREES_MAX pieces and a
+	 * buffer of its own for every allreduce of 8 bytes.
+	 */
+	op = kzalloc(struct_size(op, piece, npieces) + (small ? bytes : 0),
+		     GFP_KERNEL_ACCOUNT);
 	if (!op)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&op->ref, 1);
@@ -2808,18 +2832,18 @@ static struct nck_agg_op *nck_agg_prepare(struct nck_comm *c,
 		op->flags |= NETCOLL_RED_ALL;
 	}
 	op->root = (op->flags & NETCOLL_RED_ALL) ? NETCOLL_NONE : a->root;
-	op->bytes = a->count * esize;
+	op->bytes = bytes;
 	op->ubuf = a->recvbuf;
-	op->npieces = clamp_t(u64, a->split, 1, max_t(u64, a->count, 1));
-	if (nck_agg_bcast(op))
-		op->npieces = 2;
+	op->npieces = npieces;
 	err = nck_agg_frag_size(c, &op->fs);
 	if (!err)
 		err = nck_agg_pieces(c, op, a, esize, sender);
 	if (err)
 		goto free;
 	err = -ENOMEM;
-	op->buf = kvmalloc(max_t(u64, op->bytes, 1), GFP_KERNEL_ACCOUNT);
+	op->buf_inline = small;
+	op->buf = small ? (u8 *)&op->piece[npieces] :
+		  kvmalloc(op->bytes, GFP_KERNEL_ACCOUNT);
 	if (!op->buf)
 		goto free;
 	err = -EFAULT;
