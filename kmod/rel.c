@@ -273,7 +273,8 @@ static bool nck_frags_rack_lost(const struct nck_frags *s, u32 k, u32 thresh,
  * The path's reordering (r->reordering) is the DupThresh of RFC 6675 and
  * Linux's tp->reordering: a hole is lost once that many fragments above it
  * are acked.  It starts at NCK_DUPTHRESH and grows to how far a fragment
- * sent once was seen overtaken (nck_frags_stamp_acked).  With two CPUs
+ * sent once was seen overtaken (nck_frags_stamp_acked), NCK_REORDER_MAX at
+ * most (what an ack shows must leave room for losses).  With two CPUs
  * each draining its own backlog, veth delivers a stream in batches out of
  * order: on 16 hosts, 100000 of 141000 resent fragments were acked by
  * their first copy, overtaken by up to 30 later ones.  While the path
@@ -296,7 +297,7 @@ int nck_frags_fast_retransmit(struct nck_comm *c, struct nck_frags *s,
 	/* a resend's early ack counts once the path is known to reorder */
 	if (r->reordering)
 		s->reordered = max(s->reordered, s->reordered_rtx);
-	s->reordered = min_t(u32, s->reordered, NCK_SACK_BITS);
+	s->reordered = min_t(u32, s->reordered, NCK_REORDER_MAX);
 	if (s->reordered > r->reordering)
 		WRITE_ONCE(r->reordering, s->reordered);
 	s->reordered = 0;
