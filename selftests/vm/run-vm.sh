@@ -342,7 +342,8 @@ if [ -z "$OUT" ]; then
 fi
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd -P)
-rm -rf "$OUT/.vm" "$OUT/status" "$OUT/dmesg.txt" "$OUT/console.log"
+rm -rf "$OUT/.vm" "$OUT/status" "$OUT/dmesg.txt" "$OUT/console.log" \
+	"$OUT"/console-boot*.log
 mkdir -p "$OUT/.vm"
 V="$OUT/.vm"
 printf '%s\n' "$REPO" > "$V/repo"
@@ -423,7 +424,9 @@ while :; do
 	qrc=$?
 	set -e
 	t1=$(date +%s.%N)
+	# (no console log: QEMU itself did not start, and will not again)
 	[ ! -e "$OUT/status" ] && [ ! -e "$V/t-start" ] &&
+		[ -s "$OUT/console.log" ] &&
 		[ "$qrc" != 124 ] && [ "$qrc" != 137 ] && [ "$boots" -lt 2 ] ||
 		break
 	mv "$OUT/console.log" "$OUT/console-boot$boots.log"
