@@ -277,18 +277,23 @@ static bool nck_frags_rack_lost(const struct nck_frags *s, u32 k, u32 thresh,
  * most (what an ack shows must leave room for losses).  With two CPUs
  * each draining its own backlog, veth delivers a stream in batches out of
  * order: on 16 hosts, 100000 of 141000 resent fragments were acked by
- * their first copy, overtaken by up to 30 later ones.  While the path
- * reorders less than NCK_DUPTHRESH, a tail hole (the newest fragment sent
- * is acked, nothing more will come to tell) is lost at once (RFC 5827's
- * early retransmit); past that, the tail waits for the timer.
+ * their first copy, overtaken by up to 30 later ones.
+ *
+ * A tail hole (the newest fragment sent is acked: nothing more will come
+ * to tell) is lost at once (RFC 5827's early retransmit), whatever the
+ * path's reordering: waiting it out there means waiting for the timer.
+ * Only while the path reordered less than NCK_DUPTHRESH, as before, made
+ * alltoalls of 1 MiB under 10 % loss take 44.6 s instead of 37.3 s (30
+ * operations, 4 hosts) and cost no more duplicates on 16 hosts (6
+ * allreduces of 4 MiB: 38 k of 809 k frames, now 40 k of 812 k).
  */
 int nck_frags_fast_retransmit(struct nck_comm *c, struct nck_frags *s,
 			      u32 sacked, struct nck_rtt *r,
 			      int (*resend)(void *arg, u32 k), void *arg)
 {
-	u32 k, end = sacked, above = 0, resent_to = 0, thresh;
-	bool tail, lost, probed = s->probed;
-	int n = 0, err;
+	u32 k, end = sacked, above = 0, resent_to = 0, thresh, early = 0;
+	bool tail, above_k, by_tail, probed = s->probed;
+	int n = 0, err = 0;
 
 	if (s->late) {
 		nck_stat_add(c->nn, NETCOLL_STAT_TX_REORDERED, s->late);
@@ -303,8 +308,7 @@ int nck_frags_fast_retransmit(struct nck_comm *c, struct nck_frags *s,
 	s->reordered = 0;
 	s->reordered_rtx = 0;
 	thresh = max_t(u32, r->reordering, NCK_DUPTHRESH);
-	tail = r->reordering < NCK_DUPTHRESH && s->tx_next &&
-	       test_bit(s->tx_next - 1, s->bits);
+	tail = s->tx_next && test_bit(s->tx_next - 1, s->bits);
 	if (probed) {	/* every hole older than a timeout */
 		s->probed = false;
 		thresh = 1;
@@ -320,18 +324,28 @@ int nck_frags_fast_retransmit(struct nck_comm *c, struct nck_frags *s,
 			above--;
 			continue;
 		}
-		lost = above && k >= s->resent_below &&
-		       (above >= thresh || tail);
-		if (!lost && !nck_frags_rack_lost(s, k, thresh, tail))
-			continue;
+		above_k = above && k >= s->resent_below;
+		by_tail = false;
+		if (!(above_k && above >= thresh) &&
+		    !nck_frags_rack_lost(s, k, thresh, false)) {
+			by_tail = tail && (above_k ||
+				  nck_frags_rack_lost(s, k, thresh, true));
+			if (!by_tail)
+				continue;
+		}
 		err = resend(arg, k);
 		if (err)
-			return err;
+			break;
 		if (s->tx)	/* see nck_frags_stamp_acked */
 			s->tx[k].fast = !probed;
 		n++;
+		early += by_tail && !probed;
 		resent_to = k + 1;
 	}
+	if (early)
+		nck_stat_add(c->nn, NETCOLL_STAT_TX_EARLY_RETRANSMITS, early);
+	if (err)
+		return err;
 	/* the holes above resent_to are not lost yet: later acks tell */
 	s->resent_below = max(s->resent_below, resent_to);
 	return n;

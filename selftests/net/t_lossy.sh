@@ -39,6 +39,16 @@ for h in $(cluster_hosts); do
 done
 t_check "senders heard of the duplicates ($dup_acks acks saying so, all hosts)" \
 	test "$dup_acks" -gt 0
+# netem's reorder makes the path's reordering threshold grow past 3, and
+# a lost hole under the newest fragment sent must still go at once, not
+# wait for the timer (rel.c, nck_frags_fast_retransmit's tail)
+early=0 reordered=0
+for h in $(cluster_hosts); do
+	early=$((early + $(nc_stat "$h" tx_early_retransmits)))
+	reordered=$((reordered + $(nc_stat "$h" tx_reordered)))
+done
+t_check "tail holes resent at once on a reordering path ($early early retransmits, $reordered fragments seen overtaken, all hosts)" \
+	test "$early" -gt 0 -a "$reordered" -gt 0
 
 cluster_down
 t_check "rmmod" nc_unload

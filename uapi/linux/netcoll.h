@@ -383,6 +383,8 @@ enum netcoll_stat {
 					 * ones sent later: the path reorders
 					 * (and its reordering grows to match)
 					 */
+	/* holes resent at once: the newest fragment sent was acked above them */
+	NETCOLL_STAT_TX_EARLY_RETRANSMITS,
 
 	__NETCOLL_STAT_MAX,
 	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
