@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The aggregation engine (agg.c): reduce, allreduce and barrier on trees,
- * run by the receive path.  Its state lives in struct nck_agg, one per
- * communicator (embedded in it as c->agg); its operations (struct
- * nck_agg_op, private to agg.c) are reference counted: the engine's slot
- * and the endpoint that posted one hold a reference each (see agg.c).
+ * The aggregation engine (agg.c, agg_tx.c, agg_rx.c, agg_timer.c): reduce,
+ * allreduce and barrier on trees, run by the receive path.  Its state
+ * lives in struct nck_agg, one per communicator (embedded in it as c->agg);
+ * its operations (struct nck_agg_op, private to the engine: agg_op.h) are
+ * reference counted: the engine's slot and the endpoint that posted one
+ * hold a reference each (see agg.c).
  */
 #ifndef NCK_AGG_H
 #define NCK_AGG_H

@@ -9,7 +9,7 @@
  *
  * Ownership: reference counted.  The namespace's table holds one until
  * COMM_DEL, every endpoint bound to it, every netlink request using it, a
- * queued float worker and a queued broadcast start (agg.c) hold one each.
+ * queued float worker and a queued broadcast start (agg_rx.c) hold one each.
  * The last nck_comm_put() frees it after an RCU grace period (the receive
  * path finds it under RCU, without a reference), in process context
  * (nck_comm_free_work): that is its only freeing path.  The table's

@@ -51,7 +51,7 @@ unsigned int nck_comm_payload_max(struct nck_comm *c);
  * @dst: on transmit, the destination rank (frames built under c->lock,
  *	sent after it)
  * @repair: on transmit, an answer to a repair request, charged to the
- *	repair budget of operation @seq (agg.c gives back what the device
+ *	repair budget of operation @seq (agg_rx.c gives back what the device
  *	refused)
  * @seq: see @repair
  *

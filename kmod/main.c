@@ -32,7 +32,7 @@
  *   nck_sched     an alltoall order (sched.h).  An installed one is owned by
  *                c->a2a_sched, replaced under c->sched_lock; a built-in one
  *                by the alltoall call that made it.
- *   nck_agg_op    one reduction (agg.c).  Reference counted: its slot in
+ *   nck_agg_op    one reduction (agg_op.h).  Reference counted: its slot in
  *                c->agg.slot[] (the engine) and the endpoint that posted it
  *                hold one each; see agg.c for the rules.
  *   nck_endpoint  an open /dev/netcoll file (endpoint.h).  Owned by the file;

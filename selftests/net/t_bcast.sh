@@ -225,7 +225,7 @@ t_check "under 3 % loss, 1 % duplicates, reordering: tree (1, 60000, 300000 byte
 		--timeout 20000'
 for h in $ALL8; do cluster_set_link "$h" clear >/dev/null; done
 
-# A large broadcast goes down in a window (agg.c, nck_agg_push_down): on
+# A large broadcast goes down in a window (agg_tx.c, nck_agg_push_down): on
 # 100 Mbit/s cables the senders' devices refuse under 1 % of the frames
 # (repairs go outside the window: a few may) -- sent whole at once, 1 MiB
 # overflowed every inner rank's queue (the old module: 8633 refused of
