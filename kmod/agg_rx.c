@@ -432,7 +432,7 @@ static bool nck_agg_may_repair(struct nck_agg_op *op, u32 x, u32 j, u32 cum)
 /*
  * The frames on txq after its first skip answer a repair request for op,
  * and the first charged of them went from its repair budget: those come
- * back if the device refuses them (nck_agg_flush_rcv).  Never more than
+ * back if the device refuses them (nck_agg_refund).  Never more than
  * was charged (the last fragment's second copy may go past the budget).
  */
 static void nck_agg_mark_repairs(const struct nck_agg_op *op,

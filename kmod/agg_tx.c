@@ -94,7 +94,7 @@ static bool nck_agg_repeating(struct nck_comm *c, const struct nck_agg_op *op)
  * nack gets is counted against the operation's repair budget frame by
  * frame (the second copy of a fragment asked for before, here), so a
  * peer's nacks cannot put more than the budget on the wire (repairs our
- * full queue refused are given back: nck_agg_flush_rcv()).
+ * full queue refused are given back: nck_agg_refund()).
  */
 static unsigned int nck_agg_copies(struct nck_comm *c, struct nck_agg_op *op,
 				   const struct nck_agg_piece *p, u32 k,

@@ -209,7 +209,7 @@ void nck_frags_summary(struct nck_frags *s, u32 *cum, u32 *sack);
  * half stays for the frames that let the consumers go on.  *held counts
  * the owner's held acks; the owner sends them once it is no longer behind.
  * A held sender that asks is answered (alive, or with its ack) by the
- * owner's rules: transport.c holds those answers too, agg.c says alive.
+ * owner's rules: transport.c holds those answers too, agg_rx.c says alive.
  */
 bool nck_rx_behind(const struct nck_comm *c);
 /* Hold the ack of s (counted once in *held and in the acks_held counter). */
