@@ -5,7 +5,9 @@
 # 1 KiB and 128 KiB (double sum).  Writes $NC_OUT/loss-bench.md: the wall
 # time of each line and how many operations failed (a failed operation
 # breaks the communicator, so every later one of the line fails too; the
-# line stops there).
+# line stops there).  Beside it, from the counters of every host, what
+# the line cost per operation: frames sent, data frames sent again, and
+# retransmission timeouts (each one a wait the acks did not spare).
 T_NAME=bench_loss
 source "$(dirname "$0")/lib.sh"
 set -u
@@ -29,6 +31,19 @@ fresh_comm() {
 			timeout "$TIMEOUT" || return 1
 		r=$((r + 1))
 	done
+}
+
+# counters KIND... : each counter summed over the hosts, on one line
+counters() {
+	local h
+	for h in $(cluster_hosts); do on "$h" "$NCTL" -j stats; done |
+		python3 -c 'import json, sys
+text, dec, at, tot = sys.stdin.read(), json.JSONDecoder(), 0, {}
+while text[at:].strip():
+	d, at = dec.raw_decode(text, len(text) - len(text[at:].lstrip()))
+	for k, v in d.items():
+		tot[k] = tot.get(k, 0) + v
+print(" ".join(str(tot.get(k, 0)) for k in sys.argv[1:]))' "$@"
 }
 
 # line KIND SIZE : OPS verified operations on every rank; prints
@@ -75,8 +90,8 @@ line() {
 	echo "communicator (ENOTRECOVERABLE afterwards), so a line stops at its first"
 	echo "failure: the failures counted are that one and every one after it."
 	echo
-	echo "| operation | loss | wall time | done | failed |"
-	echo "|---|---:|---:|---:|---:|"
+	echo "| operation | loss | wall time | done | failed | frames / op | resent / op | timeouts / op |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 } >"$REPORT"
 for spec in $SPECS; do
 	kind=${spec%%:*} size=${spec#*:}
@@ -91,9 +106,14 @@ for spec in $SPECS; do
 			fi
 		done
 		ID=$((ID + 1))
+		read -r tx0 rtx0 rto0 < <(counters tx_frames retransmits rto_expired)
 		read -r ms done failed < <(line "$kind" "$size")
-		printf '| %s %s | %s %% | %d.%01d s | %d | %d |\n' "$kind" "$label" "$loss" \
-			$((ms / 1000)) $(( (ms % 1000) / 100 )) "$done" "$failed" >>"$REPORT"
+		read -r tx1 rtx1 rto1 < <(counters tx_frames retransmits rto_expired)
+		printf '| %s %s | %s %% | %d.%01d s | %d | %d | %d | %d.%01d | %d.%02d |\n' \
+			"$kind" "$label" "$loss" $((ms / 1000)) $(( (ms % 1000) / 100 )) \
+			"$done" "$failed" $(( (tx1 - tx0) / OPS )) \
+			$(( (rtx1 - rtx0) / OPS )) $(( (rtx1 - rtx0) * 10 / OPS % 10 )) \
+			$(( (rto1 - rto0) / OPS )) $(( (rto1 - rto0) * 100 / OPS % 100 )) >>"$REPORT"
 		echo "$kind $label loss $loss%: $ms ms, $done done, $failed failed" >&2
 	done
 done
