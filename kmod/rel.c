@@ -460,7 +460,8 @@ int nck_rtx_expired(struct nck_rtx *t)
 void nck_rtx_dup(struct nck_rtx *t, struct nck_rtt *r)
 {
 	t->dups++;
-	if (2 * t->dups >= t->resent && t->backed > r->backoff_ns)
+	if (t->dups > t->repeats && 2 * (t->dups - t->repeats) >= t->resent &&
+	    t->backed > r->backoff_ns)
 		WRITE_ONCE(r->backoff_ns, t->backed);
 }
 

@@ -298,6 +298,8 @@ u64 nck_rtt_pto(const struct nck_rtt *r);
  * @resent: fragments the operation resent, for any reason (the caller
  *	counts them)
  * @dups: acks that said a fragment had come twice (NETCOLL_F_DUP)
+ * @repeats: copies the operation sent on purpose (the caller counts
+ *	them): each may bring one of @dups that says nothing of a timeout
  *
  * The last frames of a message have no later ones whose acks would show
  * them lost, and an RTO is SRTT + 4 RTTVAR: on a busy host the variation
@@ -325,7 +327,7 @@ struct nck_rtx {
 	u64 rto, pto, at, due, backed;
 	/* silence since the first expiry the peers left unanswered */
 	u64 quiet_from, quiet_min;
-	u32 resent, dups;
+	u32 resent, dups, repeats;
 	unsigned int retries;
 	u8 probes, tail;
 };
@@ -352,7 +354,8 @@ int nck_rtx_expired(struct nck_rtx *t);
 /*
  * A receiver said a fragment came twice (NETCOLL_F_DUP): it was resent
  * while the original was queued, not lost.  Once at least half of what
- * the operation resent came twice, its timeouts were mostly spurious (a
+ * the operation resent came twice (not counting as many as it sent copies
+ * of on purpose: @repeats), its timeouts were mostly spurious (a
  * queue longer than the estimate), and r, the estimate t's timeouts come
  * from, keeps t's backed-off timeout.  Under incast most of what a
  * timeout resends was lost, but some was queued: one duplicate alone

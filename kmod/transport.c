@@ -305,7 +305,43 @@ static void nck_tx_newly(void *arg, u32 idx)
 		op->tx_open--;
 }
 
-static int nck_resend(struct nck_op *op, struct nck_msg *m, u32 idx)
+/*
+ * Once the operation has seen a loss (and our own queue is not what drops
+ * frames: nck_comm_congested()), a frame whose loss nothing later would
+ * reveal goes twice, back to back, as the aggregation engine's repetition
+ * (agg.c): a fast retransmission (the holes an ack showed: a lost resend
+ * is found only by a later transmission's ack, or a timeout at the tail)
+ * and a message's last fragment (nck_push_frag).  A copy costs a frame; a
+ * loss of one of those, under 10 % loss per cable (19 % between two
+ * hosts), costs a probe or a timeout.  4 hosts, 100 alltoalls of 1 MiB
+ * under 10 % loss, each beside the same module without copies: 102.8 s
+ * (3.0x its clean run) without, 38.8 s with resends repeated, 33.2 s
+ * (1.4x) with last fragments too; 15500 frames an operation become 17800,
+ * 6.1 timeouts 3.7.  Not probes and not a timeout's resends: mostly late
+ * frames, and many.
+ */
+static bool nck_op_repeats(const struct nck_op *op)
+{
+	return op->loss_seen && !nck_comm_congested(op->c);
+}
+
+/* A copy of fragment idx of m just sent (flags alike); 0 or an error. */
+static int nck_repeat(struct nck_op *op, struct nck_msg *m, u32 idx,
+		      u16 flags)
+{
+	int err = nck_send_frag(op, m, idx, flags);
+
+	if (err == -ENOBUFS)
+		return 0;
+	if (!err) {
+		op->rtx.repeats++;
+		nck_stat_inc(op->c->nn, NETCOLL_STAT_TX_REPEATS);
+	}
+	return err;
+}
+
+static int nck_resend(struct nck_op *op, struct nck_msg *m, u32 idx,
+		      bool repeat)
 {
 	int err;
 
@@ -314,10 +350,12 @@ static int nck_resend(struct nck_op *op, struct nck_msg *m, u32 idx)
 	err = nck_send_frag(op, m, idx, NETCOLL_F_ACK_NOW);
 	if (err && err != -ENOBUFS)
 		return err;
-	if (!err)	/* refused by our queue, it cannot come twice */
-		op->rtx.resent++;
 	nck_stat_inc(op->c->nn, NETCOLL_STAT_RETRANSMITS);
-	return 0;
+	if (err)	/* refused by our queue, it cannot come twice */
+		return 0;
+	op->rtx.resent++;
+	return repeat && nck_op_repeats(op) ?
+	       nck_repeat(op, m, idx, NETCOLL_F_ACK_NOW) : 0;
 }
 
 /*
@@ -339,7 +377,7 @@ static int nck_tx_resend(void *arg, u32 idx)
 
 	x->op->loss_seen = true;
 	x->op->rtx.probes = NCK_RTX_PROBES;
-	return nck_resend(x->op, x->m, idx);
+	return nck_resend(x->op, x->m, idx, true);
 }
 
 static int nck_input_ack(struct nck_op *op, const struct nc_frame *f)
@@ -582,6 +620,9 @@ static int nck_push_frag(struct nck_op *op, struct nck_msg *m)
 		op->tx_blocked = true;
 		return 0;
 	}
+	if (!err && m->sent + 1 == m->fr.n && m->fr.n > 1 &&
+	    nck_op_repeats(op))		/* the last: see nck_op_repeats */
+		err = nck_repeat(op, m, m->sent, 0);
 	if (err)
 		return err;
 	if (!op->inflight)
@@ -656,7 +697,7 @@ static int nck_tx_probe_resend(void *arg, u32 idx)
 {
 	struct nck_tx_ctx *x = arg;
 
-	return nck_resend(x->op, x->m, idx);
+	return nck_resend(x->op, x->m, idx, false);
 }
 
 static int nck_msg_probe(struct nck_op *op, struct nck_msg *m)
@@ -674,7 +715,7 @@ static int nck_msg_resend_all(struct nck_op *op, struct nck_msg *m)
 	for (f = m->fr.cum; f < m->sent; f++) {
 		if (test_bit(f, m->fr.bits))
 			continue;
-		err = nck_resend(op, m, f);
+		err = nck_resend(op, m, f, false);
 		if (err)
 			return err;
 	}

@@ -81,6 +81,7 @@ static const char *const nc_stat_names[__NETCOLL_STAT_MAX] = {
 	[NETCOLL_STAT_RX_DUP_ACKS]	= "rx_dup_acks",
 	[NETCOLL_STAT_TX_REORDERED]	= "tx_reordered",
 	[NETCOLL_STAT_TX_EARLY_RETRANSMITS] = "tx_early_retransmits",
+	[NETCOLL_STAT_TX_REPEATS]	= "tx_repeats",
 };
 
 const char *nc_stat_name(unsigned int id)

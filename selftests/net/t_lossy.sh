@@ -49,6 +49,13 @@ for h in $(cluster_hosts); do
 done
 t_check "tail holes resent at once on a reordering path ($early early retransmits, $reordered fragments seen overtaken, all hosts)" \
 	test "$early" -gt 0 -a "$reordered" -gt 0
+# once an operation saw a loss, its resends and last fragments go twice
+repeats=0
+for h in $(cluster_hosts); do
+	repeats=$((repeats + $(nc_stat "$h" tx_repeats)))
+done
+t_check "alltoall frames whose loss nothing later would show went twice ($repeats copies, all hosts)" \
+	test "$repeats" -gt 0
 
 cluster_down
 t_check "rmmod" nc_unload

@@ -385,6 +385,8 @@ enum netcoll_stat {
 					 */
 	/* holes resent at once: the newest fragment sent was acked above them */
 	NETCOLL_STAT_TX_EARLY_RETRANSMITS,
+	/* alltoall frames sent twice on purpose once an operation saw a loss */
+	NETCOLL_STAT_TX_REPEATS,
 
 	__NETCOLL_STAT_MAX,
 	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
