@@ -129,6 +129,15 @@ nc_stat() {
 		'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$2"
 }
 
+# Counter NAME summed over every host of the cluster.
+nc_stat_sum() {
+	local h sum=0
+	for h in $(cluster_hosts); do
+		sum=$((sum + $(nc_stat "$h" "$1")))
+	done
+	echo "$sum"
+}
+
 # nc_clean_drops HOST : HOST's drop counters that a clean network must
 # leave at zero, "name=N ..." or "none".  Two are left out, being the
 # emulation's timing and not lost frames: drop_ratelimit, a repeated

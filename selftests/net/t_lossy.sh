@@ -33,27 +33,18 @@ dups=$(nc_stat h1 rx_duplicates)
 	t_fail "no duplicate seen on h1: was duplication applied?"
 # ... and their senders were told (NETCOLL_F_DUP), which is how a
 # timeout is found spurious (rel.h, nck_rtx_dup)
-dup_acks=0
-for h in $(cluster_hosts); do
-	dup_acks=$((dup_acks + $(nc_stat "$h" rx_dup_acks)))
-done
+dup_acks=$(nc_stat_sum rx_dup_acks)
 t_check "senders heard of the duplicates ($dup_acks acks saying so, all hosts)" \
 	test "$dup_acks" -gt 0
 # netem's reorder makes the path's reordering threshold grow past 3, and
 # a lost hole under the newest fragment sent must still go at once, not
 # wait for the timer (rel.c, nck_frags_fast_retransmit's tail)
-early=0 reordered=0
-for h in $(cluster_hosts); do
-	early=$((early + $(nc_stat "$h" tx_early_retransmits)))
-	reordered=$((reordered + $(nc_stat "$h" tx_reordered)))
-done
+early=$(nc_stat_sum tx_early_retransmits)
+reordered=$(nc_stat_sum tx_reordered)
 t_check "tail holes resent at once on a reordering path ($early early retransmits, $reordered fragments seen overtaken, all hosts)" \
 	test "$early" -gt 0 -a "$reordered" -gt 0
 # once an operation saw a loss, its resends and last fragments go twice
-repeats=0
-for h in $(cluster_hosts); do
-	repeats=$((repeats + $(nc_stat "$h" tx_repeats)))
-done
+repeats=$(nc_stat_sum tx_repeats)
 t_check "alltoall frames whose loss nothing later would show went twice ($repeats copies, all hosts)" \
 	test "$repeats" -gt 0
 
