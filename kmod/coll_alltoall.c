@@ -111,7 +111,17 @@ static int nck_a2a_build(struct nck_comm *c, const struct nck_sched *s,
 	return 0;
 }
 
-/* The schedule this call runs; *own is set when the caller must free it. */
+/*
+ * The schedule this call runs; *own is set when the caller must free it.
+ *
+ * Without an installed schedule the default is the ring order, not LAM's
+ * linear one: in linear every rank sends to rank 0 first, then to rank 1,
+ * so each step is an incast on one host's cable.  make bench-alltoall
+ * (docs/alltoall-bench.md, 2026-11-29, four emulated topologies) had
+ * linear at 3.9-6.2x the link bound on a single switch and 3.0-5.4x on a
+ * two-level fat tree (64-256 KiB), ring at 1.01 and 1.9-2.2x, and ring
+ * the fastest of the three built-in orders from 64 KiB on every topology.
+ */
 static int nck_a2a_sched(struct nck_comm *c, u32 algo,
 			 const struct nck_sched **s, struct nck_sched **own)
 {
@@ -122,7 +132,7 @@ static int nck_a2a_sched(struct nck_comm *c, u32 algo,
 			return 0;
 		if (algo == NETCOLL_A2A_SCHED)
 			return -ENOENT;
-		algo = NETCOLL_A2A_LINEAR;
+		algo = NETCOLL_A2A_RING;
 	}
 	*own = nck_sched_builtin(algo, c->rank, c->size);
 	*s = *own;

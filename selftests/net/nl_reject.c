@@ -537,7 +537,7 @@ static void run_sched_cases(struct ctx *c)
 		report(c, sched_cases[i].name, -err, sched_cases[i].expect);
 	}
 	err = nc_comm_get(c->ctl, c->good_id, &ci);
-	check(c, "rejected schedules left the communicator linear",
+	check(c, "rejected schedules left the communicator unscheduled",
 	      !err && ci.sched_phases == 0, "a schedule is installed");
 	if (!err)
 		nc_comm_info_free(&ci);
@@ -552,7 +552,7 @@ static void run_sched_cases(struct ctx *c)
 	err = send_req(c, with_id(new_msg(c, NETCOLL_CMD_SCHED_DEL, 0), c->good_id));
 	report(c, "SCHED_DEL", -err, 0);
 	err = nc_comm_get(c->ctl, c->good_id, &ci);
-	check(c, "after SCHED_DEL the communicator is linear again",
+	check(c, "after SCHED_DEL the communicator is unscheduled again",
 	      !err && ci.sched_phases == 0, "sched_phases is not 0");
 	if (!err)
 		nc_comm_info_free(&ci);

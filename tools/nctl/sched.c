@@ -2,7 +2,7 @@
 /*
  * nctl sched: alltoall schedules.  `show` computes and verifies a schedule
  * for a topology without touching the kernel; `install` puts this host's
- * slice on a communicator; `del` goes back to the linear order.
+ * slice on a communicator; `del` goes back to the default (ring) order.
  */
 #include <inttypes.h>
 #include <stdio.h>

@@ -65,7 +65,7 @@ enum netcoll_cmd {
 					 * the rank's slice of an alltoall
 					 * schedule, replacing any earlier one
 					 */
-	NETCOLL_CMD_SCHED_DEL,		/* COMM_ID: back to the linear order */
+	NETCOLL_CMD_SCHED_DEL,		/* COMM_ID: back to the default (ring) order */
 	NETCOLL_CMD_TREE_SET,		/* COMM_ID, [TREE_INDEX], TREE_PARENTS:
 					 * an aggregation tree over all members,
 					 * replacing the built-in one; or
@@ -119,7 +119,7 @@ enum netcoll_attr {
 					 * repeated, in phase order
 					 */
 	NETCOLL_A_SCHED_PHASES,		/* u32 (out): phases of the installed
-					 * slice, 0 = none (linear order)
+					 * slice, 0 = none (the ring order)
 					 */
 	NETCOLL_A_SCHED_SYNCS,		/* u32 (out): tokens this rank sends */
 	NETCOLL_A_COMM_OSO,		/* u32: aggregation operations a rank may
@@ -440,7 +440,7 @@ struct netcoll_barrier_args {
 
 /* Order in which an alltoall sends its messages. */
 enum netcoll_a2a_algo {
-	NETCOLL_A2A_DEFAULT,		/* the installed schedule, else linear */
+	NETCOLL_A2A_DEFAULT,		/* the installed schedule, else ring */
 	NETCOLL_A2A_LINEAR,		/* LAM: every rank sends to 0, 1, ..., P-1 */
 	NETCOLL_A2A_PAIRWISE,		/* MPICH: partner r^i (P a power of two),
 					 * else (r+i) mod P

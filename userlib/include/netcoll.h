@@ -67,7 +67,7 @@ const char *nc_strerror(int err);
 typedef struct nc_endpoint nc_endpoint;
 
 enum nc_a2a_algo {
-	NC_A2A_DEFAULT = 0,	/* the installed schedule, else linear */
+	NC_A2A_DEFAULT = 0,	/* the installed schedule, else ring */
 	NC_A2A_LINEAR = 1,	/* LAM order: 0, 1, ..., P-1 */
 	NC_A2A_PAIRWISE = 2,	/* MPICH pairwise: r^i (P power of 2), else r+i */
 	NC_A2A_RING = 3,	/* step i: send to (r + i) mod P */
@@ -452,7 +452,7 @@ enum nc_sched_kind {
  */
 int nc_sched_install(nc_ctl *ctl, uint32_t comm_id, const char *topology,
 		     enum nc_sched_kind kind);
-/* Back to the linear order. */
+/* Back to the default order (ring). */
 int nc_sched_remove(nc_ctl *ctl, uint32_t comm_id);
 
 /*
