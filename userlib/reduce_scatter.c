@@ -12,8 +12,11 @@
  *
  * Each rank sends (P - 1)/P of the vector per step, 2(P - 1)/P for an
  * allreduce, where a tree's inner ranks each take in k whole vectors; the
- * price is P - 1 alltoall phases, so the trees stay faster for small
- * vectors (nc_allreduce picks by size, nc_set_rsag_min).  Every block is
+ * price is P - 1 alltoall phases and two passes in user space, and across
+ * a switch-to-switch link P/4 vectors each way per alltoall: on the
+ * emulated clusters the trees were faster from 512 KiB (at 128 KiB the
+ * two took turns), so nc_allreduce takes this path only from
+ * nc_set_rsag_min() bytes, off by default.  Every block is
  * reduced once, by one rank, in one fixed order: the result is the same
  * on every rank and in every run, bit for bit.
  */

@@ -241,8 +241,15 @@ int nc_bcast_tune(nc_endpoint *ep, struct nc_bcast_tune *t);
  * reduction order, and so the bits of a float sum, differ between the
  * two.  The default is NC_RSAG_MIN_DEFAULT, or NETCOLL_RSAG_MIN from the
  * environment; 0 turns it off.  Every rank must use the same threshold.
+ *
+ * Off by default: the kernel's trees were faster from 512 KiB to 4 MiB in
+ * every measurement since 2026-11-27, on one switch as on two
+ * (docs/apps-bench.md, 2026-12-02).  Two alltoalls send the least a rank
+ * can, but across a switch-to-switch link P/4 vectors each way where the
+ * trees send one or two, and two user-space passes cost more per byte
+ * than the receive path's reductions.
  */
-#define NC_RSAG_MIN_DEFAULT	(1u << 20)	/* docs/apps-bench.md: trees win below */
+#define NC_RSAG_MIN_DEFAULT	0
 int nc_reduce_scatter(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
 		      size_t count, enum nc_dtype dtype, enum nc_op op);
 int nc_allgather(nc_endpoint *ep, const void *sendbuf, void *recvbuf,
