@@ -14,7 +14,11 @@
 #   NC_BENCH_FFT_N (64), NC_BENCH_FFT_ITERS (20), NC_BENCH_HPL_N (1000),
 #   NC_BENCH_MTU (1500; every interface, for Open MPI's TCP and netcoll
 #   alike: 9000 is issue 15's cluster), NC_BENCH_AR_SIZES (allreduce_bench's
-#   sizes; default 8 B to 4 MiB by 4x)
+#   sizes; default 8 B to 4 MiB by 4x), NC_BENCH_WAIT ("spin yield": how
+#   Open MPI's waiting ranks wait in the allreduce part, in every mode;
+#   docs/apps-bench.md, 2026-12-02: on 16 emulated hosts sharing two CPUs
+#   a spinning rank takes CPU from every other host, which favours netcoll,
+#   and yielding favours Open MPI, so the table shows both)
 T_NAME=bench_apps
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=mpi_lib.sh
@@ -30,6 +34,7 @@ MTU=${NC_BENCH_MTU:-1500}
 read -r -a AR_SIZES <<<"${NC_BENCH_AR_SIZES:-}"
 PARTS=" ${NC_BENCH_PARTS:-allreduce fft hpcc} "
 read -r -a MODES <<<"${NC_BENCH_MODES:-mpi netcoll}"
+read -r -a WAITS <<<"${NC_BENCH_WAIT:-spin yield}"
 ALLREDUCE_BENCH=$NC_BUILD/selftests/mpi/allreduce_bench
 export NC_MPIRUN_TIMEOUT=${NC_BENCH_RUN_TIMEOUT:-1800}
 
@@ -57,16 +62,21 @@ hpcc_input() { # DIR
 ar_runs=()
 if [[ $PARTS == *" allreduce "* ]]; then
 	for i in $(seq "$REPEAT"); do
-		for mode in mpi trees rsag; do
-			pre=()
-			case $mode in
-			trees) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=0) ;;
-			rsag) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=1) ;;
-			esac
-			nc_mpirun "ar-$mode-$i" "${pre[@]}" "$ALLREDUCE_BENCH" "${AR_SIZES[@]}" ||
-				echo "ar-$mode-$i failed" >&2
-			ar_runs+=("$mode:$i")
-			echo "allreduce round $i $mode done" >&2
+		for wait in "${WAITS[@]}"; do
+			yield=
+			[ "$wait" = yield ] && yield=1
+			for mode in mpi trees rsag; do
+				pre=()
+				case $mode in
+				trees) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=0) ;;
+				rsag) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=1) ;;
+				esac
+				NC_MPI_YIELD=$yield nc_mpirun "ar-$mode-$wait-$i" "${pre[@]}" \
+					"$ALLREDUCE_BENCH" "${AR_SIZES[@]}" ||
+					echo "ar-$mode-$wait-$i failed" >&2
+				ar_runs+=("$mode:$wait:$i")
+				echo "allreduce round $i $wait $mode done" >&2
+			done
 		done
 	done
 fi
@@ -137,12 +147,12 @@ def calls(name):
                      if l.startswith("netcoll-mpi: MPI_"))
 
 def ar_table():
-    # size -> mode -> [p50 of each run]
+    # (waiting, size) -> mode -> [p50 of each run]
     d, verdict = {}, {}
-    for mode, i in ar_runs:
-        out = read(os.path.join(log, "ar-%s-%s.log" % (mode, i)))
+    for mode, wait, i in ar_runs:
+        out = read(os.path.join(log, "ar-%s-%s-%s.log" % (mode, wait, i)))
         for m in re.finditer(r"^allreduce (\d+) ([\d.]+) ([\d.]+) (\d+)$", out, re.M):
-            d.setdefault(int(m.group(1)), {}).setdefault(mode, []).append(float(m.group(2)))
+            d.setdefault((wait, int(m.group(1))), {}).setdefault(mode, []).append(float(m.group(2)))
         v = ("right" if "results right" in out else "WRONG" if "WRONG RESULTS" in out
              else "not reported (the run ended early: %s)" % (
                  "; ".join(sorted(set(re.findall(r"MPI_Allreduce: ([^\n]+)", out)))) or "see its log"))
@@ -156,16 +166,20 @@ def ar_table():
     print("reduce-scatter + allgather on the kernel's alltoall). Each cell is the")
     print("median over the runs of each run's p50 (an iteration lasts until its")
     print("slowest rank is done). Results checked: " +
-          ", ".join("%s %s" % (k, v) for k, v in sorted(verdict.items())) + ".\n")
-    print("| bytes | Open MPI | netcoll trees | netcoll RS+AG | best netcoll / Open MPI (speed-up) |")
-    print("|---:|---:|---:|---:|---:|")
-    for size in sorted(d):
-        row = d[size]
+          ", ".join("%s %s" % (k, v) for k, v in sorted(verdict.items())) + ".")
+    print("Open MPI's waiting ranks (every mode): spin, its default, or yield")
+    print("(`mpi_yield_when_idle`). The emulated hosts share the guest's CPUs: a")
+    print("spinning rank takes CPU from every other host, which on a real cluster")
+    print("it could not; spinning favours netcoll, yielding Open MPI.\n")
+    print("| waiting ranks | bytes | Open MPI | netcoll trees | netcoll RS+AG | best netcoll / Open MPI (speed-up) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for wait, size in sorted(d, key=lambda k: (k[0] != "spin", k)):
+        row = d[(wait, size)]
         med = {k: statistics.median(v) / 1000 for k, v in row.items()}
         best = min([med[k] for k in ("trees", "rsag") if k in med] or [0])
         ratio = "%.2f" % (med["mpi"] / best) if best and "mpi" in med else "?"
-        print("| %d | %s | %s | %s | %s |" % (size, *("%.2f" % med[k] if k in med else "?"
-                                                     for k in ("mpi", "trees", "rsag")), ratio))
+        print("| %s | %d | %s | %s | %s | %s |" % (wait, size, *("%.2f" % med[k] if k in med else "?"
+                                                             for k in ("mpi", "trees", "rsag")), ratio))
 
 if "allreduce" in parts:
     ar_table()
