@@ -98,7 +98,7 @@ bench-bcast: all
 	cp $(B)/vm/bench-bcast/bcast-bench.md docs/bcast-bench.md
 
 bench-apps: all
-	$(VM_RUN) --timeout 5400 --out $(B)/vm/bench-apps -- selftests/net/bench_apps.sh
+	$(VM_RUN) --timeout 7200 --out $(B)/vm/bench-apps -- selftests/net/bench_apps.sh
 	@mkdir -p docs
 	cp $(B)/vm/bench-apps/apps-bench.md docs/apps-bench.md
 
