@@ -533,7 +533,7 @@ static void print_comm(const struct nc_comm_info *c, const struct nc_rtt *rtt)
 		print_text("    alltoall schedule: %u phases, %u tokens sent per alltoall\n",
 			   c->sched_phases, c->sched_syncs);
 	else
-		print_text("    alltoall schedule: linear\n");
+		print_text("    alltoall schedule: none installed (ring order)\n");
 
 	/* a module without aggregation trees reports none of these */
 	if (c->oso || c->tree_degree || c->mcast_addr_len) {
