@@ -17,6 +17,35 @@ t_check "alltoall 4 KiB x50 (sequence numbers, early frames)" \
 t_check "alltoall linear order explicitly" \
 	nc_check_all a2a_lin --comm 1 --op alltoall --bytes 3000 --algo linear
 t_check "alltoall count 0" nc_check_all a2a0 --comm 1 --op alltoall --bytes 0
+
+# The order is the kernel's, seen on the wire: the peers h2 (rank 1) sends
+# its first DATA frame to, in turn (nc_wire_order.py), for each built-in
+# order and for none named, which without an installed schedule is ring.
+# Timing cannot tell the orders apart in a test; this can.
+NC_WIRE_ORDER=$NC_TOP/selftests/net/nc_wire_order.py
+wire_order() {
+	local algo=$1 want=$2 pid got i
+	on h2 python3 "$NC_WIRE_ORDER" eth0 1 7 >"$T_LOG/order_$algo.out" \
+		2>"$T_LOG/order_$algo.err" &
+	pid=$!
+	for i in $(seq 400); do
+		grep -q ready "$T_LOG/order_$algo.err" && break
+		sleep 0.05
+	done
+	grep -q ready "$T_LOG/order_$algo.err" ||
+		{ echo "capture not ready after 20 s"; kill $pid; return 1; }
+	nc_check_all "order_$algo" --comm 1 --op alltoall --bytes 2000 --algo "$algo" ||
+		{ kill $pid; return 1; }
+	wait $pid
+	got=$(cat "$T_LOG/order_$algo.out")
+	echo "rank 1, $algo: sends to $got"
+	[ "$got" = "$want" ]
+}
+t_check "no order named: rank 1 sends to 2 3 4 5 6 7 0 (ring)" \
+	wire_order default "2 3 4 5 6 7 0"
+t_check "ring: the same" wire_order ring "2 3 4 5 6 7 0"
+t_check "linear: rank 1 sends to 0 2 3 4 5 6 7" wire_order linear "0 2 3 4 5 6 7"
+t_check "pairwise (8 ranks): rank 1 sends to 0 3 2 5 4 7 6" wire_order pairwise "0 3 2 5 4 7 6"
 # (nc_clean_drops: a repeated repair request refused by the barrier's
 # aggregation tree, drop_ratelimit, is the guest's timing, not a loss)
 drops=$(nc_clean_drops h1)
