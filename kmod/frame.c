@@ -164,6 +164,20 @@ void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q)
 	spin_unlock_irqrestore(&c->txq.lock, flags);
 }
 
+/* The next frame to send, refilling batch with all of c's queue when empty. */
+static struct sk_buff *nck_frames_next(struct nck_comm *c,
+				       struct sk_buff_head *batch)
+{
+	unsigned long flags;
+
+	if (skb_queue_empty(batch) && !skb_queue_empty_lockless(&c->txq)) {
+		spin_lock_irqsave(&c->txq.lock, flags);
+		skb_queue_splice_init(&c->txq, batch);
+		spin_unlock_irqrestore(&c->txq.lock, flags);
+	}
+	return __skb_dequeue(batch);
+}
+
 /*
  * Send c's queue unless another context is: that one sends ours too (it
  * looks again after it stops, so nothing queued meanwhile stays).  A
@@ -182,12 +196,15 @@ void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q)
 void nck_frames_push(struct nck_comm *c)
 {
 	u32 seq = 0, refused = 0;
+	struct sk_buff_head batch;
 	struct sk_buff *skb;
 
+	__skb_queue_head_init(&batch);
 	while (!skb_queue_empty_lockless(&c->txq)) {
 		if (test_and_set_bit_lock(0, &c->tx_pushing))
 			break;
-		while ((skb = skb_dequeue(&c->txq))) {
+		/* the whole queue at once: one lock round trip, not one a frame */
+		while ((skb = nck_frames_next(c, &batch))) {
 			struct nck_skb_cb cb = *nck_skb_cb(skb);
 
 			if (!nck_frame_send_deferred(c, skb) || !cb.repair ||
