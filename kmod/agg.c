@@ -49,9 +49,10 @@
  *    513-932 of their 1840 fragments), and an ack shows what is lost.
  *    The result arriving later acks everything implicitly, so a
  *    one-fragment allreduce costs one frame per tree edge and no acks:
- *    a child's part of a piece of at most NCK_AGG_DN_FRAGS fragments (a
- *    result that goes down at once) is not acked when it is whole (the
- *    core's end_by_reply), only every NCK_ACK_EVERY fragments, when it
+ *    a child's part of a piece of at most NCK_AGG_DN_FRAGS fragments and
+ *    NCK_AGG_DN_ONCE_BYTES (a result that goes down at once) is not
+ *    acked when it is whole (the core's end_by_reply), only every ack
+ *    interval (NCK_ACK_EVERY fragments, fewer if large), when it
  *    asks (a round-trip probe, a timeout's probe, a broadcast's empty
  *    piece, which its parent's ack finishes) or shows a hole.  With an
  *    ack for each, 8 hosts on 2 CPUs sent 46 frames per allreduce of 8 B
@@ -70,7 +71,7 @@
  *    stays one frame per result fragment.  SHARP sends every result twice
  *    (UD multicast and RC); on a software switch that doubles the per-host
  *    frame cost for a loss that is rare, so we repair on demand instead.
- *    A result of more than NCK_AGG_DN_FRAGS fragments going down the tree
+ *    A larger result (nck_agg_end_by_result()) going down the tree
  *    is also a windowed message: each child acks it as the parent does
  *    fragments going up (AGG_ACK with NETCOLL_F_RESULT; its requests
  *    ack too), and a sender has at most NCK_AGG_DN_BYTES of results
@@ -462,7 +463,7 @@ static int nck_agg_piece_init(struct nck_comm *c, struct nck_agg_op *op,
 	for (i = 0; i < t->nchildren; i++) {
 		if (nck_frags_init(&p->got[i], p->nfrags, gfp))
 			return -ENOMEM;
-		p->got[i].end_by_reply = nck_agg_end_by_result(p->nfrags);
+		p->got[i].end_by_reply = nck_agg_end_by_result(p->len, p->nfrags);
 	}
 	p->windowed = nck_agg_windowed(op, p->len, p->nfrags);
 	if (p->windowed && t->nchildren) {

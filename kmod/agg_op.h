@@ -23,6 +23,7 @@
 #define NCK_AGG_REPEAT_FRAGS	2	/* ... if their pieces are that small */
 #define NCK_AGG_OP_RTO_MIN_MS	10	/* an unwindowed operation's timeout */
 #define NCK_AGG_DN_FRAGS	16	/* larger results go down in a window */
+#define NCK_AGG_DN_ONCE_BYTES	(24 * 1024)	/* ... and results of more bytes */
 #define NCK_AGG_DN_BYTES	(128 * 1024)	/* ... of this many bytes */
 #define NCK_AGG_DN_MIN		4	/* ... and at least these fragments */
 /* Vectors this small live in the operation's allocation (nck_agg_prepare). */
@@ -257,20 +258,25 @@ static inline bool nck_agg_bcast(const struct nck_agg_op *op)
 }
 
 /*
- * Is a child's part of a piece of nfrags fragments acked at its end by the
- * result alone (see "up" at the top of agg.c)?  Yes if its result goes
- * down at once, not in a window.  A broadcast's empty piece is finished by
- * its parent's ack, but its fragment asks for it (ACK_NOW).
+ * Is a child's part of a piece of len bytes in nfrags fragments acked at
+ * its end by the result alone (see "up" at the top of agg.c)?  Yes if its
+ * result goes down at once, not in a window: at most NCK_AGG_DN_FRAGS
+ * fragments and NCK_AGG_DN_ONCE_BYTES (at MTU 1500 the fragments decide;
+ * at MTU 9000 16 fragments are 140 KB, and 1 MiB allreduces of 16 pieces
+ * of 64 KiB sent each result to every child at once: 0.46x Open MPI's
+ * speed, 4 MiB in a window 1.06x).  A broadcast's empty piece is finished
+ * by its parent's ack, but its fragment asks for it (ACK_NOW).
  */
-static inline bool nck_agg_end_by_result(u32 nfrags)
+static inline bool nck_agg_end_by_result(u32 len, u32 nfrags)
 {
-	return nfrags <= NCK_AGG_DN_FRAGS;
+	return nfrags <= NCK_AGG_DN_FRAGS && len <= NCK_AGG_DN_ONCE_BYTES;
 }
 
 /* The same for an early frame's message (the books' policy, rel.h). */
 static inline bool nck_agg_end_by_reply(const struct nc_frame *f)
 {
-	return nck_agg_end_by_result(nc_wire_nfrags(f->msg_len, f->frag_size));
+	return nck_agg_end_by_result(f->msg_len,
+				     nc_wire_nfrags(f->msg_len, f->frag_size));
 }
 
 /* The tag of op's frames of piece p: a broadcast's name its root too. */
@@ -302,7 +308,7 @@ static inline bool nck_agg_windowed(const struct nck_agg_op *op, u32 len,
 				    u32 nfrags)
 {
 	return nck_agg_tree_dist(op) && (op->flags & NETCOLL_RED_ALL) && len &&
-	       nfrags > NCK_AGG_DN_FRAGS;
+	       !nck_agg_end_by_result(len, nfrags);
 }
 
 /*
@@ -328,11 +334,13 @@ static inline u64 nck_agg_dn_window(const struct nck_comm *c, u32 fs)
  * three children, 64 KiB allreduces then took so many rounds that about
  * one run of 20 in 8 spent the repair budget and timed out; with bursts
  * of 8 the node's device refused 2.5x fewer frames and no run of 16 timed
- * out.  8 per asker and round trip still fill such a link.
+ * out.  8 per asker and round trip still fill such a link.  No more than
+ * a window (nck_window_frags()): 64 jumbo fragments are 570 KB.
  */
-static inline u32 nck_agg_burst(const struct nck_comm *c)
+static inline u32 nck_agg_burst(const struct nck_comm *c, u32 fs)
 {
-	return nck_comm_congested(c) ? NCK_AGG_BURST_CONGESTED : NCK_AGG_BURST;
+	return nck_comm_congested(c) ? NCK_AGG_BURST_CONGESTED :
+	       min(NCK_AGG_BURST, nck_window_frags(fs));
 }
 
 /*

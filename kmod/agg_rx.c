@@ -118,7 +118,8 @@ static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
 		}
 		nck_rx_charge_force(c, skb);	/* combined and freed below */
 	}
-	v = nck_frags_receive(&p->got[ci], f->seq, f->flags & NETCOLL_F_ACK_NOW);
+	v = nck_frags_receive(&p->got[ci], f->seq, f->frag_size,
+			      f->flags & NETCOLL_F_ACK_NOW);
 	p->held[ci * p->nfrags + f->seq] = skb;
 	nck_agg_progress(c, op);
 	/*
@@ -196,7 +197,8 @@ static void nck_agg_in_down(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	if (!p->windowed)
 		nck_frags_set(&p->res, k);
-	else if (nck_frags_receive(&p->res, k, false) == NCK_RX_NEW_ACK)
+	else if (nck_frags_receive(&p->res, k, f->frag_size, false) ==
+		 NCK_RX_NEW_ACK)
 		nck_agg_ack_result(c, op, p, txq);
 	nck_agg_up_acked(c, op, p, k);
 	nck_agg_progress(c, op);
@@ -468,7 +470,7 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 {
 	struct nck_agg_asker *a = &op->askers[f->src_rank];
 	u32 j = p - op->piece, end = min(f->msg_len, p->nfrags), k, sent = 0;
-	u32 frames = 0, burst = nck_agg_burst(c), queued;
+	u32 frames = 0, burst = nck_agg_burst(c, op->fs), queued;
 
 	/* holes asked for before: a newer round, at the timer's rate */
 	if (f->seq < a->holes_below[j] &&
@@ -603,7 +605,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 		return;
 	}
 	op->again = true;
-	burst = op->repair_budget ? min(nck_agg_burst(c), op->repair_budget) : 1;
+	burst = op->repair_budget ? min(nck_agg_burst(c, op->fs), op->repair_budget) : 1;
 	queued = skb_queue_len(txq);
 	if (!x_data) {
 		frames = nck_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN, 0, x,

@@ -652,8 +652,12 @@ static void nck_agg_root_result(struct nck_comm *c, struct nck_agg_op *op,
 void nck_agg_push_up(struct nck_comm *c, struct nck_agg_op *op,
 		     struct nck_agg_piece *p, struct sk_buff_head *txq)
 {
-	u32 window = max(nck_tx_window, 1U), inflight = 0, j;
+	u32 window = nck_window_frags(op->fs), inflight = 0, j;
 	u16 flags;
+
+	/* a quarter while our link's queue overflows, as going down */
+	if (nck_comm_congested(c))
+		window = max(window / 4, 2 * nck_ack_every(op->fs));
 
 	/* one window per operation, whatever the split */
 	for (j = 0; j < op->npieces; j++)

@@ -76,6 +76,26 @@ void nck_frags_free(struct nck_frags *s)
 	s->tx = NULL;
 }
 
+/*
+ * Fragments of fs bytes one sender may have in flight to one receiver:
+ * the tx_window module parameter, and no more than NCK_WINDOW_BYTES.  The
+ * window was counted in fragments only, sized for 1500-byte frames (64
+ * are 90 KB); at MTU 9000 64 fragments are 570 KB, more than twice what a
+ * 100 Mbit/s link's 20 ms queue holds (250 KB), and ten 1 MiB allreduces
+ * on the two-switch cluster lost about 5000 frames in the hosts' own
+ * queues (5x slower than at MTU 1500).  96 KiB and a reduction's results going
+ * down (NCK_AGG_DN_BYTES) still fit such a queue together; at MTU 1500
+ * the byte bound is above 64 fragments, so nothing changes there.  At
+ * least two ack intervals (nck_ack_every()): a smaller window waits for
+ * each ack.
+ */
+u32 nck_window_frags(u32 fs)
+{
+	u32 bytes = max(NCK_WINDOW_BYTES / max(fs, 1U), 2 * nck_ack_every(fs));
+
+	return min(max(READ_ONCE(nck_tx_window), 1U), bytes);
+}
+
 /* Microseconds, the low 30 bits a stamp keeps (17 minutes). */
 #define NCK_US_MASK	(BIT(30) - 1)
 
@@ -110,7 +130,10 @@ u32 nck_frags_age_us(const struct nck_frags *s, u32 k, bool *resent)
 }
 
 /*
- * A receiver acks every NCK_ACK_EVERY new fragments, when a fragment
+ * A receiver acks every NCK_ACK_EVERY new fragments of fs bytes (fewer
+ * if they are large: every NCK_ACK_BYTES; a window of jumbo fragments
+ * shared by a few children is 4 fragments each, which an ack every 8
+ * left waiting for the sender's probe), when a fragment
  * arrives past a hole and for the next NCK_DUPTHRESH - 1 above it (the
  * sender resends a hole once that many are acked above it, and the tail
  * of a message has no NCK_ACK_EVERY-th fragment to come), when the sender
@@ -118,15 +141,17 @@ u32 nck_frags_age_us(const struct nck_frags *s, u32 k, bool *resent)
  * is complete, and for every duplicate (its ack was lost).  s->cum is the
  * lowest hole as of the last ack.
  */
-enum nck_rx_verdict nck_frags_receive(struct nck_frags *s, u32 k, bool asked)
+enum nck_rx_verdict nck_frags_receive(struct nck_frags *s, u32 k, u32 fs,
+				      bool asked)
 {
+	u32 every = nck_ack_every(fs);
 	bool hole = k != s->next;
 
 	if (!nck_frags_set(s, k))
 		return NCK_RX_DUP;
 	if (asked || hole || (nck_frags_full(s) && !s->end_by_reply) ||
 	    (s->count < s->next && s->next - s->cum <= NCK_DUPTHRESH + 1) ||
-	    ++s->since_ack >= NCK_ACK_EVERY)
+	    ++s->since_ack >= every)
 		return NCK_RX_NEW_ACK;
 	return NCK_RX_NEW;
 }
@@ -621,7 +646,7 @@ bool nck_early_hold_booked(struct nck_comm *c, struct sk_buff_head *q,
 		nck_early_book_ack(c, NULL, cum, sack);
 		return asked;
 	}
-	if (nck_frags_receive(s, f->seq, asked) == NCK_RX_NEW)
+	if (nck_frags_receive(s, f->seq, f->frag_size, asked) == NCK_RX_NEW)
 		return false;	/* (a summary restarts the ack count) */
 	nck_early_book_ack(c, s, cum, sack);
 	return true;

@@ -62,8 +62,19 @@ struct nck_comm;
 struct nc_frame;
 struct nck_rtt;
 
-/* A receiver acks every NCK_ACK_EVERY new fragments of a message. */
+/*
+ * A receiver acks every NCK_ACK_EVERY new fragments of a message, and
+ * every NCK_ACK_BYTES of them if that comes first (nck_frags_receive()).
+ */
 #define NCK_ACK_EVERY		8
+#define NCK_ACK_BYTES		(32 * 1024)
+
+/* The ack interval of fragments of fs bytes. */
+static inline u32 nck_ack_every(u32 fs)
+{
+	return clamp_t(u32, NCK_ACK_BYTES / max(fs, 1U), 1, NCK_ACK_EVERY);
+}
+
 /* An ack's selective bits: the fragments just past its cumulative point. */
 #define NCK_SACK_BITS		32
 /* Fragments acked above a hole before it counts as lost, at least. */
@@ -77,6 +88,10 @@ struct nck_rtt;
  * learnt (30 operations: 117.1 s against 30.5 s); capped at 16, 44.6 s.
  */
 #define NCK_REORDER_MAX		(NCK_SACK_BITS / 2)
+/* A sender's window in bytes: see nck_window_frags(). */
+#define NCK_WINDOW_BYTES	(96 * 1024)
+
+u32 nck_window_frags(u32 fs);
 
 /**
  * struct nck_tx_stamp - a sender's last transmission of one fragment
@@ -197,7 +212,8 @@ enum nck_rx_verdict {
 	NCK_RX_NEW_ACK,	/* keep it and ack now */
 };
 
-enum nck_rx_verdict nck_frags_receive(struct nck_frags *s, u32 k, bool asked);
+enum nck_rx_verdict nck_frags_receive(struct nck_frags *s, u32 k, u32 fs,
+				      bool asked);
 /* The ack of s: cumulative point and selective bits; restarts since_ack. */
 void nck_frags_summary(struct nck_frags *s, u32 *cum, u32 *sack);
 

@@ -575,7 +575,8 @@ static bool nck_rx_take(struct nck_op *op, struct sk_buff *skb,
 	/* charged first: a fragment we cannot keep must not be acked */
 	if (!nck_rxq_add(op, skb))
 		return false;
-	if (nck_frags_receive(&m->fr, f->seq, f->flags & NETCOLL_F_ACK_NOW) ==
+	if (nck_frags_receive(&m->fr, f->seq, f->frag_size,
+			      f->flags & NETCOLL_F_ACK_NOW) ==
 	    NCK_RX_NEW_ACK)
 		nck_ack_or_hold(op, m, 0, acks);
 	return true;
@@ -649,7 +650,7 @@ static int nck_push_frag(struct nck_op *op, struct nck_msg *m)
  */
 static int nck_op_push(struct nck_op *op)
 {
-	u32 window = max(nck_tx_window, 1U), i;
+	u32 window = nck_window_frags(op->frag_size), i;
 	int ret;
 
 	op->tx_blocked = false;

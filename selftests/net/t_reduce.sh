@@ -87,10 +87,9 @@ t_check "20 allreduces of 128 KiB on a clean network: bit-exact, under 2 % of th
 
 # Jumbo frames into shaped queues (MTU 9000, 100 Mbit/s cables whose
 # 20 ms queues hold 250 KB), results windowed down the trees (1 MiB: 30
-# fragments a piece): bit-exact, on a communicator of its own.  Slow today
-# (issue 15): windows and repair bursts count fragments, six times the
-# bytes at this MTU, and the queues overflow; 4 such allreduces took 48 s
-# and 1300-1500 timeouts (the counts are printed, not asserted).
+# fragments a piece): bit-exact, on a communicator of its own.  Windows,
+# repair bursts and ack intervals are bounded in bytes (rel.c's
+# nck_window_frags()); the frames and timeouts are printed, not asserted.
 # jumbo_undo: what jumbo set up, undone whether or not it all came up (a
 # setup step that failed half way must not leave MTU 9000, shaped cables
 # or communicator 9 to the tests after it).
