@@ -77,7 +77,7 @@ MODULE_PARM_DESC(max_retries, "Timeouts without progress before an operation fai
 
 unsigned int nck_tx_window = 64;
 module_param_named(tx_window, nck_tx_window, uint, 0644);
-MODULE_PARM_DESC(tx_window, "Fragments in flight per operation");
+MODULE_PARM_DESC(tx_window, "Fragments in flight per operation (and at most 96 KiB)");
 
 unsigned int nck_rx_queue_max = 8 << 20;
 module_param_named(rx_queue_max, nck_rx_queue_max, uint, 0644);
