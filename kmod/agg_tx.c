@@ -657,7 +657,7 @@ void nck_agg_push_up(struct nck_comm *c, struct nck_agg_op *op,
 
 	/* a quarter while our link's queue overflows, as going down */
 	if (nck_comm_congested(c))
-		window = max(window / 4, 2 * nck_ack_every(op->fs));
+		window = min(window, max(window / 4, 2 * nck_ack_every(op->fs)));
 
 	/* one window per operation, whatever the split */
 	for (j = 0; j < op->npieces; j++)

@@ -606,8 +606,13 @@ struct netcoll_wait {
  * 7: a broadcast's AGG_* frames carry its root in the tag
  *    (NETCOLL_AGG_TAG): a rank starts the broadcast from its data
  * 8: ACK may carry DUP (the fragment it answers came twice)
+ * 9: a reduction's result goes down in a window above 24 KiB as well as
+ *    above 16 fragments (receivers ack every 32 KiB if that comes before
+ *    8 fragments): at MTUs above 1536 ranks of versions 8 and 9 disagree
+ *    on which results are windowed, and one waits for acks the other
+ *    never sends
  */
-#define NETCOLL_WIRE_VERSION		8
+#define NETCOLL_WIRE_VERSION		9
 
 enum netcoll_frame_type {
 	NETCOLL_T_DATA = 1,		/* a fragment of a message */
