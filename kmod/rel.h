@@ -69,10 +69,12 @@ struct nck_rtt;
 #define NCK_ACK_EVERY		8
 #define NCK_ACK_BYTES		(32 * 1024)
 
-/* The ack interval of fragments of fs bytes. */
+/* The ack interval of fragments of fs bytes (no division up to 4 KiB). */
 static inline u32 nck_ack_every(u32 fs)
 {
-	return clamp_t(u32, NCK_ACK_BYTES / max(fs, 1U), 1, NCK_ACK_EVERY);
+	if (fs <= NCK_ACK_BYTES / NCK_ACK_EVERY)
+		return NCK_ACK_EVERY;
+	return max(NCK_ACK_BYTES / fs, 1U);
 }
 
 /* An ack's selective bits: the fragments just past its cumulative point. */
