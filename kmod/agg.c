@@ -650,6 +650,8 @@ static struct nck_agg_op *nck_agg_prepare(struct nck_comm *c,
 		err = nck_agg_pieces(c, op, a, esize, sender);
 	if (err)
 		goto free;
+	/* once: asked for on every fragment going up (softirq) */
+	op->window = nck_window_frags(op->fs);
 	err = -ENOMEM;
 	op->buf_inline = small;
 	op->buf = small ? (u8 *)&op->piece[npieces] :

@@ -94,6 +94,7 @@ struct nck_agg_op {
 	int err;
 	u16 opcode;
 	u32 op, dtype, flags, root, fs;
+	u32 window;		/* fragments in flight up: nck_window_frags(fs) */
 	u64 bytes;
 	u8 *buf;		/* contribution, partial result, result */
 	bool buf_inline;	/* buf is after piece[] (nck_agg_prepare) */
@@ -337,10 +338,11 @@ static inline u64 nck_agg_dn_window(const struct nck_comm *c, u32 fs)
  * out.  8 per asker and round trip still fill such a link.  No more than
  * a window (nck_window_frags()): 64 jumbo fragments are 570 KB.
  */
-static inline u32 nck_agg_burst(const struct nck_comm *c, u32 fs)
+static inline u32 nck_agg_burst(const struct nck_comm *c,
+				const struct nck_agg_op *op)
 {
 	return nck_comm_congested(c) ? NCK_AGG_BURST_CONGESTED :
-	       min(NCK_AGG_BURST, nck_window_frags(fs));
+	       min(NCK_AGG_BURST, op->window);
 }
 
 /*

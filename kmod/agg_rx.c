@@ -470,7 +470,7 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 {
 	struct nck_agg_asker *a = &op->askers[f->src_rank];
 	u32 j = p - op->piece, end = min(f->msg_len, p->nfrags), k, sent = 0;
-	u32 frames = 0, burst = nck_agg_burst(c, op->fs), queued;
+	u32 frames = 0, burst = nck_agg_burst(c, op), queued;
 
 	/* holes asked for before: a newer round, at the timer's rate */
 	if (f->seq < a->holes_below[j] &&
@@ -605,7 +605,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 		return;
 	}
 	op->again = true;
-	burst = op->repair_budget ? min(nck_agg_burst(c, op->fs), op->repair_budget) : 1;
+	burst = op->repair_budget ? min(nck_agg_burst(c, op), op->repair_budget) : 1;
 	queued = skb_queue_len(txq);
 	if (!x_data) {
 		frames = nck_agg_send_frag(c, op, p, 0, NETCOLL_T_AGG_DOWN, 0, x,

@@ -652,7 +652,7 @@ static void nck_agg_root_result(struct nck_comm *c, struct nck_agg_op *op,
 void nck_agg_push_up(struct nck_comm *c, struct nck_agg_op *op,
 		     struct nck_agg_piece *p, struct sk_buff_head *txq)
 {
-	u32 window = nck_window_frags(op->fs), inflight = 0, j;
+	u32 window = op->window, inflight = 0, j;
 	u16 flags;
 
 	/* a quarter while our link's queue overflows, as going down */

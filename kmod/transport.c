@@ -94,6 +94,7 @@ struct nck_op {
 	u32 acks_held;		/* rx messages with ack_held, under c->lock */
 	u32 inflight;		/* fragments sent, not acknowledged */
 	u32 frag_size;
+	u32 window;		/* nck_window_frags(frag_size), once */
 	bool tx_blocked;	/* the device pushed back; retry shortly */
 	bool loss_seen;		/* an ack showed a hole: frames do get lost */
 	bool progress;		/* the ack being applied acked something */
@@ -260,6 +261,7 @@ static struct nck_op *nck_op_alloc(struct nck_comm *c,
 	op->tx_open = ntx;
 	op->rx_open = nrx;
 	op->frag_size = frag_size;
+	op->window = nck_window_frags(frag_size);
 	skb_queue_head_init(&op->rxq);
 	/*
 	 * Receive sets for senders that cut at our fragment size (the same
@@ -650,7 +652,7 @@ static int nck_push_frag(struct nck_op *op, struct nck_msg *m)
  */
 static int nck_op_push(struct nck_op *op)
 {
-	u32 window = nck_window_frags(op->frag_size), i;
+	u32 window = op->window, i;
 	int ret;
 
 	op->tx_blocked = false;
