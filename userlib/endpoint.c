@@ -41,6 +41,7 @@ struct nc_endpoint {
 	uint32_t timeout_ms;		/* 0: the communicator's default */
 	uint32_t size;			/* members of the bound communicator */
 	uint32_t rank;			/* ours in it */
+	uint32_t mtu;			/* its device's; 0: not known */
 	size_t bcast_mcast_min;		/* NC_DIST_AUTO: broadcasts of */
 	size_t bcast_mcast_max;		/* [min, max) bytes multicast */
 	size_t rsag_min;		/* nc_allreduce: reduce-scatter + allgather
@@ -131,6 +132,34 @@ int nc_get_info(nc_endpoint *ep, struct nc_info *info)
 	return 0;
 }
 
+/*
+ * The MTU of communicator comm_id's device on this host (0: not known),
+ * for the split the library chooses (nc_split_for_mtu).  Every rank
+ * finds the same where reductions work at all: the kernel cuts them at
+ * the device's MTU and drops fragments cut at another size.
+ */
+static uint32_t nc_comm_mtu(uint32_t comm_id, uint32_t rank)
+{
+	struct nc_comm_info ci = { 0 };
+	struct nc_dev_info *devs = NULL;
+	size_t ndevs = 0, i;
+	uint32_t mtu = 0;
+	nc_ctl *ctl;
+
+	if (nc_ctl_open(&ctl))
+		return 0;
+	nc_ctl_set_rank(ctl, rank);	/* several ranks here: name ours */
+	if (!nc_comm_get(ctl, comm_id, &ci) &&
+	    !nc_dev_list(ctl, NULL, &devs, &ndevs))
+		for (i = 0; i < ndevs; i++)
+			if (devs[i].ifindex == ci.ifindex)
+				mtu = devs[i].mtu;
+	free(devs);
+	nc_comm_info_free(&ci);
+	nc_ctl_close(ctl);
+	return mtu;
+}
+
 int nc_bind(nc_endpoint *ep, uint32_t comm_id, uint32_t rank)
 {
 	struct netcoll_bind b = { .comm_id = comm_id, .rank = rank };
@@ -141,6 +170,7 @@ int nc_bind(nc_endpoint *ep, uint32_t comm_id, uint32_t rank)
 		return -errno;
 	ep->size = b.size;
 	ep->rank = rank;
+	ep->mtu = nc_comm_mtu(comm_id, rank);
 	return 0;
 }
 
@@ -156,6 +186,11 @@ int nc_comm_rank(const nc_endpoint *ep)
 	if (!ep || !ep->size)
 		return -ENOTCONN;
 	return (int)ep->rank;
+}
+
+uint32_t nc_comm_split(const nc_endpoint *ep, size_t bytes)
+{
+	return ep ? nc_split_for_mtu(bytes, ep->size, ep->mtu) : 1;
 }
 
 int nc_set_timeout(nc_endpoint *ep, uint32_t timeout_ms)
@@ -212,7 +247,7 @@ static int nc_red_fill(const nc_endpoint *ep, const struct nc_red_args *a,
 			 (a->dist == NC_DIST_MCAST ? NETCOLL_RED_MCAST : 0),
 		.timeout_ms = ep->timeout_ms,
 		.split = a->split ? a->split :
-			 nc_split_for(a->count * esize, ep->size),
+			 nc_comm_split(ep, a->count * esize),
 	};
 	return 0;
 }

@@ -326,23 +326,35 @@ int nc_tree_order_aware(const char *topology, uint32_t size, uint32_t rotate,
  * members differ from the other trees' (they are rotated), so the
  * reduction work and the root's receptions spread over several hosts
  * working in parallel, as in the paper's vector split (section 5.3).
- * Each piece costs a tree's latency and its own frames, though: below
- * 8 KiB (a few frames) that outweighs the saved computation, and no
- * piece is made smaller than 4 KiB.  More pieces than members would put
- * two pieces' roots on one host, more than NC_TREES_MAX have no tree.
+ * Each piece costs a tree's latency and its own frames, acks and timers,
+ * though, so no piece is smaller than 8 KiB, nor than
+ * NC_SPLIT_PIECE_FRAMES frames of the device's MTU where it is known.
+ * On the two-switch cluster (16 hosts, docs/apps-bench.md, "stop 66")
+ * pieces of 4 KiB made allreduces of 32 KiB 1.3-1.9x slower than pieces
+ * of 8 KiB at MTU 1500 and 9000, and at MTU 9000 8 pieces of two jumbo
+ * frames made 128 KiB 1.6x slower than 4 pieces of four.  More pieces
+ * than members would put two pieces' roots on one host, more than
+ * NC_TREES_MAX have no tree.
  */
-#define NC_SPLIT_MIN_BYTES	8192
-#define NC_SPLIT_PIECE_BYTES	4096
+#define NC_SPLIT_PIECE_BYTES	8192
+#define NC_SPLIT_PIECE_FRAMES	3
+
+uint32_t nc_split_for_mtu(size_t bytes, uint32_t size, uint32_t mtu)
+{
+	uint32_t cap = size < NC_TREES_MAX ? size : NC_TREES_MAX;
+	size_t piece = NC_SPLIT_PIECE_BYTES, n;
+
+	if ((size_t)mtu * NC_SPLIT_PIECE_FRAMES > piece)
+		piece = (size_t)mtu * NC_SPLIT_PIECE_FRAMES;
+	n = bytes / piece;
+	if (n < 2 || cap < 2)
+		return 1;
+	return n < cap ? (uint32_t)n : cap;
+}
 
 uint32_t nc_split_for(size_t bytes, uint32_t size)
 {
-	uint32_t cap = size < NC_TREES_MAX ? size : NC_TREES_MAX;
-	size_t n;
-
-	if (bytes < NC_SPLIT_MIN_BYTES || cap < 2)
-		return 1;
-	n = bytes / NC_SPLIT_PIECE_BYTES;
-	return n < cap ? (uint32_t)n : cap;
+	return nc_split_for_mtu(bytes, size, 0);
 }
 
 int nc_tree_install_fnomial(nc_ctl *ctl, uint32_t comm_id, uint32_t ntrees,

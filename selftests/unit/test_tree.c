@@ -693,19 +693,32 @@ TEST(split_for)
 	uint32_t n;
 
 	CHECK_EQ(nc_split_for(0, 16), 1);
-	CHECK_EQ(nc_split_for(8191, 16), 1);
-	CHECK_EQ(nc_split_for(8192, 16), 2);
-	CHECK_EQ(nc_split_for(12287, 16), 2);
-	CHECK_EQ(nc_split_for(12288, 16), 3);
+	CHECK_EQ(nc_split_for(16383, 16), 1);
+	CHECK_EQ(nc_split_for(16384, 16), 2);
+	CHECK_EQ(nc_split_for(24575, 16), 2);
+	CHECK_EQ(nc_split_for(24576, 16), 3);
+	CHECK_EQ(nc_split_for(32768, 16), 4);
 	CHECK_EQ(nc_split_for(1 << 20, 16), 8);
 	CHECK_EQ(nc_split_for(1 << 20, 3), 3);
 	CHECK_EQ(nc_split_for(1 << 20, 1), 1);
 	CHECK_EQ(nc_split_for(1 << 20, 0), 1);
-	for (bytes = 0; bytes < 100000; bytes += 97) {
+	/* MTU 1500: three frames are less than 8 KiB, nothing changes */
+	CHECK_EQ(nc_split_for_mtu(32768, 16, 1500), 4);
+	CHECK_EQ(nc_split_for_mtu(16383, 16, 1500), 1);
+	/* MTU 9000: pieces of at least 27000 bytes */
+	CHECK_EQ(nc_split_for_mtu(53999, 16, 9000), 1);
+	CHECK_EQ(nc_split_for_mtu(54000, 16, 9000), 2);
+	CHECK_EQ(nc_split_for_mtu(131072, 16, 9000), 4);
+	CHECK_EQ(nc_split_for_mtu(1 << 20, 16, 9000), 8);
+	for (bytes = 0; bytes < 300000; bytes += 97) {
 		n = nc_split_for(bytes, 64);
 		CHECK(n >= 1 && n <= 8);
 		if (n > 1)
-			CHECK(bytes / n >= 4096);
+			CHECK(bytes / n >= 8192);
+		n = nc_split_for_mtu(bytes, 64, 9000);
+		CHECK(n >= 1 && n <= 8);
+		if (n > 1)
+			CHECK(bytes / n >= 27000);
 	}
 }
 

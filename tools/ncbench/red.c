@@ -207,7 +207,7 @@ static int ref_piece(const uint32_t *parents, uint32_t P, struct refctx *c,
 static uint32_t npieces(const struct bench *b, uint64_t count, uint32_t split,
 			size_t bytes)
 {
-	uint64_t n = split ? split : nc_split_for(bytes, b->nranks);
+	uint64_t n = split ? split : nc_comm_split(b->ep, bytes);
 
 	if (b->o.xp == XP_UDP)
 		return 1;		/* one tree, whatever the size */

@@ -92,6 +92,12 @@ int nc_bind(nc_endpoint *ep, uint32_t comm_id, uint32_t rank);
 int nc_comm_size(const nc_endpoint *ep);
 /* This endpoint's rank in it, or -ENOTCONN before nc_bind. */
 int nc_comm_rank(const nc_endpoint *ep);
+/*
+ * The pieces a reduction of `bytes` gets with split 0 (nc_red_args):
+ * nc_split_for_mtu() with the communicator's size and the MTU of its
+ * device, read at nc_bind.  1 before nc_bind.
+ */
+uint32_t nc_comm_split(const nc_endpoint *ep, size_t bytes);
 /* Per-operation time budget in ms; 0 = the communicator's default. */
 int nc_set_timeout(nc_endpoint *ep, uint32_t timeout_ms);
 
@@ -140,7 +146,8 @@ struct nc_red_args {
 	int all;		/* 1: allreduce */
 	enum nc_dist dist;
 	uint32_t split;		/* pieces on parallel trees; 0: the library's
-				 * choice for the size (nc_split_for)
+				 * choice for the size and the device's MTU
+				 * (nc_split_for_mtu)
 				 */
 };
 
@@ -263,7 +270,13 @@ int nc_op_parse(const char *name);
 const char *nc_op_name(enum nc_op op);
 int nc_dtype_parse(const char *name);
 const char *nc_dtype_name(enum nc_dtype dtype);
-/* Pieces the library splits a vector of `bytes` into (1 .. 8). */
+/*
+ * Pieces the library splits a vector of `bytes` into (1 .. 8) on a
+ * communicator of `size` members whose devices have this MTU (0: not
+ * known; nc_split_for: the same).  Every rank must choose alike: give
+ * each the same MTU (reductions need one fragment size everywhere).
+ */
+uint32_t nc_split_for_mtu(size_t bytes, uint32_t size, uint32_t mtu);
 uint32_t nc_split_for(size_t bytes, uint32_t size);
 
 /* ---------------------------------------------------------------- */
