@@ -10,6 +10,7 @@
 #include <linux/nsproxy.h>
 #include <linux/uaccess.h>
 
+#include "bearer.h"
 #include "endpoint.h"
 #include "coll.h"
 #include "reduce.h"
@@ -31,17 +32,21 @@ static int nck_ep_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static long nck_ioc_info(void __user *arg)
+/* The module's features; once bound, the communicator's MTU now. */
+static long nck_ioc_info(struct nck_endpoint *ep, void __user *arg)
 {
+	struct nck_comm *c = nck_ep_comm(ep);
 	struct netcoll_info info = {
 		.abi_version = NETCOLL_ABI_VERSION,
 		.wire_version = NETCOLL_WIRE_VERSION,
 		.features = NETCOLL_FEAT_BARRIER | NETCOLL_FEAT_ALLTOALL |
 			    NETCOLL_FEAT_A2A_SCHED | NETCOLL_FEAT_REDUCE |
 			    NETCOLL_FEAT_OWNER | NETCOLL_FEAT_AUTH |
+			    NETCOLL_FEAT_COMM_MTU |
 			    (nck_reduce_float_supported() ?
 			     NETCOLL_FEAT_REDUCE_FLOAT : 0),
 		.comm_size_max = NETCOLL_COMM_SIZE_MAX,
+		.mtu = c ? nck_comm_mtu(c) : 0,
 	};
 
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
@@ -126,7 +131,7 @@ static long nck_ep_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	switch (cmd) {
 	case NETCOLL_IOC_INFO:
-		return nck_ioc_info(uarg);
+		return nck_ioc_info(ep, uarg);
 	case NETCOLL_IOC_BIND:
 		return nck_ioc_bind(ep, uarg);
 	case NETCOLL_IOC_BARRIER:

@@ -133,31 +133,19 @@ int nc_get_info(nc_endpoint *ep, struct nc_info *info)
 }
 
 /*
- * The MTU of communicator comm_id's device on this host (0: not known),
- * for the split the library chooses (nc_split_for_mtu).  Every rank
- * finds the same where reductions work at all: the kernel cuts them at
- * the device's MTU and drops fragments cut at another size.
+ * The MTU of the bound communicator's device (0: not known), for the
+ * split the library chooses (nc_split_for_mtu).  Every rank must choose
+ * alike, so it comes from the kernel that cuts reductions by it, on the
+ * endpoint itself: no query that could fail on one rank only.
  */
-static uint32_t nc_comm_mtu(uint32_t comm_id, uint32_t rank)
+static int nc_ep_mtu(const nc_endpoint *ep, uint32_t *mtu)
 {
-	struct nc_comm_info ci = { 0 };
-	struct nc_dev_info *devs = NULL;
-	size_t ndevs = 0, i;
-	uint32_t mtu = 0;
-	nc_ctl *ctl;
+	struct netcoll_info ki = { 0 };
 
-	if (nc_ctl_open(&ctl))
-		return 0;
-	nc_ctl_set_rank(ctl, rank);	/* several ranks here: name ours */
-	if (!nc_comm_get(ctl, comm_id, &ci) &&
-	    !nc_dev_list(ctl, NULL, &devs, &ndevs))
-		for (i = 0; i < ndevs; i++)
-			if (devs[i].ifindex == ci.ifindex)
-				mtu = devs[i].mtu;
-	free(devs);
-	nc_comm_info_free(&ci);
-	nc_ctl_close(ctl);
-	return mtu;
+	if (ioctl(ep->fd, NETCOLL_IOC_INFO, &ki) < 0)
+		return -errno;
+	*mtu = ki.features & NETCOLL_FEAT_COMM_MTU ? ki.mtu : 0;
+	return 0;
 }
 
 int nc_bind(nc_endpoint *ep, uint32_t comm_id, uint32_t rank)
@@ -170,8 +158,7 @@ int nc_bind(nc_endpoint *ep, uint32_t comm_id, uint32_t rank)
 		return -errno;
 	ep->size = b.size;
 	ep->rank = rank;
-	ep->mtu = nc_comm_mtu(comm_id, rank);
-	return 0;
+	return nc_ep_mtu(ep, &ep->mtu);
 }
 
 int nc_comm_size(const nc_endpoint *ep)

@@ -2,8 +2,8 @@
 /*
  * ep_errors: the /dev/netcoll endpoint's error contract, against the
  * running module.  Needs communicator --comm ID (rank --rank R) to exist
- * in this namespace with no endpoint bound, and a communicator id
- * --absent that does not.  Raw ioctls are used where the library would
+ * in this namespace with no endpoint bound, on a device of MTU -m, and a
+ * communicator id -a that does not.  Raw ioctls are used where the library would
  * refuse the bad input itself.
  *
  * Output: "ok - case" / "not ok - case: why" lines, then "N passed, N failed".
@@ -57,23 +57,39 @@ static int bind_ep(int fd, unsigned int comm, unsigned int rank, unsigned int fl
 	return rc;
 }
 
+/* INFO's mtu: 0 before BIND, the communicator's device's once bound. */
+static void check_mtu(int fd, const char *when, int want)
+{
+	struct netcoll_info info = { 0 };
+
+	if (ioctl(fd, NETCOLL_IOC_INFO, &info) || !(info.features & NETCOLL_FEAT_COMM_MTU) ||
+	    (int)info.mtu != want) {
+		failed++;
+		printf("not ok - info's mtu %s: got %u, expected %d\n", when, info.mtu, want);
+	} else {
+		passed++;
+		printf("ok - info's mtu %s (%u)\n", when, info.mtu);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int comm = 0, rank = 0, absent = 0;
-	int expected_size = -1;
+	int expected_size = -1, expected_mtu = -1;
 	struct netcoll_barrier_args bar = { 0 };
 	struct netcoll_alltoall_args a2a = { 0 };
 	struct netcoll_info info;
 	int fd, fd2, c;
 
-	while ((c = getopt(argc, argv, "c:r:a:p:")) != -1) {
+	while ((c = getopt(argc, argv, "c:r:a:p:m:")) != -1) {
 		switch (c) {
+		case 'm': expected_mtu = atoi(optarg); break;
 		case 'p': expected_size = atoi(optarg); break;
 		case 'c': comm = strtoul(optarg, NULL, 0); break;
 		case 'r': rank = strtoul(optarg, NULL, 0); break;
 		case 'a': absent = strtoul(optarg, NULL, 0); break;
 		default:
-			fprintf(stderr, "usage: ep_errors -c COMM -r RANK -a ABSENT_COMM -p MEMBERS\n");
+			fprintf(stderr, "usage: ep_errors -c COMM -r RANK -a ABSENT_COMM -p MEMBERS -m MTU\n");
 			return 2;
 		}
 	}
@@ -82,6 +98,7 @@ int main(int argc, char **argv)
 	expect("info reports ABI version", ioctl(fd, NETCOLL_IOC_INFO, &info), 0);
 	if (info.abi_version != NETCOLL_ABI_VERSION)
 		expect("info abi_version matches the header", -1, 0);
+	check_mtu(fd, "before bind", 0);
 	expect("barrier before bind is ENOTCONN", ioctl(fd, NETCOLL_IOC_BARRIER, &bar), ENOTCONN);
 	expect("unknown ioctl is ENOTTY", ioctl(fd, _IO('N', 0xff)), ENOTTY);
 	expect("bind to an absent communicator is ENOENT", bind_ep(fd, absent, 0, 0), ENOENT);
@@ -97,6 +114,7 @@ int main(int argc, char **argv)
 		passed++;
 		printf("ok - bind returns the member count (%u)\n", bound_size);
 	}
+	check_mtu(fd, "once bound", expected_mtu);
 	expect("second bind of one endpoint is EISCONN", bind_ep(fd, comm, rank, 0), EISCONN);
 
 	fd2 = ep_open();

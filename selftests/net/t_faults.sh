@@ -15,7 +15,7 @@ for h in $(cluster_hosts); do
 done
 
 on h1 "$NCTL" comm add id 6 dev eth0 rank 0 members "$(cluster_members)"
-on h1 "$EP_ERRORS" -c 6 -r 0 -a 77 -p 8 >"$T_LOG/ep_errors.log" 2>&1
+on h1 "$EP_ERRORS" -c 6 -r 0 -a 77 -p 8 -m "$(on h1 cat /sys/class/net/eth0/mtu)" >"$T_LOG/ep_errors.log" 2>&1
 t_tally <"$T_LOG/ep_errors.log"
 on h1 "$NCTL" comm del id 6
 

@@ -407,13 +407,23 @@ enum netcoll_stat {
 #define NETCOLL_FEAT_REDUCE_FLOAT	_BITULL(4)	/* float and double */
 #define NETCOLL_FEAT_OWNER		_BITULL(5)	/* owned communicators */
 #define NETCOLL_FEAT_AUTH		_BITULL(6)	/* authenticated frames */
+#define NETCOLL_FEAT_COMM_MTU		_BITULL(7)	/* netcoll_info.mtu */
 
+/*
+ * mtu (with NETCOLL_FEAT_COMM_MTU): once the endpoint is bound, the MTU of
+ * its communicator's device when asked (0 before BIND, or while the
+ * communicator has no device).  Reductions are cut into fragments by it,
+ * and every rank must cut alike, so a library choosing how to split a
+ * vector by the MTU reads it here, from the kernel that cuts, on the
+ * endpoint it will use.
+ */
 struct netcoll_info {
 	__u32	abi_version;		/* NETCOLL_ABI_VERSION */
 	__u32	wire_version;		/* NETCOLL_WIRE_VERSION */
 	__u64	features;		/* NETCOLL_FEAT_* */
 	__u32	comm_size_max;
-	__u32	reserved[7];
+	__u32	mtu;
+	__u32	reserved[6];
 };
 
 /*
