@@ -41,7 +41,6 @@ struct nc_endpoint {
 	uint32_t timeout_ms;		/* 0: the communicator's default */
 	uint32_t size;			/* members of the bound communicator */
 	uint32_t rank;			/* ours in it */
-	uint32_t mtu;			/* its device's; 0: not known */
 	size_t bcast_mcast_min;		/* NC_DIST_AUTO: broadcasts of */
 	size_t bcast_mcast_max;		/* [min, max) bytes multicast */
 	size_t rsag_min;		/* nc_allreduce: reduce-scatter + allgather
@@ -132,22 +131,6 @@ int nc_get_info(nc_endpoint *ep, struct nc_info *info)
 	return 0;
 }
 
-/*
- * The MTU of the bound communicator's device (0: not known), for the
- * split the library chooses (nc_split_for_mtu).  Every rank must choose
- * alike, so it comes from the kernel that cuts reductions by it, on the
- * endpoint itself: no query that could fail on one rank only.
- */
-static int nc_ep_mtu(const nc_endpoint *ep, uint32_t *mtu)
-{
-	struct netcoll_info ki = { 0 };
-
-	if (ioctl(ep->fd, NETCOLL_IOC_INFO, &ki) < 0)
-		return -errno;
-	*mtu = ki.features & NETCOLL_FEAT_COMM_MTU ? ki.mtu : 0;
-	return 0;
-}
-
 int nc_bind(nc_endpoint *ep, uint32_t comm_id, uint32_t rank)
 {
 	struct netcoll_bind b = { .comm_id = comm_id, .rank = rank };
@@ -158,7 +141,7 @@ int nc_bind(nc_endpoint *ep, uint32_t comm_id, uint32_t rank)
 		return -errno;
 	ep->size = b.size;
 	ep->rank = rank;
-	return nc_ep_mtu(ep, &ep->mtu);
+	return 0;
 }
 
 int nc_comm_size(const nc_endpoint *ep)
@@ -175,9 +158,25 @@ int nc_comm_rank(const nc_endpoint *ep)
 	return (int)ep->rank;
 }
 
+/*
+ * Every rank must choose alike, so the MTU comes from the kernel, which
+ * cuts a reduction by its device's MTU when it starts: asked on the
+ * endpoint itself (no query that could fail on one rank only) when the
+ * operation starts, and only where the MTU can make a difference (the
+ * byte rule splits: a large MTU can only make fewer pieces).
+ */
 uint32_t nc_comm_split(const nc_endpoint *ep, size_t bytes)
 {
-	return ep ? nc_split_for_mtu(bytes, ep->size, ep->mtu) : 1;
+	struct netcoll_info ki = { 0 };
+	uint32_t n;
+
+	if (!ep || !ep->size)
+		return 1;
+	n = nc_split_for(bytes, ep->size);
+	if (n > 1 && !ioctl(ep->fd, NETCOLL_IOC_INFO, &ki) &&
+	    (ki.features & NETCOLL_FEAT_COMM_MTU))
+		n = nc_split_for_mtu(bytes, ep->size, ki.mtu);
+	return n;
 }
 
 int nc_set_timeout(nc_endpoint *ep, uint32_t timeout_ms)

@@ -17,6 +17,18 @@ done
 on h1 "$NCTL" comm add id 6 dev eth0 rank 0 members "$(cluster_members)"
 on h1 "$EP_ERRORS" -c 6 -r 0 -a 77 -p 8 -m "$(on h1 cat /sys/class/net/eth0/mtu)" >"$T_LOG/ep_errors.log" 2>&1
 t_tally <"$T_LOG/ep_errors.log"
+# The MTU an endpoint reports is the device's now (the library's split
+# asks for it when an operation starts, as the kernel cuts it then).
+mtu_now() {
+	local old rc=0
+	old=$(on h1 cat /sys/class/net/eth0/mtu)
+	on h1 ip link set eth0 mtu 4000 &&
+		on h1 "$EP_ERRORS" -c 6 -r 0 -a 77 -p 8 -m 4000 >"$T_LOG/ep_errors_4000.log" 2>&1 ||
+		rc=1
+	on h1 ip link set eth0 mtu "$old" || rc=1
+	return $rc
+}
+t_check "an endpoint reports its device's MTU after a change (4000)" mtu_now
 on h1 "$NCTL" comm del id 6
 
 # --- a peer dies mid-operation: the others fail with ETIMEDOUT -------------

@@ -94,8 +94,8 @@ int nc_comm_size(const nc_endpoint *ep);
 int nc_comm_rank(const nc_endpoint *ep);
 /*
  * The pieces a reduction of `bytes` gets with split 0 (nc_red_args):
- * nc_split_for_mtu() with the communicator's size and the MTU of its
- * device, read at nc_bind.  1 before nc_bind.
+ * nc_split_for_mtu() with the communicator's size and the MTU its device
+ * has now, as the kernel reports it on the endpoint.  1 before nc_bind.
  */
 uint32_t nc_comm_split(const nc_endpoint *ep, size_t bytes);
 /* Per-operation time budget in ms; 0 = the communicator's default. */
