@@ -14,6 +14,9 @@ LIBNC_OBJS := $(LIBNC_SRCS:%.c=$(B)/%.o)
 # The boundary: only what the public headers declare (they push default
 # visibility) is visible, and the version script names those symbols.
 $(LIBNC_OBJS): CFLAGS += -fvisibility=hidden
+# Its reductions vectorised, as the kernel's (kmod/Kbuild says why the
+# dynamic cost model; the bits stay those of the scalar loop).
+$(B)/userlib/reduce_scatter.o: CFLAGS += -fvect-cost-model=dynamic
 LIBNC_MAP := userlib/libnetcoll.map
 # The library version lives in its public header only.
 NC_LIB_MAJOR := $(shell awk '$$2 == "NC_LIB_VERSION_MAJOR" { print $$3 }' userlib/include/netcoll.h)
