@@ -7,6 +7,7 @@
 #ifndef NCK_BEARER_H
 #define NCK_BEARER_H
 
+#include <linux/etherdevice.h>
 #include <linux/netdevice.h>
 
 #include "comm.h"
@@ -54,6 +55,18 @@ struct nck_bearer {
 };
 
 extern const struct nck_bearer_ops nck_eth_bearer_ops;
+
+/*
+ * Two member addresses of len bytes equal?  Every received frame's sender
+ * is checked with it: an Ethernet address in two loads, as the kernel's
+ * memcmp() walks short buffers a byte at a time.
+ */
+static inline bool nck_addr_equal(const u8 *a, const u8 *b, u8 len)
+{
+	if (len == ETH_ALEN)
+		return ether_addr_equal_unaligned(a, b);
+	return !memcmp(a, b, len);
+}
 
 /* bearer.c; all under RTNL */
 int nck_bearer_attach(struct net *net, struct net_device *dev,

@@ -58,9 +58,9 @@ static int nck_frame_xmit_host(struct nck_comm *c, struct nck_bearer *b,
 {
 	struct sk_buff *copy;
 
-	if (!memcmp(dst, nck_comm_addr(c, c->rank), c->addr_len))
+	if (nck_addr_equal(dst, nck_comm_addr(c, c->rank), c->addr_len))
 		return b->ops->xmit_local(b, skb, dst);
-	if (!memcmp(dst, c->mcast_addr, c->addr_len)) {
+	if (nck_addr_equal(dst, c->mcast_addr, c->addr_len)) {
 		copy = skb_clone(skb, GFP_ATOMIC);
 		/* lost on one side only: repaired like any lost frame */
 		if (!copy || b->ops->xmit_local(b, copy, dst))

@@ -45,8 +45,8 @@ static int nck_rcv_check(struct nck_bearer *b, struct sk_buff *skb,
 	    (f->dst_rank != c->rank && f->dst_rank != NETCOLL_RANK_GROUP))
 		return NETCOLL_STAT_DROP_RANK;
 	if (rcu_access_pointer(c->bearer) != b ||
-	    memcmp(b->ops->frame_src(skb), nck_comm_addr(c, f->src_rank),
-		   c->addr_len))
+	    !nck_addr_equal(b->ops->frame_src(skb),
+			    nck_comm_addr(c, f->src_rank), c->addr_len))
 		return NETCOLL_STAT_DROP_ADDR;
 	if (c->auth) {
 		reason = nck_auth_open(c->auth, skb, f, &pn);
