@@ -473,6 +473,8 @@ void nck_comm_unbind_bearer(struct nck_net *nn, struct nck_bearer *b)
 		for (c = head; c; c = nck_comm_sibling(c)) {
 			if (rtnl_dereference(c->bearer) != b)
 				continue;
+			/* joined while bound: left here, or never (COMM_DEL sees NULL) */
+			b->ops->group_leave(b, c->mcast_addr);
 			RCU_INIT_POINTER(c->bearer, NULL);
 			nck_comm_fail(c, -ENETDOWN);
 		}

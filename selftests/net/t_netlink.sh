@@ -41,7 +41,14 @@ t_expect_fail "sched del of an unknown communicator" "no such communicator" \
 t_check "comm del" on h1 "$NCTL" comm del id 9
 t_expect_fail "comm del again is ENOENT" "no such communicator" on h1 "$NCTL" comm del id 9
 t_check "stats lists every counter" nc_json h1 '"drop_cookie" in d and "tx_frames" in d' stats
-t_check "detach" on h1 "$NCTL" dev detach dev eth0
+# A communicator joins its group address (result multicast) while bound;
+# a detach that unbinds it must leave the group (COMM_DEL finds no bearer).
+nc_groups_joined() { on h1 ip maddr show dev eth0 | grep -c "03:6e:63:"; }
+t_check "comm add 11" on h1 "$NCTL" comm add id 11 dev eth0 rank 0 members "$members"
+t_check "comm 11 joined one group address" test "$(nc_groups_joined)" = 1
+t_check "detach with communicator 11 still there" on h1 "$NCTL" dev detach dev eth0
+t_check "the detach left the group address" test "$(nc_groups_joined)" = 0
+t_check "comm del of the unbound communicator" on h1 "$NCTL" comm del id 11
 t_expect_fail "detach again" "not attached" on h1 "$NCTL" dev detach dev eth0
 
 cluster_down
