@@ -46,6 +46,18 @@ int nck_comm_mem_reserve(struct nck_comm *c, u64 bytes)
 	}
 }
 
+/*
+ * Reserve without reclaiming (softirq, c->lock may be held): what a peer's
+ * frames make us allocate, e.g. a receive set for a finer fragment size.
+ */
+bool nck_comm_mem_try(struct nck_comm *c, u64 bytes)
+{
+	if (atomic64_add_return(bytes, &c->mem_used) <= c->mem_max)
+		return true;
+	atomic64_sub(bytes, &c->mem_used);
+	return false;
+}
+
 void nck_comm_mem_release(struct nck_comm *c, u64 bytes)
 {
 	if (bytes)

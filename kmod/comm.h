@@ -235,6 +235,7 @@ void nck_comm_delete_all(struct nck_net *nn);
 void nck_comm_set_sched(struct nck_comm *c, struct nck_sched *s);
 int nck_comm_state(struct nck_comm *c);
 int nck_comm_mem_reserve(struct nck_comm *c, u64 bytes);
+bool nck_comm_mem_try(struct nck_comm *c, u64 bytes);
 void nck_comm_mem_release(struct nck_comm *c, u64 bytes);
 
 /* The receive memory of a communicator: one limit for every holder. */

@@ -474,11 +474,15 @@ static void nck_ack_queue(struct nck_op *op, struct nck_msg *m, u16 flags,
  * The sender's fragment size is fixed by its first frame: a smaller one
  * (a smaller MTU) needs a bigger receive set, allocated here in softirq.
  * Senders cutting much finer than we do are refused: their sets would be
- * the peer's to size.
+ * the peer's to size.  What the bigger set adds to the one the operation
+ * reserved (nck_op_bytes) is charged to the communicator's posted memory
+ * too, and released with the operation: a peer cannot make us hold more
+ * than mem_max.
  */
 static bool nck_rx_frag_size(struct nck_op *op, struct nck_msg *m,
 			     const struct nc_frame *f)
 {
+	u64 more;
 	u32 n;
 
 	if (m->fr.count || !f->msg_len || f->frag_size == m->frag_size)
@@ -486,10 +490,18 @@ static bool nck_rx_frag_size(struct nck_op *op, struct nck_msg *m,
 	if (f->frag_size * NCK_FRAG_RATIO_MAX < op->frag_size)
 		return false;
 	n = nc_wire_nfrags(m->d.len, f->frag_size);
-	if (nck_frags_grow(&m->fr, n, GFP_ATOMIC | __GFP_NOWARN)) {
+	more = n > m->fr.n ? (BITS_TO_LONGS(n) - BITS_TO_LONGS(m->fr.n)) *
+			     sizeof(long) : 0;
+	if (more && !nck_comm_mem_try(op->c, more)) {
 		nck_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
 		return false;
 	}
+	if (nck_frags_grow(&m->fr, n, GFP_ATOMIC | __GFP_NOWARN)) {
+		nck_comm_mem_release(op->c, more);
+		nck_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
+		return false;
+	}
+	op->charge += more;
 	m->frag_size = f->frag_size;
 	return true;
 }
