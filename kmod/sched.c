@@ -24,12 +24,13 @@ static struct nck_sched *nck_sched_alloc(u32 nphases, u32 nin, u32 nout)
 {
 	struct nck_sched *s;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	/* kept as long as the communicator: charged to the installer */
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return NULL;
-	s->phase = kvcalloc(nphases, sizeof(*s->phase), GFP_KERNEL);
-	s->in = kvcalloc(nin, sizeof(*s->in), GFP_KERNEL);
-	s->out = kvcalloc(nout, sizeof(*s->out), GFP_KERNEL);
+	s->phase = kvcalloc(nphases, sizeof(*s->phase), GFP_KERNEL_ACCOUNT);
+	s->in = kvcalloc(nin, sizeof(*s->in), GFP_KERNEL_ACCOUNT);
+	s->out = kvcalloc(nout, sizeof(*s->out), GFP_KERNEL_ACCOUNT);
 	if (!s->phase || (nin && !s->in) || (nout && !s->out)) {
 		nck_sched_free(s);
 		return NULL;

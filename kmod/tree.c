@@ -30,7 +30,8 @@ static struct nck_tree *nck_tree_alloc(u32 nchildren)
 {
 	struct nck_tree *t;
 
-	return kzalloc(struct_size(t, children, nchildren), GFP_KERNEL);
+	/* kept as long as the communicator: charged to the installer */
+	return kzalloc(struct_size(t, children, nchildren), GFP_KERNEL_ACCOUNT);
 }
 
 static int nck_u32_cmp(const void *a, const void *b)
