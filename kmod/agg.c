@@ -1039,19 +1039,45 @@ bool nck_agg_reclaim(struct nck_comm *c)
 	return freed;
 }
 
-/* The bound endpoint closed: what it finished stays only for repairs. */
+/*
+ * The bound endpoint closed (its posted operations released first): what
+ * it finished stays only for repairs, and the broadcasts their data
+ * started for it (c->agg.posted behind c->agg.next) end as its posted
+ * ones did, cancelled.  Left, each would hold its vector, charged, for
+ * the hour-long budget an unposted broadcast waits for its process.  Its
+ * sequence number counts as posted: the ranks' sequences may now
+ * disagree, and the cancellation breaks the communicator
+ * (nck_agg_complete), as a cancelled posted operation does.  A start the
+ * worker is making is waited for, so that it is among them; data that
+ * comes later starts a broadcast for a process that binds later, as on a
+ * communicator nobody bound yet.
+ */
 void nck_agg_close(struct nck_comm *c)
 {
+	struct nck_agg_op *op;
 	u32 i;
 
+	flush_work(&c->agg.bcast_work);
 	spin_lock_bh(&c->lock);
+	for (; c->agg.posted != c->agg.next; c->agg.posted++) {
+		op = nck_agg_find(c, c->agg.posted);
+		if (!op || !op->unposted)	/* freed by a stop */
+			continue;
+		op->unposted = false;
+		op->released = true;
+		if (!op->complete) {
+			nck_agg_complete(c, op, -ECANCELED);
+			nck_stat_inc(c->nn, NETCOLL_STAT_OPS_CANCELLED);
+		}
+		nck_agg_unslot(c, op);
+	}
 	for (i = 0; i < NCK_AGG_SLOTS; i++) {
-		struct nck_agg_op *op = c->agg.slot[i];
-
+		op = c->agg.slot[i];
 		if (op && op->complete && op->released)
 			nck_agg_linger(c, op);
 	}
 	spin_unlock_bh(&c->lock);
+	wake_up_all(&c->agg.wq);	/* callers queued behind them (OSO) */
 }
 
 /* ---------------------------------------------------------------- */

@@ -120,6 +120,7 @@ int nck_agg_set_tree(struct nck_comm *c, u32 index, struct nck_tree *t);
 /* Installs order (kvmalloc'ed, checked; NULL: none) and frees the old one. */
 void nck_agg_set_bcast_order(struct nck_comm *c, u32 *order);
 bool nck_agg_reclaim(struct nck_comm *c);
+/* The bound endpoint closed: cancels the broadcasts its data started. */
 void nck_agg_close(struct nck_comm *c);
 /* c's reductions in flight, for /proc/net/netcoll_ops (procfs.c). */
 void nck_agg_show(struct seq_file *m, struct nck_comm *c);

@@ -130,10 +130,12 @@ void nck_agg_show(struct seq_file *m, struct nck_comm *c)
 	u32 i, j, k;
 
 	spin_lock_bh(&c->lock);
-	seq_printf(m, "comm %u rank %u/%u: next %u posted %u oso %u queued %u early %u%s%s\n",
+	seq_printf(m, "comm %u rank %u/%u: next %u posted %u oso %u queued %u early %u mem %lld/%u%s%s\n",
 		   c->id, c->rank, c->size, c->agg.next, c->agg.posted,
 		   c->agg.oso, skb_queue_len(&c->txq),
-		   skb_queue_len(&c->agg.early), c->dead ? " dead" : "",
+		   skb_queue_len(&c->agg.early),
+		   (long long)atomic64_read(&c->mem_used), c->mem_max,
+		   c->dead ? " dead" : "",
 		   c->broken ? " broken" : "");
 	for (i = 0; !c->dead && i < nck_agg_window(c); i++) {
 		struct nck_agg_op *op = c->agg.slot[i];

@@ -13,7 +13,8 @@
  *             runs on and is reaped once finished.
  * The one who removes an entry (the finishing waiter, the reaper, or
  * release) gives its reference back with nck_agg_release(): exactly one
- * path per entry.  Release cancels whatever has not finished: a closed
+ * path per entry.  Release cancels whatever has not finished, and the
+ * broadcasts their data started for the process (nck_agg_close): a closed
  * file leaves nothing behind (and deletes a transient communicator its
  * owner or an admin bound it to: a process's communicator ends with the
  * process; a group member's close leaves it to the owner).

@@ -131,6 +131,47 @@ mismatch_unposted() {
 t_check "... then posts a broadcast from another root: EPROTO there, an error on the root, no hang" \
 	mismatch_unposted
 
+# A rank whose process exits before it posts (rank 4, h5, killed while
+# it waits for its gate): the broadcast its data started for it ends when
+# its file closes, cancelled (ops_cancelled +1), and gives its 100000
+# bytes back to the communicator at once; before, it stayed "started by
+# its data", charged, for the hour an unposted broadcast waits for its
+# process.  Its subtree (5, 6, 7) had its data.  Its own communicator:
+# the cancellation breaks it, as a cancelled posted operation does.
+exit_unposted() {
+	local pids=() rc=0 r i sv=$T_LOG/exitunp ops=$T_LOG/exitunp.ops cancelled
+	nc_comm_on 8 $ALL8 >/dev/null || return 1
+	nc_stats_save h5 "$sv"
+	for r in 0 1 2 3 4 5 6 7; do
+		on "h$((r + 1))" "$NC_BCAST_CHECK" --comm 8 --rank $r --size 8 --roots 0 \
+			--bytes-list 100000 --timeout 5000 \
+			$([ $r = 4 ] && echo --post-file "$T_LOG/never") \
+			>"$T_LOG/exitunp.$r.log" 2>&1 &
+		pids+=($!)
+	done
+	for r in 5 6 7; do
+		wait "${pids[$r]}" || { rc=1; echo "rank $r: $(grep -m1 '^not ok' "$T_LOG/exitunp.$r.log")"; }
+	done
+	for i in $(seq 100); do
+		on h5 cat /proc/net/netcoll_ops >"$ops.before"
+		grep -A1 '^comm 8 ' "$ops.before" | grep -q 'started by its data' && break
+		sleep 0.1
+	done
+	grep -A1 '^comm 8 ' "$ops.before"
+	pkill -TERM -f -- "--comm 8 --rank 4 --size 8 " || rc=1
+	for r in 0 1 2 3 4; do wait "${pids[$r]}"; done
+	on h5 cat /proc/net/netcoll_ops >"$ops.after"
+	grep -A1 '^comm 8 ' "$ops.after"
+	cancelled=$(nc_stats_since "$sv" h5 ops_cancelled)
+	echo "h5: ops_cancelled +$cancelled"
+	[ $rc = 0 ] && [ "$cancelled" = 1 ] &&
+		grep -A1 '^comm 8 ' "$ops.before" | grep -q 'started by its data' &&
+		grep -q '^comm 8 rank 4/8: .* mem 0/' "$ops.after" &&
+		! grep -A1 '^comm 8 ' "$ops.after" | grep -q '^  op '
+}
+t_check "rank 4's process exits before posting: the broadcast its data started is cancelled and its memory back at once" \
+	exit_unposted
+
 # A rank whose process posts a second after its data came (rank 7, h8,
 # below rank 4, h5): the data waited for it with the early frames and
 # started its broadcast -- nothing dropped.  h5's repairs are printed, not
