@@ -34,6 +34,12 @@
  *   agg-seq     drop_state   an operation far in the future
  *   agg-mcast   drop_rank    a multicast result addressed to one rank
  *
+ * The first fragment (DATA, tag 0) of the --msg-len byte alltoall message
+ * of operation --seq, cut at --frag-size, finer than the receiver cuts it
+ * (a sender with a smaller MTU): the receiver grows that message's receive
+ * set, charged to the communicator's posted memory (drop_memory over it):
+ *   finer
+ *
  * A broadcast's data (AGG_DOWN of 16 bytes, fragment 0, operation --seq)
  * from broadcast root --root, for the receiver's next operation: from its
  * parent in that broadcast's tree it starts the broadcast there
@@ -68,6 +74,7 @@ struct args {
 	const char *dev, *kase;
 	unsigned char dst[ETH_ALEN];
 	unsigned int comm, src, dstrank, count, ethertype, seq, root;
+	unsigned int msg_len, frag_size;
 	unsigned long long cookie, epoch;
 };
 
@@ -75,7 +82,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: nc_inject --dev DEV --dst MAC --comm ID --cookie C "
 		"--epoch E --src-rank R --dst-rank D --case NAME [--count N] "
-		"[--seq S] [--root R] [--ethertype T]\n");
+		"[--seq S] [--root R] [--msg-len N --frag-size N] [--ethertype T]\n");
 	exit(2);
 }
 
@@ -121,6 +128,14 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 		f.opcode = NETCOLL_OPCODE_BCAST;
 		f.tag = NETCOLL_AGG_TAG(0, a->root);
 		f.op_seq = a->seq;
+	} else if (!strcmp(a->kase, "finer")) {
+		if (!a->frag_size || a->frag_size > 1400 || !a->msg_len)
+			return -1;
+		f.op_seq = a->seq;
+		f.msg_len = a->msg_len;
+		f.frag_size = a->frag_size;
+		f.len = a->msg_len < a->frag_size ? a->msg_len : a->frag_size;
+		len = NETCOLL_HDR_LEN + f.len;
 	} else if (!strcmp(a->kase, "type"))
 		f.type = NETCOLL_T_MAX + 1;
 	else if (!strcmp(a->kase, "length"))
@@ -184,6 +199,7 @@ int main(int argc, char **argv)
 		{ "case", 1, NULL, 'x' }, { "count", 1, NULL, 'n' },
 		{ "ethertype", 1, NULL, 'e' }, { "epoch", 1, NULL, 'E' },
 		{ "seq", 1, NULL, 'S' }, { "root", 1, NULL, 'R' },
+		{ "msg-len", 1, NULL, 'L' }, { "frag-size", 1, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct args a = { .count = 1, .ethertype = NETCOLL_ETHERTYPE };
@@ -206,6 +222,8 @@ int main(int argc, char **argv)
 		case 'E': a.epoch = strtoull(optarg, NULL, 0); break;
 		case 'S': a.seq = strtoul(optarg, NULL, 0); break;
 		case 'R': a.root = strtoul(optarg, NULL, 0); break;
+		case 'L': a.msg_len = strtoul(optarg, NULL, 0); break;
+		case 'F': a.frag_size = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
@@ -229,7 +247,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < a.count; i++) {
 		len = build(&a, frame, i);
 		if (len < 0) {
-			fprintf(stderr, "nc_inject: unknown case %s\n", a.kase);
+			fprintf(stderr, "nc_inject: unknown case %s, or its options missing\n", a.kase);
 			return 2;
 		}
 		if (sendto(fd, frame, len, 0, (struct sockaddr *)&sll, sizeof(sll)) < 0) {

@@ -110,6 +110,48 @@ t_check "2000 random frames: all dropped ($((drops_after - drops_before))), none
 
 t_check "alltoall still verified after the attack" \
 	nc_check_all a2a --comm 5 --op alltoall --bytes-list 1,5000
+# A sender that cuts its alltoall message finer than we do (a smaller
+# MTU; up to 8x finer is taken): its first fragment makes h1 rebuild that
+# message's receive set with more bits, in softirq.  The growth is charged
+# to the communicator's posted memory (/proc/net/netcoll_ops: mem), given
+# back with the operation, and over the limit the frame is dropped
+# (drop_memory: not tested, the smallest limit, 64 KiB, is far above what
+# any alltoall reserves) -- else peers cutting fine could make a host hold
+# several times mem_max.  h1 runs rank 0's alltoall of 1 MiB per peer alone on a
+# communicator of its own (it waits for ranks 1 and 2 until its budget is
+# spent), h2 sends rank 1's first fragment cut at 181 bytes: at MTU 1500
+# h1 cuts at 1444, so the set grows from 727 to 5794 bits, 12 to 91 longs,
+# 632 bytes.
+A2A=1048576
+a2a_mem() { on h1 cat /proc/net/netcoll_ops | sed -n "s|^comm $1 rank 0/3: .* mem \([0-9]*\)/.*|\1|p"; }
+finer_charged() {
+	local pid i before="" after end ep h r=0
+	for h in h1 h2 h3; do
+		on "$h" "$NCTL" comm add id 6 dev eth0 rank $r members "$(cluster_members)" \
+			cookie 0x1234 || return 1
+		r=$((r + 1))
+	done
+	ep=$(nc_epoch h1 6)
+	on h1 "$NC_CHECK" --comm 6 --rank 0 --size 3 --op alltoall --bytes $A2A \
+		--timeout 3000 >"$T_LOG/finer.log" 2>&1 &
+	pid=$!
+	for i in $(seq 100); do	# until its receive sets are charged
+		before=$(a2a_mem 6)
+		[ "${before:-0}" -gt 0 ] && break
+		sleep 0.05
+	done
+	on h2 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 6 --cookie 0x1234 \
+		--epoch "$ep" --src-rank 1 --dst-rank 0 --case finer --seq 0 \
+		--msg-len $A2A --frag-size 181 >/dev/null
+	sleep 0.3
+	after=$(a2a_mem 6)
+	wait "$pid"
+	end=$(a2a_mem 6)
+	echo "comm 6 mem: $before with the operation, $after after the finer fragment, $end at its end"
+	[ "${before:-0}" -gt 0 ] && [ "$after" = $((before + 632)) ] && [ "$end" = 0 ]
+}
+t_check "a first fragment cut 8x finer: its receive set's growth (632 bytes) charged, given back at the end" \
+	finer_charged
 t_check "rmmod" nc_unload
 cluster_down
 t_done
