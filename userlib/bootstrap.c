@@ -21,7 +21,11 @@
  * arrives ends the wait with ETIMEDOUT for everybody, naming it.
  *
  * The store is not authenticated and the key travels in clear: like a
- * TCPStore, it is meant for the job's own network.
+ * TCPStore, it is meant for the job's own network.  Still, nothing a
+ * connection sends may stop the job: rank 0 reads every connection that
+ * has not said HELLO side by side (root_gather), drops one that is not
+ * the protocol at its first header, and sends nothing for longer than
+ * SEND_WAIT_MS; a peer's text is made printable before it is shown.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -75,6 +79,12 @@ struct boot_welcome {
 #define PAYLOAD_MAX	(sizeof(struct boot_welcome) + NETCOLL_COMM_SIZE_MAX * NC_ADDR_MAX)
 /* A connection that does not say HELLO within this is dropped. */
 #define HELLO_WAIT_MS	2000
+/* A message not sent within this is given up (the peer does not read). */
+#define SEND_WAIT_MS	5000
+/* Connections that have not said HELLO yet, read side by side (the oldest
+ * is dropped for a new one beyond).
+ */
+#define PENDING_MAX	64
 /* Rank 0's answers come at most this long after its own deadline. */
 #define SLACK_MS	5000
 /* Taken ids tried before giving up. */
@@ -131,16 +141,25 @@ static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
 	return 0;
 }
 
+/*
+ * A message goes out within SEND_WAIT_MS or not at all: a peer that
+ * connects and never reads (a zero window) must not hold rank 0 up.
+ */
 static int write_full(int fd, const void *buf, size_t len)
 {
+	uint64_t deadline = now_ms() + SEND_WAIT_MS;
 	const uint8_t *p = buf;
 	ssize_t n;
+	int err;
 
 	while (len) {
+		err = wait_fd(fd, POLLOUT, deadline);
+		if (err)
+			return err;
 		/* MSG_NOSIGNAL: a peer gone is an error, not a SIGPIPE */
-		n = send(fd, p, len, MSG_NOSIGNAL);
+		n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			return -errno;
 		}
@@ -191,9 +210,16 @@ static int recv_msg(int fd, struct boot_hdr *h, void *buf, size_t max,
 /* The reason an error message carries, NUL-terminated in msg. */
 static void take_text(char *msg, size_t msg_size, const void *buf, uint32_t len)
 {
+	const unsigned char *t = buf;
+	size_t i;
+
 	if (len >= TEXT_MAX)
 		len = TEXT_MAX - 1;
-	snprintf(msg, msg_size, "%.*s", (int)len, (const char *)buf);
+	/* a peer's words: no terminal escapes into the user's messages */
+	for (i = 0; i + 1 < msg_size && i < len && t[i]; i++)
+		msg[i] = t[i] >= 0x20 && t[i] < 0x7f ? (char)t[i] : '?';
+	if (msg_size)
+		msg[i] = '\0';
 }
 
 /* "HOST:PORT" (HOST may be [v6]) into its parts. */
@@ -317,28 +343,67 @@ struct boot_root {
 	uint32_t dropped;		/* connections that were not HELLO */
 };
 
-/* A HELLO taken in, refused with a reason, or dropped. */
-static void root_hello(struct boot_root *b, int c, uint64_t deadline)
+/*
+ * A connection that has not said HELLO yet.  Rank 0 reads all of them
+ * side by side as their bytes come, each with its own HELLO_WAIT_MS:
+ * read one at a time, 30 connections that said nothing spent the whole
+ * wait of a job (2 s each) while its ranks queued behind them.
+ */
+struct boot_pending {
+	int fd;
+	uint64_t until;			/* dropped then */
+	size_t got;
+	uint8_t buf[sizeof(struct boot_hdr) + sizeof(struct boot_hello)];
+};
+
+/* Still reading c's HELLO: 1; it is whole (in p->buf): 0; drop it: -1. */
+static int pending_read(struct boot_pending *p)
+{
+	struct boot_hdr h;
+	ssize_t n;
+
+	for (;;) {
+		n = read(p->fd, p->buf + p->got, sizeof(p->buf) - p->got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 1;
+		if (n <= 0)
+			return -1;
+		p->got += (size_t)n;
+		if (p->got >= sizeof(h)) {
+			/* not the protocol: dropped before the rest comes */
+			memcpy(&h, p->buf, sizeof(h));
+			if (ntohl(h.magic) != BOOT_MAGIC ||
+			    ntohs(h.version) != BOOT_VERSION ||
+			    ntohs(h.type) != BOOT_HELLO || h.err ||
+			    ntohl(h.len) != sizeof(struct boot_hello))
+				return -1;
+		}
+		if (p->got == sizeof(p->buf))
+			return 0;
+	}
+}
+
+/* A whole HELLO (pending_read) taken in or refused with a reason. */
+static void root_hello(struct boot_root *b, int c, const uint8_t *msg)
 {
 	const struct nc_boot_self *s = b->s;
 	union {
 		struct boot_hello h;
 		char text[TEXT_MAX];
 	} u;
-	struct boot_hdr h;
 	char why[TEXT_MAX];
-	uint64_t until = now_ms() + HELLO_WAIT_MS;
+	size_t i;
 
-	if (recv_msg(c, &h, &u, sizeof(u), until < deadline ? until : deadline) ||
-	    h.type != BOOT_HELLO || h.len != sizeof(u.h)) {
-		b->dropped++;
-		close(c);
-		return;
-	}
+	memcpy(&u.h, msg + sizeof(struct boot_hdr), sizeof(u.h));
 	u.h.rank = ntohl(u.h.rank);
 	u.h.size = ntohl(u.h.size);
 	u.h.addr_len = ntohl(u.h.addr_len);
 	u.h.host[HOST_LEN - 1] = '\0';
+	for (i = 0; u.h.host[i]; i++)	/* it goes into messages */
+		if (u.h.host[i] < 0x20 || u.h.host[i] > 0x7e)
+			u.h.host[i] = '?';
 	why[0] = '\0';
 	if (u.h.size != s->size)
 		snprintf(why, sizeof(why), "rank %u (%s) counts %u ranks, rank 0 counts %u",
@@ -405,6 +470,100 @@ static void missing_ranks(const struct boot_root *b, char *out, size_t size)
 	}
 }
 
+/* Drop pending connection i (the array stays in arrival order). */
+static void pending_drop(struct boot_root *b, struct boot_pending *p, uint32_t *n,
+			 uint32_t i)
+{
+	close(p[i].fd);
+	b->dropped++;
+	memmove(&p[i], &p[i + 1], (*n - i - 1) * sizeof(*p));
+	(*n)--;
+}
+
+/*
+ * Accept and read HELLOs until every rank arrived (0) or the deadline
+ * (-ETIMEDOUT, every rank that came told so, naming those that did not).
+ */
+static int root_gather(struct boot_root *b, int lfd, uint64_t deadline,
+		       char *msg, size_t msg_size)
+{
+	const struct nc_boot_self *s = b->s;
+	struct boot_pending p[PENDING_MAX];
+	struct pollfd pfd[PENDING_MAX + 1];
+	uint32_t n = 0, i;
+	uint64_t now, next;
+	char why[TEXT_MAX];
+	int c, err = 0;
+
+	while (b->arrived < s->size) {
+		now = now_ms();
+		if (now >= deadline) {
+			err = -ETIMEDOUT;
+			missing_ranks(b, why, sizeof(why));
+			snprintf(msg, msg_size, "%s never arrived at %s within %u ms",
+				 why, s->store, s->wait_ms);
+			break;
+		}
+		next = deadline;
+		pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		for (i = 0; i < n; i++) {
+			pfd[i + 1] = (struct pollfd){ .fd = p[i].fd, .events = POLLIN };
+			if (p[i].until < next)
+				next = p[i].until;
+		}
+		c = poll(pfd, n + 1, next > now ? (int)(next - now < 1000000 ? next - now : 1000000) : 0);
+		if (c < 0 && errno != EINTR) {
+			err = -errno;
+			snprintf(msg, msg_size, "rank 0 waiting at %s: %s", s->store,
+				 nc_strerror(err));
+			break;
+		}
+		now = now_ms();
+		/* back to front: a drop moves only the ones looked at */
+		for (i = n; c > 0 && i-- > 0;) {
+			int r = pfd[i + 1].revents ? pending_read(&p[i]) : 1;
+
+			if (r == 0) {
+				root_hello(b, p[i].fd, p[i].buf);
+				memmove(&p[i], &p[i + 1], (n - i - 1) * sizeof(*p));
+				n--;
+			} else if (r < 0 || now >= p[i].until) {
+				pending_drop(b, p, &n, i);
+			}
+		}
+		for (i = n; c == 0 && i-- > 0;)
+			if (now >= p[i].until)
+				pending_drop(b, p, &n, i);
+		if (c <= 0 || !(pfd[0].revents & POLLIN))
+			continue;
+		c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (c < 0 && (errno == EMFILE || errno == ENFILE)) {
+			if (n) {	/* the oldest unknown one makes room */
+				pending_drop(b, p, &n, 0);
+				continue;
+			}
+			err = -errno;
+			snprintf(msg, msg_size,
+				 "rank 0 has no file descriptor left for rank %u of %u (ulimit -n)",
+				 b->arrived, s->size);
+			break;
+		}
+		if (c < 0)
+			continue;
+		if (n == PENDING_MAX)
+			pending_drop(b, p, &n, 0);	/* the oldest */
+		p[n].fd = c;
+		p[n].until = now + HELLO_WAIT_MS;
+		p[n].got = 0;
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		close(p[i].fd);
+	if (err)
+		root_final(b, -err, msg);
+	return err;
+}
+
 /* Hand the plan out, create rank 0's side, collect the others': the
  * first failure (rank in *who, reason in why), or 0.
  */
@@ -421,8 +580,12 @@ static int root_round(struct boot_root *b, const struct nc_boot_ops *ops,
 	uint64_t deadline;
 	uint32_t r;
 
-	if (!w)
+	*created0 = 0;
+	if (!w) {
+		*who = 0;
+		snprintf(why, why_size, "rank 0 is out of memory");
 		return -ENOMEM;
+	}
 	w->id = htonl(p->id);
 	w->size = htonl(s->size);
 	w->cookie_hi = htonl((uint32_t)(p->cookie >> 32));
@@ -441,6 +604,7 @@ static int root_round(struct boot_root *b, const struct nc_boot_ops *ops,
 			close(b->fds[r]);
 			b->fds[r] = -1;
 		}
+	explicit_bzero(w, len);		/* the key */
 	free(w);
 
 	err = ops->create(ops->arg, p);
@@ -505,21 +669,9 @@ static int boot_root(const struct nc_boot_self *s, const struct nc_boot_ops *ops
 	memcpy(plan->members[0].addr, s->addr, s->addr_len);
 	plan->members[0].addr_len = s->addr_len;
 
-	while (b.arrived < s->size) {
-		int c;
-
-		err = wait_fd(lfd, POLLIN, deadline);
-		if (err) {
-			missing_ranks(&b, why, sizeof(why));
-			snprintf(msg, msg_size, "%s never arrived at %s within %u ms",
-				 why, s->store, s->wait_ms);
-			root_final(&b, ETIMEDOUT, msg);
-			goto out;
-		}
-		c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (c >= 0)
-			root_hello(&b, c, deadline);
-	}
+	err = root_gather(&b, lfd, deadline, msg, msg_size);
+	if (err)
+		goto out;
 	close(lfd);
 	lfd = -1;
 
@@ -591,9 +743,12 @@ static int parse_welcome(const struct nc_boot_self *s, const void *buf,
 	p->addr_len = ntohl(w.addr_len);
 	if (p->size != s->size || p->addr_len != s->addr_len ||
 	    p->key_len > NC_KEY_MAX || nc_check_comm_id(p->id) ||
-	    len != sizeof(w) + (size_t)p->size * p->addr_len)
+	    len != sizeof(w) + (size_t)p->size * p->addr_len) {
+		explicit_bzero(&w, sizeof(w));
 		return -EPROTO;
+	}
 	memcpy(p->key, w.key, p->key_len);
+	explicit_bzero(&w, sizeof(w));	/* the key: p holds it now */
 	for (r = 0; r < p->size; r++) {
 		memcpy(p->members[r].addr, (const uint8_t *)buf + sizeof(w) +
 		       (size_t)r * p->addr_len, p->addr_len);
@@ -700,6 +855,7 @@ static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *o
 			 s->store, err == -EPROTO ? "not the netcoll bootstrap protocol" :
 			 nc_strerror(err));
 out:
+	explicit_bzero(buf, PAYLOAD_MAX);	/* a WELCOME held the key */
 	free(buf);
 	close(fd);
 	return err;

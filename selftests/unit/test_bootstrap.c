@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,6 +356,48 @@ TEST(hostile_connections_ignored)
 		CHECK_EQ(procs[i].err, 0);
 }
 
+/*
+ * Forty connections that say nothing, and one that sends its HELLO a
+ * byte at a time, before the ranks come: rank 0 reads them side by side,
+ * each for at most 2 s, so the job still meets well inside its 6 s.  Read
+ * one at a time (2 s each) they took 80 s and every rank timed out.
+ */
+TEST(silent_connections_do_not_stall)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int fds[41], i, c;
+	pid_t pid;
+
+	job(3, 3, 6000);
+	procs[1].delay_ms = 1000;	/* after the silent ones */
+	procs[2].delay_ms = 1000;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)atoi(strrchr(store, ':') + 1));
+	pid = fork();
+	if (pid == 0) {
+		static const uint8_t hdr[4] = { 0x4e, 0x43, 0x42, 0x53 };
+
+		usleep(300 * 1000);	/* rank 0 listens */
+		for (i = 0; i < 41; i++) {
+			fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+			c = connect(fds[i], (struct sockaddr *)&sin, sizeof(sin));
+			if (c)
+				_exit(1);
+		}
+		for (i = 0; i < 4; i++) {	/* the slow one: its magic */
+			(void)!write(fds[40], &hdr[i], 1);
+			usleep(500 * 1000);
+		}
+		sleep(30);	/* open all along: killed once the job ended */
+		_exit(0);
+	}
+	run(3);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(procs[i].err, 0);
+}
+
 TEST(bad_arguments)
 {
 	struct nc_boot_ops ops = { fake_create, fake_destroy, NULL, &procs[0] };
@@ -401,6 +444,7 @@ int main(void)
 	RUN(random_id_taken_is_retried);
 	RUN(fixed_id_taken_fails_everywhere);
 	RUN(hostile_connections_ignored);
+	RUN(silent_connections_do_not_stall);
 	RUN(bad_arguments);
 	return DONE();
 }
