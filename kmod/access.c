@@ -79,8 +79,10 @@ bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
  * May the sender of a COMM_NEW make cfg on b?  The admin may make any.
  * A user only on a device open to users, owned by itself (and one of its
  * groups), within the module's default memory limits and its quota on
- * this host; cfg->user_made then counts it.  Under RTNL, which every
- * insertion into and removal from nn->comms holds: the count is exact.
+ * this host; cfg->user_made then counts it until it is freed (deleted
+ * ones an endpoint still holds too: nck_comm_gone_usage).  Under RTNL,
+ * which every insertion into and removal from nn->comms holds: the count
+ * is exact.
  */
 int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 			   struct sk_buff *skb, struct genl_info *info,
@@ -120,6 +122,7 @@ int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 			mem += (u64)c->mem_max + c->rx_mem_max;
 		}
 	}
+	nck_comm_gone_usage(nn, uid, &n, &mem);	/* deleted, still held */
 	if (n >= b->user_comms_max) {
 		NL_SET_ERR_MSG(info->extack,
 			       "this user has as many communicators as the device allows users");

@@ -14,6 +14,10 @@
  *    the process, reduction inputs, float frames for the worker).  A frame
  *    over the limit is dropped and counted (drop_memory), and resent by
  *    its sender.
+ * Both budgets of a user's communicator count against its owner's quota
+ * on the device (access.c) until the communicator is freed, not only
+ * while it is in the table: a deleted one an endpoint still holds is on
+ * nn->user_gone until its last reference goes.
  */
 #include <linux/random.h>
 #include <linux/rtnetlink.h>
@@ -128,8 +132,56 @@ void nck_rx_purge(struct nck_comm *c, struct sk_buff_head *q)
 /* Life                                                              */
 /* ---------------------------------------------------------------- */
 
+/* Guards every namespace's user_gone list (and c->gone): rare writers. */
+static DEFINE_SPINLOCK(nck_comm_gone_lock);
+
+/*
+ * A user's communicator deleted while an endpoint still holds it (with
+ * up to mem_max of posted operations) counts against the owner's quota
+ * until it is freed: counted only while in the table, a user could
+ * delete a bound one, make another, and so hold any number of times the
+ * device's limits.
+ */
+static void nck_comm_gone_add(struct nck_net *nn, struct nck_comm *c)
+{
+	if (!c->user_made)
+		return;
+	spin_lock(&nck_comm_gone_lock);
+	list_add(&c->gone, &nn->user_gone);
+	spin_unlock(&nck_comm_gone_lock);
+}
+
+void nck_comm_gone_usage(struct nck_net *nn, kuid_t uid, u32 *n, u64 *mem)
+{
+	struct nck_comm *c;
+
+	spin_lock(&nck_comm_gone_lock);
+	list_for_each_entry(c, &nn->user_gone, gone) {
+		if (!uid_eq(c->owner, uid))
+			continue;
+		(*n)++;
+		*mem += (u64)c->mem_max + c->rx_mem_max;
+	}
+	spin_unlock(&nck_comm_gone_lock);
+}
+
+void nck_comm_gone_forget(struct nck_net *nn)
+{
+	struct nck_comm *c, *tmp;
+
+	spin_lock(&nck_comm_gone_lock);
+	list_for_each_entry_safe(c, tmp, &nn->user_gone, gone)
+		list_del_init(&c->gone);
+	spin_unlock(&nck_comm_gone_lock);
+}
+
 static void nck_comm_free(struct nck_comm *c)
 {
+	if (c->user_made) {	/* its quota comes back only now */
+		spin_lock(&nck_comm_gone_lock);
+		list_del_init(&c->gone);
+		spin_unlock(&nck_comm_gone_lock);
+	}
 	nck_sched_free(c->a2a_sched);
 	nck_agg_free(c);
 	nck_rx_purge(c, &c->early);
@@ -252,6 +304,7 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 	c->mem_max = cfg->mem_max;
 	c->rx_mem_max = cfg->rx_mem_max;
 	c->user_made = cfg->user_made;
+	INIT_LIST_HEAD(&c->gone);
 	c->transient = cfg->transient;
 	c->addr_len = alen;
 	memcpy(c->addrs, cfg->addrs, (size_t)cfg->size * alen);
@@ -434,6 +487,7 @@ int nck_comm_delete(struct nck_net *nn, struct nck_comm *c)
 
 	ASSERT_RTNL();
 	nck_comm_unlink(nn, c);
+	nck_comm_gone_add(nn, c);
 	b = rtnl_dereference(c->bearer);
 	if (b)
 		b->ops->group_leave(b, c->mcast_addr);

@@ -73,7 +73,9 @@ struct nck_peer {
  * @auth: frame tags; NULL: none (fixed; its replay windows have their lock)
  * @peers: [size], rank 0's join state; @lock
  * @user_made: made by a user on a device open to users, and counted
- *	against that user's quota there (fixed)
+ *	against that user's quota there (fixed), until freed
+ * @gone: on nn->user_gone from its deletion until freed, if @user_made
+ *	(nck_comm_gone_lock)
  * @transient: deleted when the endpoint its owner (or an admin) bound to it
  *	closes (fixed)
  * @mem_max: bytes posted operations may allocate (fixed)
@@ -138,6 +140,7 @@ struct nck_comm {
 	struct nck_peer *peers;
 	bool user_made;
 	bool transient;
+	struct list_head gone;
 	u32 mem_max;
 	u32 rx_mem_max;
 	atomic64_t mem_used;
@@ -217,6 +220,10 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 				 struct nck_bearer *b,
 			       struct netlink_ext_ack *extack);
 int nck_comm_delete(struct nck_net *nn, struct nck_comm *c);
+/* A user's deleted communicators still held: *n more, *mem more bytes. */
+void nck_comm_gone_usage(struct nck_net *nn, kuid_t uid, u32 *n, u64 *mem);
+/* The namespace exits: its list of deleted ones is forgotten. */
+void nck_comm_gone_forget(struct nck_net *nn);
 void nck_comm_delete_this(struct nck_net *nn, struct nck_comm *c);
 /* rank NCK_RANK_ANY: the only rank of id on this host */
 #define NCK_RANK_ANY	U32_MAX

@@ -124,6 +124,7 @@ static int __net_init nck_net_init(struct net *net)
 
 	INIT_LIST_HEAD(&nn->bearers);
 	xa_init(&nn->comms);
+	INIT_LIST_HEAD(&nn->user_gone);
 	nn->net = net;
 	nn->stats = alloc_percpu(struct nck_stats);
 	if (!nn->stats)
@@ -143,6 +144,7 @@ static void __net_exit nck_net_exit(struct net *net)
 	nck_bearer_detach_all(net);
 	nck_comm_delete_all(nn);
 	rtnl_unlock();
+	nck_comm_gone_forget(nn);
 	xa_destroy(&nn->comms);
 	free_percpu(nn->stats);
 }

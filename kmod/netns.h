@@ -44,6 +44,13 @@ struct nck_stats {
 struct nck_net {
 	struct list_head bearers;
 	struct xarray comms;
+	/*
+	 * Users' communicators deleted from @comms whose last reference
+	 * (an endpoint's) is not gone yet: their memory is still held, so
+	 * they still count against their owner's quota (access.c).  Under
+	 * nck_comm_gone_lock; comm.c adds and removes them.
+	 */
+	struct list_head user_gone;
 	struct nck_stats __percpu *stats;
 	struct net *net;
 };

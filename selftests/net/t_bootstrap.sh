@@ -268,6 +268,46 @@ t_check "user-mem 100 MiB on h1: user 1001's one default communicator (72 MiB) l
 	on h1 "$NCTL" dev set dev eth0 user-mem 104857600
 t_expect_fail "... for its second: EDQUOT, though its count (1 of 2) allows it" "memory limit for users" \
 	on h1 "${USER2[@]}" "$NCTL" comm add id 903 dev eth0 rank 0 members "$(cluster_mac h1)"
+# A deleted communicator an endpoint still holds (with what its operations
+# posted) counts against its owner until the endpoint lets it go: user
+# 1001 on h3 (u4 and 905: 2 of 2) binds a process to 905 and deletes it;
+# a new one is EDQUOT until that process exits.  Counted only while in
+# the table, a user could delete a bound one, make another, and so hold
+# any number of times the device's limits.
+gone_counts() {
+	local gate=$T_LOG/gone.gate pid i rc=0 made=0 mac
+	mac=$(cluster_mac h3)
+	rm -f "$gate"
+	on h3 "${USER2[@]}" "$NCTL" comm add id 905 dev eth0 rank 0 members "$mac" || return 1
+	on h3 "${USER2[@]}" "$NC_BCAST_CHECK" --comm 905 --rank 0 --size 1 --roots 0 \
+		--bytes-list 10 --post-file "$gate" >"$T_LOG/gone.log" 2>&1 &
+	pid=$!
+	for i in $(seq 100); do
+		nc_json h3 'd[0]["bound"]' comm show id 905 2>/dev/null && break
+		sleep 0.1
+	done
+	on h3 "${USER2[@]}" "$NCTL" comm del id 905 || rc=1
+	if on h3 "${USER2[@]}" "$NCTL" comm add id 906 dev eth0 rank 0 members "$mac" \
+		>"$T_LOG/gone.add" 2>&1; then
+		echo "906 made while 905 is still held"
+		rc=1
+	fi
+	cat "$T_LOG/gone.add"
+	grep -q "as many communicators as the device allows" "$T_LOG/gone.add" || rc=1
+	touch "$gate"
+	wait "$pid"
+	# freed after a grace period, by a worker
+	for i in $(seq 50); do
+		on h3 "${USER2[@]}" "$NCTL" comm add id 906 dev eth0 rank 0 members "$mac" \
+			2>/dev/null && { made=1; break; }
+		sleep 0.1
+	done
+	echo "906 made once the endpoint closed: $made"
+	on h3 "$NCTL" comm del id 906
+	[ $rc = 0 ] && [ $made = 1 ]
+}
+t_check "a user's deleted communicator still bound counts against its quota until its endpoint closes" \
+	gone_counts
 t_check "user-comms off: those made stay (3 on h2), new ones are refused" \
 	eval 'on h2 "$NCTL" dev set dev eth0 user-comms off &&
 	      nc_json h2 "len(d) == 3" comm list &&
