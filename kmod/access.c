@@ -67,12 +67,19 @@ bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb,
 /*
  * The cookie (and epoch): what a frame forger would need besides MACs.
  * Asked for every communicator of a dump: no audit record for a denial.
+ * The admin's right is the sender's and the socket opener's, as
+ * netlink_capable() has it: a user's socket handed to a privileged
+ * program as its output must not have the secrets written into it.
  */
 bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
 			    struct net *net)
 {
-	return uid_eq(NETLINK_CB(skb).creds.uid, c->owner) ||
-	       ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
+	const struct socket *sock = NETLINK_CB(skb).sk->sk_socket;
+
+	if (uid_eq(NETLINK_CB(skb).creds.uid, c->owner))
+		return true;
+	return ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN) && sock &&
+	       file_ns_capable(sock->file, &init_user_ns, CAP_NET_ADMIN);
 }
 
 /*
