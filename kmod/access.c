@@ -110,7 +110,8 @@ int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 		return -EPERM;
 	}
 	if (!uid_eq(cfg->owner, uid) ||
-	    !(gid_eq(cfg->group, NETLINK_CB(skb).creds.gid) || in_egroup_p(cfg->group))) {
+	    (gid_valid(cfg->group) &&
+	     !(gid_eq(cfg->group, NETLINK_CB(skb).creds.gid) || in_egroup_p(cfg->group)))) {
 		NL_SET_ERR_MSG(info->extack,
 			       "a user's communicator is its own, for one of its groups");
 		return -EPERM;

@@ -620,7 +620,12 @@ fail:
 	return err;
 }
 
-/* Owner and group: named by an admin, else the sender's own. */
+/*
+ * Owner: named, else the sender.  Group: named, else none -- the
+ * creator's primary group was the default, and where users share one
+ * (gid 100 "users") any of them could bind a new communicator before its
+ * owner did.
+ */
 static int nck_nl_owner(struct sk_buff *skb, struct genl_info *info,
 			struct nck_comm_cfg *cfg)
 {
@@ -629,7 +634,7 @@ static int nck_nl_owner(struct sk_buff *skb, struct genl_info *info,
 	struct user_namespace *ns = nck_nl_userns(skb);
 
 	cfg->owner = NETLINK_CB(skb).creds.uid;
-	cfg->group = NETLINK_CB(skb).creds.gid;
+	cfg->group = INVALID_GID;
 	if (uid) {
 		cfg->owner = make_kuid(ns, nla_get_u32(uid));
 		if (!uid_valid(cfg->owner)) {

@@ -103,6 +103,14 @@ on h1 "$NCTL" comm add id 3 dev eth0 rank 0 members "$H1MAC" owner $OWNER group 
 	on h1 "$HOSTILE" bind 2 0		# root is the admin
 } >"$T_LOG/bind.log" 2>&1
 tally_n 7 "$T_LOG/bind.log"
+# No group named: nobody binds by group, not even in the creator's
+# primary group (the default before; where users share one, gid 100
+# "users", that was all of them).  Here the creator is root: group 0.
+on h1 "$NCTL" comm add id 12 dev eth0 rank 0 members "$H1MAC" owner $OWNER
+t_check "no group named: a user in the creator's primary group may not bind (EACCES), none shown" \
+	eval 'on h1 setpriv --reuid=1001 --regid=0 --clear-groups "$HOSTILE" bind-denied 12 0 &&
+	      nc_json h1 "\"group\" not in d[0]" comm show id 12'
+on h1 "$NCTL" comm del id 12
 secrets_shown() {
 	on h1 "${as_owner[@]}" "$NCTL" -j comm show id 2 | grep -q epoch &&
 		! on h1 "${as_nobody[@]}" "$NCTL" -j comm show id 2 | grep -q epoch

@@ -100,7 +100,7 @@ static int usage(int argc, char **argv)
 	       "reduction trees; ADDR is the group address results are multicast to\n"
 	       "(default 03:6e:63 and the low 24 bits of ID).\n"
 	       "USER (name or uid, default: you) may bind to the communicator and\n"
-	       "change or delete it; members of GROUP (default: your group) may\n"
+	       "change or delete it; members of GROUP (default: none) may\n"
 	       "bind.  FILE holds %u to %u bytes of key, the same on every host:\n"
 	       "frames then carry an HMAC-SHA256 tag (\"-\" reads standard input).\n"
 	       "BYTES limit the memory operations may allocate (mem) and the\n"

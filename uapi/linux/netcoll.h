@@ -22,9 +22,10 @@
 /*
  * 3: DEV_SET, users' communicators; 4: COMM_TRANSIENT; 5: TREE_BCAST_*;
  * 6: COMM_RTT; 7: members may share an address (several ranks on one
- * host), COMM_RANK names one of them in requests
+ * host), COMM_RANK names one of them in requests; 8: COMM_GROUP
+ * defaults to none (nobody binds by group unless it is named)
  */
-#define NETCOLL_GENL_VERSION		7
+#define NETCOLL_GENL_VERSION		8
 #define NETCOLL_GENL_MCGRP_EVENTS	"events"
 
 /*
@@ -156,7 +157,8 @@ enum netcoll_attr {
 					 * reconfigure; default: the creator
 					 */
 	NETCOLL_A_COMM_GROUP,		/* u32 gid whose members may bind;
-					 * default: the creator's group
+					 * default: none (family version 8;
+					 * before, the creator's group)
 					 */
 	NETCOLL_A_COMM_KEY,		/* binary, NETCOLL_KEY_MIN ..
 					 * NETCOLL_KEY_MAX bytes: frames carry
