@@ -31,6 +31,8 @@ struct nck_bearer_ops {
 	bool (*addr_ok)(const u8 *addr);
 	/* Group (multicast) addresses for result distribution. */
 	bool (*group_ok)(const u8 *addr);
+	/* ... in netcoll's own range: the only ones a user may name */
+	bool (*group_ours)(const u8 *addr);
 	void (*group_default)(u32 comm_id, u8 *addr);
 	int (*group_join)(struct nck_bearer *b, const u8 *addr);	/* RTNL */
 	void (*group_leave)(struct nck_bearer *b, const u8 *addr);	/* RTNL */

@@ -113,6 +113,16 @@ static bool nck_eth_group_ok(const u8 *addr)
 	return is_multicast_ether_addr(addr) && !is_broadcast_ether_addr(addr);
 }
 
+/*
+ * Is addr in netcoll's own range, 03:6e:63:xx:xx:xx?  A user may name no
+ * other group address: not the reserved 01:80:c2 ones (STP, 802.1X,
+ * LLDP), nor IP multicast's, nor any other protocol's.
+ */
+static bool nck_eth_group_ours(const u8 *addr)
+{
+	return addr[0] == 0x03 && addr[1] == 0x6e && addr[2] == 0x63;
+}
+
 /* 03:6e:63 ("nc", locally administered, multicast) + 24 bits of the id */
 static void nck_eth_group_default(u32 comm_id, u8 *addr)
 {
@@ -146,6 +156,7 @@ const struct nck_bearer_ops nck_eth_bearer_ops = {
 	.frame_src	= nck_eth_frame_src,
 	.addr_ok	= nck_eth_addr_ok,
 	.group_ok	= nck_eth_group_ok,
+	.group_ours	= nck_eth_group_ours,
 	.group_default	= nck_eth_group_default,
 	.group_join	= nck_eth_group_join,
 	.group_leave	= nck_eth_group_leave,

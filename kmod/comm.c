@@ -708,6 +708,12 @@ int nck_nl_comm_new(struct sk_buff *skb, struct genl_info *info)
 					    "not a group address of this medium");
 			goto out;
 		}
+		if (cfg.user_made && !b->ops->group_ours(nla_data(mcast))) {
+			NL_SET_ERR_MSG_ATTR(info->extack, mcast,
+					    "a user's group address is one of netcoll's own");
+			err = -EPERM;
+			goto out;
+		}
 		cfg.mcast = nla_data(mcast);
 	}
 	err = nck_nl_parse_members(info, b, &addrs, &cfg.size);

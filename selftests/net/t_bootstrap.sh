@@ -261,6 +261,13 @@ t_expect_fail "... or with more memory than the module's default: EPERM" "above 
 	on h1 "${USER2[@]}" "$NCTL" comm add id 902 dev eth0 rank 0 members "$(cluster_mac h1)" mem 2000000000
 t_expect_fail "user 1001 may not delete user 1000's communicator" "owner or an admin" \
 	on h1 "${USER2[@]}" "$NCTL" comm del id "$uid1"
+t_expect_fail "a user's communicator with a reserved group address (01:80:c2:00:00:0e, LLDP's): EPERM" \
+	"a user's group address is one of netcoll's own" \
+	on h2 "${USER2[@]}" "$NCTL" comm add id 907 dev eth0 rank 0 members "$(cluster_mac h2)" \
+		mcast 01:80:c2:00:00:0e
+t_check "... one of netcoll's own (03:6e:63:00:09:07): made" \
+	eval 'on h2 "${USER2[@]}" "$NCTL" comm add id 907 dev eth0 rank 0 members "$(cluster_mac h2)" \
+		mcast 03:6e:63:00:09:07 && on h2 "${USER2[@]}" "$NCTL" comm del id 907'
 t_check "user 1000 deletes one: its quota has room again" \
 	eval 'for h in $H4; do on $h "${USER1[@]}" "$NCTL" comm del id "$uid1" || exit 1; done &&
 	      BOOT_AS=("${USER1[@]}"); boot u5 "$H4"'
