@@ -385,6 +385,22 @@ static int pending_read(struct boot_pending *p)
 	}
 }
 
+/*
+ * Has the peer of an arrived rank's connection hung up?  It sent its
+ * HELLO and waits for the WELCOME, saying nothing more.
+ */
+static int conn_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+	char c;
+
+	if (poll(&p, 1, 0) <= 0)
+		return 0;
+	if (p.revents & (POLLHUP | POLLERR | POLLRDHUP))
+		return 1;
+	return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 /* A whole HELLO (pending_read) taken in or refused with a reason. */
 static void root_hello(struct boot_root *b, int c, const uint8_t *msg)
 {
@@ -424,6 +440,12 @@ static void root_hello(struct boot_root *b, int c, const uint8_t *msg)
 	 * that is not the rank's device's fails when that rank creates its
 	 * side, so it needs no check here.
 	 */
+	if (b->fds[u.h.rank] >= 0 && conn_gone(b->fds[u.h.rank])) {
+		/* it arrived and went (restarted): this one takes its place */
+		close(b->fds[u.h.rank]);
+		b->fds[u.h.rank] = -1;
+		b->arrived--;
+	}
 	if (b->fds[u.h.rank] >= 0)
 		snprintf(why, sizeof(why), "rank %u has arrived already (from %s)",
 			 u.h.rank, b->hosts[u.h.rank]);

@@ -398,6 +398,39 @@ TEST(silent_connections_do_not_stall)
 		CHECK_EQ(procs[i].err, 0);
 }
 
+/*
+ * A rank that arrived and died (its process killed before the WELCOME)
+ * and is started again: the new one takes its place.  Before, it was
+ * refused (EADDRINUSE, "arrived already") and the job failed later.
+ */
+TEST(restarted_rank_takes_the_place_of_a_dead_one)
+{
+	pid_t pid;
+	int i;
+
+	job(3, 3, 6000);
+	procs[1].delay_ms = 2000;	/* the restarted one */
+	procs[2].delay_ms = 2000;
+	pid = fork();
+	if (pid == 0) {		/* the first rank 1: dies at 1.2 s */
+		struct nc_boot_ops ops = { fake_create, fake_destroy, NULL, &procs[3] };
+		struct nc_boot_self self = {
+			.store = store, .rank = 1, .size = 3, .addr = procs[1].addr,
+			.addr_len = ADDR_LEN, .wait_ms = 6000,
+		};
+		uint32_t id;
+
+		usleep(200 * 1000);
+		alarm(1);
+		nc_boot_run(&self, &ops, &id, NULL, 0);
+		_exit(0);
+	}
+	run(3);
+	waitpid(pid, NULL, 0);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(procs[i].err, 0);
+}
+
 TEST(bad_arguments)
 {
 	struct nc_boot_ops ops = { fake_create, fake_destroy, NULL, &procs[0] };
@@ -445,6 +478,7 @@ int main(void)
 	RUN(fixed_id_taken_fails_everywhere);
 	RUN(hostile_connections_ignored);
 	RUN(silent_connections_do_not_stall);
+	RUN(restarted_rank_takes_the_place_of_a_dead_one);
 	RUN(bad_arguments);
 	return DONE();
 }
