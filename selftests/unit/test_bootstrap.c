@@ -321,29 +321,36 @@ TEST(fixed_id_taken_fails_everywhere)
 	}
 }
 
+/* In a child: once rank 0 listens, n connections to the store (or exit 1). */
+static void connect_store(int *fds, int n)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int i;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)atoi(strrchr(store, ':') + 1));
+	usleep(300 * 1000);
+	for (i = 0; i < n; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(fds[i], (struct sockaddr *)&sin, sizeof(sin)))
+			_exit(1);
+	}
+}
+
 /* Connections to rank 0 that are not the protocol, while a job runs. */
 TEST(hostile_connections_ignored)
 {
 	static const uint8_t huge[16] = { 0x4e, 0x43, 0x42, 0x53, 0, 1, 0, 1,
 					  0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff };
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	int fds[3], i, c;
+	int fds[3], i;
 	pid_t pid;
 
 	job(3, 3, 8000);
 	procs[1].delay_ms = 2500;	/* after the hostile ones */
 	procs[2].delay_ms = 2500;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sin.sin_port = htons((uint16_t)atoi(strrchr(store, ':') + 1));
 	pid = fork();
 	if (pid == 0) {
-		usleep(300 * 1000);	/* rank 0 listens */
-		for (i = 0; i < 3; i++) {
-			fds[i] = socket(AF_INET, SOCK_STREAM, 0);
-			c = connect(fds[i], (struct sockaddr *)&sin, sizeof(sin));
-			if (c)
-				_exit(1);
-		}
+		connect_store(fds, 3);
 		(void)!write(fds[0], "GET / HTTP/1.0\r\n\r\n", 18);	/* not the magic */
 		(void)!write(fds[1], huge, sizeof(huge));		/* a 2 GB payload */
 		/* fds[2] says nothing at all and stays open */
@@ -364,26 +371,17 @@ TEST(hostile_connections_ignored)
  */
 TEST(silent_connections_do_not_stall)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	int fds[41], i, c;
+	int fds[41], i;
 	pid_t pid;
 
 	job(3, 3, 6000);
 	procs[1].delay_ms = 1000;	/* after the silent ones */
 	procs[2].delay_ms = 1000;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sin.sin_port = htons((uint16_t)atoi(strrchr(store, ':') + 1));
 	pid = fork();
 	if (pid == 0) {
 		static const uint8_t hdr[4] = { 0x4e, 0x43, 0x42, 0x53 };
 
-		usleep(300 * 1000);	/* rank 0 listens */
-		for (i = 0; i < 41; i++) {
-			fds[i] = socket(AF_INET, SOCK_STREAM, 0);
-			c = connect(fds[i], (struct sockaddr *)&sin, sizeof(sin));
-			if (c)
-				_exit(1);
-		}
+		connect_store(fds, 41);
 		for (i = 0; i < 4; i++) {	/* the slow one: its magic */
 			(void)!write(fds[40], &hdr[i], 1);
 			usleep(500 * 1000);
