@@ -492,6 +492,26 @@ static void missing_ranks(const struct boot_root *b, char *out, size_t size)
 	}
 }
 
+/*
+ * Every rank arrived: drop those whose connection is gone since (a rank
+ * killed before its WELCOME, perhaps started again): how many.  Else the
+ * WELCOME went to a dead rank and the job failed on it, while its
+ * restarted process was turned away.
+ */
+static uint32_t root_drop_gone(struct boot_root *b)
+{
+	uint32_t r, n = 0;
+
+	for (r = 1; r < b->s->size; r++)
+		if (b->fds[r] >= 0 && conn_gone(b->fds[r])) {
+			close(b->fds[r]);
+			b->fds[r] = -1;
+			b->arrived--;
+			n++;
+		}
+	return n;
+}
+
 /* Drop pending connection i (the array stays in arrival order). */
 static void pending_drop(struct boot_root *b, struct boot_pending *p, uint32_t *n,
 			 uint32_t i)
@@ -517,7 +537,9 @@ static int root_gather(struct boot_root *b, int lfd, uint64_t deadline,
 	char why[TEXT_MAX];
 	int c, err = 0;
 
-	while (b->arrived < s->size) {
+	for (;;) {
+		if (b->arrived == s->size && !root_drop_gone(b))
+			break;
 		now = now_ms();
 		if (now >= deadline) {
 			err = -ETIMEDOUT;

@@ -398,17 +398,21 @@ TEST(silent_connections_do_not_stall)
 
 /*
  * A rank that arrived and died (its process killed before the WELCOME)
- * and is started again: the new one takes its place.  Before, it was
- * refused (EADDRINUSE, "arrived already") and the job failed later.
+ * and is started again: the new one takes its place, whether it comes
+ * while another rank is still missing (a duplicate whose first
+ * connection is gone) or after all others (every rank counted, the dead
+ * one dropped before the WELCOME).  Before, the first was refused
+ * (EADDRINUSE) and the second sent the WELCOME to the dead rank: the job
+ * failed either way (ECONNRESET).
  */
-TEST(restarted_rank_takes_the_place_of_a_dead_one)
+static void restart_rank1(uint32_t rank2_delay_ms)
 {
 	pid_t pid;
 	int i;
 
 	job(3, 3, 6000);
 	procs[1].delay_ms = 2000;	/* the restarted one */
-	procs[2].delay_ms = 2000;
+	procs[2].delay_ms = rank2_delay_ms;
 	pid = fork();
 	if (pid == 0) {		/* the first rank 1: dies at 1.2 s */
 		struct nc_boot_ops ops = { fake_create, fake_destroy, NULL, &procs[3] };
@@ -427,6 +431,12 @@ TEST(restarted_rank_takes_the_place_of_a_dead_one)
 	waitpid(pid, NULL, 0);
 	for (i = 0; i < 3; i++)
 		CHECK_EQ(procs[i].err, 0);
+}
+
+TEST(restarted_rank_takes_the_place_of_a_dead_one)
+{
+	restart_rank1(2500);	/* rank 1 comes again while rank 2 is missing */
+	restart_rank1(1500);	/* ... after rank 2: all counted, one dead */
 }
 
 TEST(bad_arguments)
