@@ -21,7 +21,11 @@
  * arrives ends the wait with ETIMEDOUT for everybody, naming it.
  *
  * The store is not authenticated and the key travels in clear: like a
- * TCPStore, it is meant for the job's own network.  Still, nothing a
+ * TCPStore, it is meant for the job's own network.  A job token
+ * (NETCOLL_STORE_TOKEN, the same string on every rank, e.g. drawn by the
+ * launcher) keeps connections that do not know it out: rank 0 checks it
+ * first, so they learn nothing of the job, not even its size, and cannot
+ * take a rank (and with it the key).  Still, nothing a
  * connection sends may stop the job: rank 0 reads every connection that
  * has not said HELLO side by side (root_gather), drops one that is not
  * the protocol at its first header, and sends nothing for longer than
@@ -46,7 +50,7 @@
 #include "bootstrap.h"
 
 #define BOOT_MAGIC	0x4e434253U	/* "NCBS" */
-#define BOOT_VERSION	1
+#define BOOT_VERSION	2	/* 2: HELLO carries the job token */
 
 enum boot_type { BOOT_HELLO = 1, BOOT_WELCOME, BOOT_RESULT, BOOT_FINAL };
 
@@ -63,6 +67,7 @@ struct boot_hello {
 	uint32_t rank, size, addr_len;
 	uint8_t addr[NC_ADDR_MAX];
 	char host[HOST_LEN];	/* for messages only */
+	uint8_t token[NC_BOOT_TOKEN_MAX];	/* zero-padded; all zero: none */
 };
 
 /* WELCOME: this, then size * addr_len bytes of addresses. */
@@ -401,6 +406,27 @@ static int conn_gone(int fd)
 	return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
+/* token (NULL: none) zero-padded into out. */
+static void token_pad(const char *token, uint8_t out[NC_BOOT_TOKEN_MAX])
+{
+	memset(out, 0, NC_BOOT_TOKEN_MAX);
+	if (token)
+		memcpy(out, token, strnlen(token, NC_BOOT_TOKEN_MAX));
+}
+
+/* Does a HELLO's token match ours?  In constant time. */
+static int token_ok(const char *ours, const uint8_t theirs[NC_BOOT_TOKEN_MAX])
+{
+	uint8_t want[NC_BOOT_TOKEN_MAX], diff = 0;
+	size_t i;
+
+	token_pad(ours, want);
+	for (i = 0; i < NC_BOOT_TOKEN_MAX; i++)
+		diff |= want[i] ^ theirs[i];
+	explicit_bzero(want, sizeof(want));
+	return !diff;
+}
+
 /* A whole HELLO (pending_read) taken in or refused with a reason. */
 static void root_hello(struct boot_root *b, int c, const uint8_t *msg)
 {
@@ -413,6 +439,13 @@ static void root_hello(struct boot_root *b, int c, const uint8_t *msg)
 	size_t i;
 
 	memcpy(&u.h, msg + sizeof(struct boot_hdr), sizeof(u.h));
+	/* first: who does not know the token learns nothing of the job */
+	if (!token_ok(s->token, u.h.token)) {
+		send_err(c, BOOT_WELCOME, EACCES,
+			 "this rank's job token (NETCOLL_STORE_TOKEN) is not rank 0's");
+		close(c);
+		return;
+	}
 	u.h.rank = ntohl(u.h.rank);
 	u.h.size = ntohl(u.h.size);
 	u.h.addr_len = ntohl(u.h.addr_len);
@@ -847,7 +880,9 @@ static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *o
 	hello.addr_len = htonl(s->addr_len);
 	memcpy(hello.addr, s->addr, s->addr_len);
 	gethostname(hello.host, sizeof(hello.host) - 1);
+	token_pad(s->token, hello.token);
 	err = send_msg(fd, BOOT_HELLO, 0, &hello, sizeof(hello));
+	explicit_bzero(hello.token, sizeof(hello.token));
 	/* rank 0 answers by its own deadline; it may have started later */
 	deadline = now_ms() + s->wait_ms + SLACK_MS;
 	while (!err) {
@@ -920,7 +955,8 @@ int nc_boot_run(const struct nc_boot_self *s, const struct nc_boot_ops *ops,
 	if (!s || !ops || !id || !s->store || !s->addr || s->size == 0 ||
 	    s->size > NETCOLL_COMM_SIZE_MAX || s->rank >= s->size ||
 	    s->addr_len == 0 || s->addr_len > NC_ADDR_MAX || s->wait_ms == 0 ||
-	    (s->id && nc_check_comm_id(s->id)))
+	    (s->id && nc_check_comm_id(s->id)) ||
+	    (s->token && strnlen(s->token, NC_BOOT_TOKEN_MAX + 1) > NC_BOOT_TOKEN_MAX))
 		return -EINVAL;
 	plan.addr_len = s->addr_len;
 	plan.members = calloc(s->size, sizeof(*plan.members));

@@ -26,6 +26,8 @@ struct nc_boot_plan {
 	struct nc_member *members;		/* size entries */
 };
 
+#define NC_BOOT_TOKEN_MAX	64
+
 /* This rank's part. */
 struct nc_boot_self {
 	const char *store;		/* "HOST:PORT" rank 0 listens on */
@@ -35,6 +37,11 @@ struct nc_boot_self {
 	uint32_t wait_ms;		/* for every rank to arrive */
 	uint32_t id;			/* rank 0: fixed id, 0: random */
 	int auth;			/* rank 0: hand out a fresh key */
+	/*
+	 * The job's token (NETCOLL_STORE_TOKEN), at most NC_BOOT_TOKEN_MAX
+	 * bytes; NULL or "": none.  Rank 0 takes in only ranks with its own.
+	 */
+	const char *token;
 	uint32_t timeout_ms, oso, tree_degree;	/* rank 0's count */
 };
 
@@ -52,6 +59,7 @@ struct nc_boot_ops {
  * Run the rendezvous: 0 and the plan's id in *id, or -errno and why in
  * msg.  -ETIMEDOUT: a rank (named in msg) never arrived, or no rank 0
  * answered at the store; -EADDRINUSE: this rank or its address was taken;
+ * -EACCES: this rank's token is not rank 0's;
  * -EINVAL: this rank disagrees with rank 0 on the size or the address
  * length; -EEXIST and the like: a rank could not create its side (every
  * rank then undoes its own).

@@ -175,6 +175,7 @@ int nc_comm_bootstrap(nc_ctl *ctl, const struct nc_bootstrap_args *in,
 	struct boot_ctx ctx;
 	struct nc_boot_ops ops = { boot_create, boot_destroy, boot_why, &ctx };
 	struct nc_boot_self self;
+	const char *token;
 	char msg[256];
 	uint32_t id;
 	int err;
@@ -191,6 +192,12 @@ int nc_comm_bootstrap(nc_ctl *ctl, const struct nc_bootstrap_args *in,
 		nc_ctl_seterr(ctl, "id, timeout, oso or degree out of range");
 		return -EINVAL;
 	}
+	token = getenv("NETCOLL_STORE_TOKEN");
+	if (token && strlen(token) > NC_BOOT_TOKEN_MAX) {
+		nc_ctl_seterr(ctl, "NETCOLL_STORE_TOKEN is longer than %d bytes",
+			      NC_BOOT_TOKEN_MAX);
+		return -EINVAL;
+	}
 	err = find_device(ctl, a.ifname, &dev);
 	if (err)
 		return err;
@@ -201,7 +208,7 @@ int nc_comm_bootstrap(nc_ctl *ctl, const struct nc_bootstrap_args *in,
 	self = (struct nc_boot_self){
 		.store = a.store, .rank = a.rank, .size = a.size,
 		.addr = dev.addr, .addr_len = dev.addr_len, .wait_ms = a.wait_ms,
-		.id = a.id, .auth = !!(a.flags & NC_BOOTSTRAP_AUTH),
+		.id = a.id, .auth = !!(a.flags & NC_BOOTSTRAP_AUTH), .token = token,
 		.timeout_ms = a.timeout_ms, .oso = a.oso, .tree_degree = a.tree_degree,
 	};
 	err = nc_boot_run(&self, &ops, &id, msg, sizeof(msg));

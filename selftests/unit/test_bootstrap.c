@@ -34,6 +34,7 @@ struct proc {
 	uint8_t addr[ADDR_LEN];
 	enum fail_mode fail;
 	int auth;
+	const char *token;
 	/* out */
 	int err;
 	uint32_t got_id;
@@ -121,6 +122,7 @@ static void run(int n)
 				.store = store, .rank = me->rank, .size = me->size,
 				.addr = me->addr, .addr_len = ADDR_LEN,
 				.wait_ms = me->wait_ms, .id = me->id, .auth = me->auth,
+				.token = me->token,
 				.timeout_ms = 700, .oso = 3, .tree_degree = 5,
 			};
 			uint32_t id = 0;
@@ -439,6 +441,37 @@ TEST(restarted_rank_takes_the_place_of_a_dead_one)
 	restart_rank1(1500);	/* ... after rank 2: all counted, one dead */
 }
 
+/*
+ * A job token (NETCOLL_STORE_TOKEN): a process with another token (or
+ * none) that comes first for rank 1 is refused with EACCES and learns
+ * nothing of the job (not its size); the ranks with the token meet.
+ * Without the token it would have taken rank 1, and the key with it.
+ */
+TEST(job_token_keeps_others_out)
+{
+	int i;
+
+	job(5, 3, 6000);
+	for (i = 0; i < 3; i++)
+		procs[i].token = "job-4711-secret";
+	procs[1].delay_ms = 1000;	/* after the intruders */
+	procs[2].delay_ms = 1000;
+	procs[3].rank = 1;		/* another token */
+	procs[3].token = "job-4711-guess";
+	procs[3].delay_ms = 200;
+	procs[4].rank = 1;		/* none */
+	procs[4].size = 7;		/* and a size that would be told */
+	procs[4].delay_ms = 200;
+	run(5);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(procs[i].err, 0);
+	for (i = 3; i < 5; i++) {
+		CHECK_EQ(procs[i].err, -EACCES);
+		CHECK(strstr(procs[i].msg, "job token") != NULL);
+		CHECK(strstr(procs[i].msg, "counts") == NULL);
+	}
+}
+
 TEST(bad_arguments)
 {
 	struct nc_boot_ops ops = { fake_create, fake_destroy, NULL, &procs[0] };
@@ -462,6 +495,9 @@ TEST(bad_arguments)
 	s.wait_ms = 100;
 	s.id = 0x80000000U;
 	CHECK_EQ(nc_boot_run(&s, &ops, &id, msg, sizeof(msg)), -EINVAL);
+	s.id = 0;
+	s.token = "0123456789012345678901234567890123456789012345678901234567890123x";
+	CHECK_EQ(nc_boot_run(&s, &ops, &id, msg, sizeof(msg)), -EINVAL);	/* 65 bytes */
 	CHECK_EQ(nc_boot_run(NULL, &ops, &id, msg, sizeof(msg)), -EINVAL);
 }
 
@@ -487,6 +523,7 @@ int main(void)
 	RUN(hostile_connections_ignored);
 	RUN(silent_connections_do_not_stall);
 	RUN(restarted_rank_takes_the_place_of_a_dead_one);
+	RUN(job_token_keeps_others_out);
 	RUN(bad_arguments);
 	return DONE();
 }
