@@ -34,6 +34,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -90,6 +91,8 @@ struct boot_welcome {
  * is dropped for a new one beyond).
  */
 #define PENDING_MAX	64
+/* One connection attempt to one of the store's addresses lasts at most this. */
+#define CONNECT_TRY_MS	3000
 /* Rank 0's answers come at most this long after its own deadline. */
 #define SLACK_MS	5000
 /* Taken ids tried before giving up. */
@@ -283,23 +286,63 @@ static int listen_on(const char *port)
 	return -err;
 }
 
-/* One attempt to reach the store: a connected socket or -errno. */
-static int connect_once(const char *host, const char *port)
+/*
+ * Connect fd to addr by deadline: 0 or -errno.  Non-blocking, so a store
+ * whose address drops SYNs (a firewall, a full listen queue, a host that
+ * is gone) costs the job's wait and not the kernel's SYN retries (about
+ * 127 s); the socket is blocking again on return, as the rest expects.
+ */
+static int connect_by(int fd, const struct sockaddr *addr, socklen_t len,
+		      uint64_t deadline)
+{
+	int flags = fcntl(fd, F_GETFL), err = 0;
+	socklen_t elen = sizeof(err);
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK))
+		return -errno;
+	if (connect(fd, addr, len)) {
+		if (errno != EINPROGRESS)
+			return -errno;
+		err = -wait_fd(fd, POLLOUT, deadline);
+		if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen))
+			err = errno;
+		if (err)
+			return -err;
+	}
+	return fcntl(fd, F_SETFL, flags) ? -errno : 0;
+}
+
+/*
+ * One attempt to reach the store by deadline: a connected socket or
+ * -errno.  -EADDRNOTAVAIL: the name does not resolve (final);
+ * -EAGAIN: the resolver failed for now (worth another try).  Each address
+ * gets at most CONNECT_TRY_MS, so one that drops SYNs does not hide the
+ * next (localhost as ::1 and 127.0.0.1, say).
+ */
+static int connect_once(const char *host, const char *port, uint64_t deadline)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *p;
-	int fd = -1, err = ECONNREFUSED;
+	uint64_t until = now_ms() + CONNECT_TRY_MS;
+	int fd = -1, err = ECONNREFUSED, gai;
 
-	if (getaddrinfo(host, port, &hints, &ai))
+	gai = getaddrinfo(host, port, &hints, &ai);
+	if (gai == EAI_AGAIN)
+		return -EAGAIN;
+	if (gai == EAI_MEMORY || (gai == EAI_SYSTEM && errno == ENOMEM))
+		return -ENOMEM;
+	if (gai)
 		return -EADDRNOTAVAIL;
+	if (until > deadline)
+		until = deadline;
 	for (p = ai; p; p = p->ai_next) {
 		fd = socket(p->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0) {
 			err = errno;
 			continue;
 		}
-		if (!connect(fd, p->ai_addr, p->ai_addrlen))
+		err = -connect_by(fd, p->ai_addr, p->ai_addrlen, until);
+		if (!err)
 			break;
-		err = errno;
 		close(fd);
 		fd = -1;
 	}
@@ -856,16 +899,18 @@ static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *o
 	}
 	/* rank 0 may start later than this rank: try until the deadline */
 	for (;;) {
-		fd = connect_once(host, port);
+		fd = connect_once(host, port, deadline);
 		if (fd >= 0)
 			break;
-		if (fd == -EADDRNOTAVAIL) {
-			snprintf(msg, msg_size, "cannot resolve the store host \"%s\"", host);
+		if (fd == -EADDRNOTAVAIL || fd == -ENOMEM) {
+			snprintf(msg, msg_size, "cannot resolve the store host \"%s\"%s", host,
+				 fd == -ENOMEM ? " (out of memory)" : "");
 			return fd;
 		}
 		if (now_ms() + 100 >= deadline) {
 			snprintf(msg, msg_size, "no rank 0 at %s within %u ms (%s)",
-				 s->store, s->wait_ms, nc_strerror(fd));
+				 s->store, s->wait_ms, fd == -EAGAIN ?
+				 "its name does not resolve now" : nc_strerror(fd));
 			return -ETIMEDOUT;
 		}
 		usleep(100 * 1000);

@@ -4,8 +4,8 @@
  * module: every rank a process, "creating" its side means recording the
  * plan in shared memory.  Whole jobs, a rank that never comes, a rank
  * launched twice, two ranks at one address, a size that disagrees, no
- * rank 0, an id taken on one host, and connections that are not the
- * protocol.
+ * rank 0, a store that drops SYNs, an id taken on one host, and
+ * connections that are not the protocol.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../userlib/bootstrap.h"
@@ -278,6 +279,39 @@ TEST(no_rank0_at_store)
 	CHECK(strstr(procs[0].msg, "no rank 0 at 127.0.0.1:") != NULL);
 }
 
+/*
+ * A store whose address drops SYNs (here: a listener whose one-place
+ * queue is full) ends the wait at the job's deadline with ETIMEDOUT, not
+ * after the kernel's SYN retries (about 127 s).  The bound checked is a
+ * hang check, generous against a loaded machine, not a timing.
+ */
+TEST(store_dropping_syns_times_out)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0), cfd = socket(AF_INET, SOCK_STREAM, 0);
+	struct timespec t0, t1;
+
+	CHECK(lfd >= 0 && cfd >= 0);
+	CHECK_EQ(bind(lfd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	CHECK_EQ(listen(lfd, 0), 0);
+	CHECK_EQ(getsockname(lfd, (struct sockaddr *)&sin, &len), 0);
+	CHECK_EQ(connect(cfd, (struct sockaddr *)&sin, sizeof(sin)), 0);	/* fills it */
+	job(2, 2, 1500);
+	snprintf(store, sizeof(store), "127.0.0.1:%u", ntohs(sin.sin_port));
+	procs[0].rank = 1;
+	addr_of(procs[0].addr, 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run(1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK_EQ(procs[0].err, -ETIMEDOUT);
+	CHECK(strstr(procs[0].msg, "no rank 0 at 127.0.0.1:") != NULL);
+	CHECK(t1.tv_sec - t0.tv_sec < 20);
+	close(cfd);
+	close(lfd);
+}
+
 TEST(unresolvable_store)
 {
 	job(2, 2, 700);
@@ -517,6 +551,7 @@ int main(void)
 	RUN(shared_address_accepted);
 	RUN(size_disagreement_refused);
 	RUN(no_rank0_at_store);
+	RUN(store_dropping_syns_times_out);
 	RUN(unresolvable_store);
 	RUN(random_id_taken_is_retried);
 	RUN(fixed_id_taken_fails_everywhere);
