@@ -28,9 +28,10 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iuapi -Iuserlib/include \
 	  -Ikmod/shared -fPIC
-# The libraries libnetcoll uses: libnl (netlink), json-c (LLDP data).
-DEP_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 json-c 2>/dev/null)
-DEP_LIBS := $(shell pkg-config --libs libnl-genl-3.0 json-c 2>/dev/null)
+# The libraries libnetcoll uses: libnl (netlink), json-c (LLDP data),
+# libcrypto (the bootstrap's HMAC-SHA256 under a job token).
+DEP_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 json-c libcrypto 2>/dev/null)
+DEP_LIBS := $(shell pkg-config --libs libnl-genl-3.0 json-c libcrypto 2>/dev/null)
 
 USER_TARGETS :=
 UNIT_TESTS :=

@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(build-essential pkg-config linux-headers-amd64 linux-image-amd64
       qemu-system-x86 busybox-static kmod cpio iproute2 util-linux xz-utils binutils
-      libnl-3-dev libnl-genl-3-dev libjson-c-dev sparse dkms linux-source python3
+      libnl-3-dev libnl-genl-3-dev libjson-c-dev libssl-dev sparse dkms linux-source python3
       dpkg-dev debhelper dh-dkms lintian gnuplot-nox
       ibsim-utils libumad2sim0 opensm infiniband-diags lldpd
       libopenmpi-dev openmpi-bin gfortran libfftw3-dev libfftw3-mpi-dev hpcc

@@ -20,12 +20,18 @@
  * and drops a connection that is not the protocol.  A rank that never
  * arrives ends the wait with ETIMEDOUT for everybody, naming it.
  *
- * The store is not authenticated and the key travels in clear: like a
- * TCPStore, it is meant for the job's own network.  A job token
- * (NETCOLL_STORE_TOKEN, the same string on every rank, e.g. drawn by the
- * launcher) keeps connections that do not know it out: rank 0 checks it
- * first, so they learn nothing of the job, not even its size, and cannot
- * take a rank (and with it the key).  Still, nothing a
+ * Without a job token the store is not authenticated and the key travels
+ * in clear: like a TCPStore, it is meant for the job's own network.  A job
+ * token (NETCOLL_STORE_TOKEN, the same string on every rank, e.g. drawn by
+ * the launcher) is a shared secret that never crosses the network: a HELLO
+ * carries a fresh nonce and an HMAC-SHA256 under the token; rank 0 checks
+ * it first, so connections that do not know the token learn nothing of the
+ * job, not even its size, and cannot take a rank.  Rank 0's WELCOME
+ * carries an HMAC over that nonce and itself, so a member takes a member
+ * table only from a rank 0 that knows the token, and its key masked by a
+ * stream drawn from the token and the nonce, so an eavesdropper does not
+ * read it.  (A replayed HELLO gets a WELCOME it cannot read or answer.)
+ * Still, nothing a
  * connection sends may stop the job: rank 0 reads every connection that
  * has not said HELLO side by side (root_gather), drops one that is not
  * the protocol at its first header, and sends nothing for longer than
@@ -47,39 +53,12 @@
 #include <unistd.h>
 
 #include <linux/netcoll.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include "bootstrap.h"
-
-#define BOOT_MAGIC	0x4e434253U	/* "NCBS" */
-#define BOOT_VERSION	2	/* 2: HELLO carries the job token */
-
-enum boot_type { BOOT_HELLO = 1, BOOT_WELCOME, BOOT_RESULT, BOOT_FINAL };
-
-struct boot_hdr {
-	uint32_t magic;
-	uint16_t version;
-	uint16_t type;
-	uint32_t err;		/* a positive errno; 0: none */
-	uint32_t len;		/* payload bytes that follow */
-};
-
-#define HOST_LEN	64
-struct boot_hello {
-	uint32_t rank, size, addr_len;
-	uint8_t addr[NC_ADDR_MAX];
-	char host[HOST_LEN];	/* for messages only */
-	uint8_t token[NC_BOOT_TOKEN_MAX];	/* zero-padded; all zero: none */
-};
-
-/* WELCOME: this, then size * addr_len bytes of addresses. */
-struct boot_welcome {
-	uint32_t id, size;
-	uint32_t cookie_hi, cookie_lo;
-	uint32_t timeout_ms, oso, tree_degree;
-	uint32_t key_len;
-	uint8_t key[NC_KEY_MAX];
-	uint32_t addr_len;
-};
+#include "bootstrap_wire.h"
 
 #define TEXT_MAX	256	/* an error's reason */
 #define PAYLOAD_MAX	(sizeof(struct boot_welcome) + NETCOLL_COMM_SIZE_MAX * NC_ADDR_MAX)
@@ -387,6 +366,7 @@ struct boot_root {
 	struct nc_boot_plan *plan;
 	int *fds;			/* per rank; -1: not arrived */
 	char (*hosts)[HOST_LEN];
+	uint8_t (*nonces)[BOOT_NONCE_LEN];	/* of each rank's HELLO */
 	uint32_t arrived;
 	uint32_t dropped;		/* connections that were not HELLO */
 };
@@ -449,25 +429,112 @@ static int conn_gone(int fd)
 	return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
-/* token (NULL: none) zero-padded into out. */
-static void token_pad(const char *token, uint8_t out[NC_BOOT_TOKEN_MAX])
+/* Does this rank have a job token?  NULL or "": none. */
+static int has_token(const char *token)
 {
-	memset(out, 0, NC_BOOT_TOKEN_MAX);
-	if (token)
-		memcpy(out, token, strnlen(token, NC_BOOT_TOKEN_MAX));
+	return token && token[0];
 }
 
-/* Does a HELLO's token match ours?  In constant time. */
-static int token_ok(const char *ours, const uint8_t theirs[NC_BOOT_TOKEN_MAX])
+/*
+ * HMAC-SHA256 under the job token of label (each use its own, so no MAC
+ * stands for another), nonce and data: 0 or -ENOMEM.
+ */
+static int token_mac(const char *token, const char *label,
+		     const uint8_t nonce[BOOT_NONCE_LEN], const void *data,
+		     size_t len, uint8_t out[BOOT_MAC_LEN])
 {
-	uint8_t want[NC_BOOT_TOKEN_MAX], diff = 0;
-	size_t i;
+	EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+	EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
+	OSSL_PARAM params[] = {
+		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
+						 (char *)"SHA256", 0),
+		OSSL_PARAM_construct_end(),
+	};
+	size_t n = 0;
+	int ok;
 
-	token_pad(ours, want);
-	for (i = 0; i < NC_BOOT_TOKEN_MAX; i++)
-		diff |= want[i] ^ theirs[i];
-	explicit_bzero(want, sizeof(want));
-	return !diff;
+	ok = ctx && EVP_MAC_init(ctx, (const unsigned char *)token,
+				 strlen(token), params) &&
+	     EVP_MAC_update(ctx, (const unsigned char *)label, strlen(label) + 1) &&
+	     EVP_MAC_update(ctx, nonce, BOOT_NONCE_LEN) &&
+	     EVP_MAC_update(ctx, data, len) &&
+	     EVP_MAC_final(ctx, out, &n, BOOT_MAC_LEN) && n == BOOT_MAC_LEN;
+	EVP_MAC_CTX_free(ctx);
+	EVP_MAC_free(mac);
+	return ok ? 0 : -ENOMEM;
+}
+
+/* h's MAC under token (h->mac taken as zero): 0 or -ENOMEM. */
+static int hello_mac(const char *token, const struct boot_hello *h,
+		     uint8_t out[BOOT_MAC_LEN])
+{
+	struct boot_hello c = *h;
+
+	memset(c.mac, 0, sizeof(c.mac));
+	return token_mac(token, "netcoll bootstrap hello", c.nonce, &c, sizeof(c), out);
+}
+
+/*
+ * A WELCOME of len bytes (w, then the addresses) for the HELLO that had
+ * nonce, under token: its MAC (w->mac taken as zero).  0 or -ENOMEM.
+ */
+static int welcome_mac(const char *token, const uint8_t nonce[BOOT_NONCE_LEN],
+		       struct boot_welcome *w, size_t len, uint8_t out[BOOT_MAC_LEN])
+{
+	uint8_t was[BOOT_MAC_LEN], mac[BOOT_MAC_LEN];
+	int err;
+
+	memcpy(was, w->mac, sizeof(was));
+	memset(w->mac, 0, sizeof(w->mac));
+	err = token_mac(token, "netcoll bootstrap welcome", nonce, w, len, mac);
+	memcpy(w->mac, was, sizeof(was));
+	memcpy(out, mac, sizeof(mac));	/* out may be w->mac */
+	return err;
+}
+
+/*
+ * Mask (or unmask: the same) a WELCOME's key for the HELLO that had nonce:
+ * XOR with HMAC(token, nonce, cookie, block number), block by block.  The
+ * cookie is fresh in every round (a taken id makes another), so no two
+ * keys are masked alike.  0 or -ENOMEM.
+ */
+static int key_mask(const char *token, const uint8_t nonce[BOOT_NONCE_LEN],
+		    uint64_t cookie, uint8_t *key, size_t len)
+{
+	uint8_t pad[BOOT_MAC_LEN];
+	uint32_t block;
+	size_t i, at;
+	int err = 0;
+
+	for (block = 0, at = 0; at < len && !err; block++, at += sizeof(pad)) {
+		uint32_t in[3] = { htonl((uint32_t)(cookie >> 32)),
+				   htonl((uint32_t)cookie), htonl(block) };
+
+		err = token_mac(token, "netcoll bootstrap key", nonce, in,
+				sizeof(in), pad);
+		for (i = 0; !err && i < sizeof(pad) && at + i < len; i++)
+			key[at + i] ^= pad[i];
+	}
+	explicit_bzero(pad, sizeof(pad));
+	return err;
+}
+
+/*
+ * Does a HELLO prove rank 0's token?  0, -EACCES (another token, or one
+ * where rank 0 has none, or none where it has one) or -ENOMEM.
+ */
+static int hello_token_ok(const char *token, const struct boot_hello *h)
+{
+	static const uint8_t none[BOOT_MAC_LEN];
+	uint8_t want[BOOT_MAC_LEN];
+	int err;
+
+	if (!has_token(token))
+		return memcmp(h->mac, none, sizeof(none)) ? -EACCES : 0;
+	err = hello_mac(token, h, want);
+	if (!err && CRYPTO_memcmp(want, h->mac, sizeof(want)))
+		err = -EACCES;
+	return err;
 }
 
 /* A whole HELLO (pending_read) taken in or refused with a reason. */
@@ -480,12 +547,15 @@ static void root_hello(struct boot_root *b, int c, const uint8_t *msg)
 	} u;
 	char why[TEXT_MAX];
 	size_t i;
+	int err;
 
 	memcpy(&u.h, msg + sizeof(struct boot_hdr), sizeof(u.h));
 	/* first: who does not know the token learns nothing of the job */
-	if (!token_ok(s->token, u.h.token)) {
-		send_err(c, BOOT_WELCOME, EACCES,
-			 "this rank's job token (NETCOLL_STORE_TOKEN) is not rank 0's");
+	err = hello_token_ok(s->token, &u.h);
+	if (err) {
+		send_err(c, BOOT_WELCOME, -err, err == -EACCES ?
+			 "this rank's job token (NETCOLL_STORE_TOKEN) is not rank 0's" :
+			 "rank 0 is out of memory");
 		close(c);
 		return;
 	}
@@ -532,6 +602,7 @@ static void root_hello(struct boot_root *b, int c, const uint8_t *msg)
 	}
 	b->fds[u.h.rank] = c;
 	memcpy(b->hosts[u.h.rank], u.h.host, HOST_LEN);
+	memcpy(b->nonces[u.h.rank], u.h.nonce, BOOT_NONCE_LEN);
 	memcpy(b->plan->members[u.h.rank].addr, u.h.addr, s->addr_len);
 	b->plan->members[u.h.rank].addr_len = s->addr_len;
 	b->arrived++;
@@ -714,16 +785,26 @@ static int root_round(struct boot_root *b, const struct nc_boot_ops *ops,
 	w->oso = htonl(p->oso);
 	w->tree_degree = htonl(p->tree_degree);
 	w->key_len = htonl(p->key_len);
-	memcpy(w->key, p->key, p->key_len);
 	w->addr_len = htonl(s->addr_len);
 	for (r = 0; r < s->size; r++)
 		memcpy((uint8_t *)(w + 1) + (size_t)r * s->addr_len,
 		       p->members[r].addr, s->addr_len);
-	for (r = 1; r < s->size; r++)
-		if (send_msg(b->fds[r], BOOT_WELCOME, 0, w, len)) {
+	/* with a token, each rank's WELCOME is its own: bound to its nonce */
+	for (r = 1; r < s->size; r++) {
+		if (b->fds[r] < 0)
+			continue;
+		memcpy(w->key, p->key, p->key_len);
+		err = 0;
+		if (has_token(s->token))
+			err = key_mask(s->token, b->nonces[r], p->cookie,
+				       w->key, p->key_len);
+		if (!err && has_token(s->token))
+			err = welcome_mac(s->token, b->nonces[r], w, len, w->mac);
+		if (err || send_msg(b->fds[r], BOOT_WELCOME, 0, w, len)) {
 			close(b->fds[r]);
 			b->fds[r] = -1;
 		}
+	}
 	explicit_bzero(w, len);		/* the key */
 	free(w);
 
@@ -780,7 +861,8 @@ static int boot_root(const struct nc_boot_self *s, const struct nc_boot_ops *ops
 	}
 	b.fds = malloc(s->size * sizeof(*b.fds));
 	b.hosts = calloc(s->size, sizeof(*b.hosts));
-	if (!b.fds || !b.hosts) {
+	b.nonces = calloc(s->size, sizeof(*b.nonces));
+	if (!b.fds || !b.hosts || !b.nonces) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -836,6 +918,7 @@ out:
 				close(b.fds[r]);
 	free(b.fds);
 	free(b.hosts);
+	free(b.nonces);
 	return err;
 }
 
@@ -843,15 +926,29 @@ out:
 /* Ranks 1 ..                                                        */
 /* ---------------------------------------------------------------- */
 
-/* A WELCOME's payload into plan (members allocated by the caller). */
-static int parse_welcome(const struct nc_boot_self *s, const void *buf,
-			 uint32_t len, struct nc_boot_plan *p)
+/*
+ * A WELCOME's payload (answering the HELLO that had nonce) into plan
+ * (members allocated by the caller): 0, -EPROTO, or -EACCES (with a
+ * token: the sender does not know it, not this job's rank 0).
+ */
+static int parse_welcome(const struct nc_boot_self *s, const uint8_t *nonce,
+			 void *buf, uint32_t len, struct nc_boot_plan *p)
 {
+	uint8_t want[BOOT_MAC_LEN];
 	struct boot_welcome w;
 	uint32_t r;
+	int err;
 
 	if (len < sizeof(w))
 		return -EPROTO;
+	if (has_token(s->token)) {
+		/* before anything in it is believed */
+		err = welcome_mac(s->token, nonce, buf, len, want);
+		if (err)
+			return err;
+		if (CRYPTO_memcmp(want, ((struct boot_welcome *)buf)->mac, sizeof(want)))
+			return -EACCES;
+	}
 	memcpy(&w, buf, sizeof(w));
 	p->id = ntohl(w.id);
 	p->size = ntohl(w.size);
@@ -869,6 +966,11 @@ static int parse_welcome(const struct nc_boot_self *s, const void *buf,
 	}
 	memcpy(p->key, w.key, p->key_len);
 	explicit_bzero(&w, sizeof(w));	/* the key: p holds it now */
+	if (has_token(s->token)) {
+		err = key_mask(s->token, nonce, p->cookie, p->key, p->key_len);
+		if (err)
+			return err;
+	}
 	for (r = 0; r < p->size; r++) {
 		memcpy(p->members[r].addr, (const uint8_t *)buf + sizeof(w) +
 		       (size_t)r * p->addr_len, p->addr_len);
@@ -925,9 +1027,10 @@ static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *o
 	hello.addr_len = htonl(s->addr_len);
 	memcpy(hello.addr, s->addr, s->addr_len);
 	gethostname(hello.host, sizeof(hello.host) - 1);
-	token_pad(s->token, hello.token);
-	err = send_msg(fd, BOOT_HELLO, 0, &hello, sizeof(hello));
-	explicit_bzero(hello.token, sizeof(hello.token));
+	random_bytes(hello.nonce, sizeof(hello.nonce));
+	err = has_token(s->token) ? hello_mac(s->token, &hello, hello.mac) : 0;
+	if (!err)
+		err = send_msg(fd, BOOT_HELLO, 0, &hello, sizeof(hello));
 	/* rank 0 answers by its own deadline; it may have started later */
 	deadline = now_ms() + s->wait_ms + SLACK_MS;
 	while (!err) {
@@ -943,7 +1046,14 @@ static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *o
 			err = -(int)h.err;
 			goto out;
 		}
-		err = h.type == BOOT_WELCOME ? parse_welcome(s, buf, h.len, plan) : -EPROTO;
+		err = h.type == BOOT_WELCOME ?
+		      parse_welcome(s, hello.nonce, buf, h.len, plan) : -EPROTO;
+		if (err == -EACCES) {
+			snprintf(msg, msg_size,
+				 "the rank 0 at %s does not know this job's token (NETCOLL_STORE_TOKEN): not this job's",
+				 s->store);
+			goto out;
+		}
 		if (err)
 			break;
 		err = ops->create(ops->arg, plan);

@@ -39,7 +39,8 @@ struct nc_boot_self {
 	int auth;			/* rank 0: hand out a fresh key */
 	/*
 	 * The job's token (NETCOLL_STORE_TOKEN), at most NC_BOOT_TOKEN_MAX
-	 * bytes; NULL or "": none.  Rank 0 takes in only ranks with its own.
+	 * bytes; NULL or "": none.  Rank 0 takes in only ranks with its own,
+	 * a member believes only a rank 0 with it; it never leaves the process.
 	 */
 	const char *token;
 	uint32_t timeout_ms, oso, tree_degree;	/* rank 0's count */
@@ -59,7 +60,8 @@ struct nc_boot_ops {
  * Run the rendezvous: 0 and the plan's id in *id, or -errno and why in
  * msg.  -ETIMEDOUT: a rank (named in msg) never arrived, or no rank 0
  * answered at the store; -EADDRINUSE: this rank or its address was taken;
- * -EACCES: this rank's token is not rank 0's;
+ * -EACCES: this rank's token is not rank 0's, or (a member) the rank 0
+ * at the store does not know it;
  * -EINVAL: this rank disagrees with rank 0 on the size or the address
  * length; -EEXIST and the like: a rank could not create its side (every
  * rank then undoes its own).

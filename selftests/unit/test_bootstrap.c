@@ -4,13 +4,15 @@
  * module: every rank a process, "creating" its side means recording the
  * plan in shared memory.  Whole jobs, a rank that never comes, a rank
  * launched twice, two ranks at one address, a size that disagrees, no
- * rank 0, a store that drops SYNs, an id taken on one host, and
- * connections that are not the protocol.
+ * rank 0, a store that drops SYNs, an id taken on one host, connections
+ * that are not the protocol, a job token that never crosses the network,
+ * and a rank 0 that does not know it.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "../../userlib/bootstrap.h"
+#include "../../userlib/bootstrap_wire.h"
 #include "harness.h"
 
 #define PROCS_MAX	20
@@ -36,6 +39,7 @@ struct proc {
 	enum fail_mode fail;
 	int auth;
 	const char *token;
+	const char *store;		/* NULL: the job's */
 	/* out */
 	int err;
 	uint32_t got_id;
@@ -120,7 +124,8 @@ static void run(int n)
 			struct proc *me = &procs[i];
 			struct nc_boot_ops ops = { fake_create, fake_destroy, NULL, me };
 			struct nc_boot_self s = {
-				.store = store, .rank = me->rank, .size = me->size,
+				.store = me->store ? me->store : store,
+				.rank = me->rank, .size = me->size,
 				.addr = me->addr, .addr_len = ADDR_LEN,
 				.wait_ms = me->wait_ms, .id = me->id, .auth = me->auth,
 				.token = me->token,
@@ -506,6 +511,170 @@ TEST(job_token_keeps_others_out)
 	}
 }
 
+/* A listening socket on 127.0.0.1:port of "127.0.0.1:port" (or exit 2). */
+static int listen_at(const char *where)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)atoi(strrchr(where, ':') + 1));
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) || listen(fd, 4)) {
+		perror("listen_at");
+		_exit(2);
+	}
+	return fd;
+}
+
+/* What a relay between a rank and its store saw, both ways. */
+struct wiretap {
+	size_t len;
+	uint8_t bytes[65536];
+};
+
+/*
+ * In a child: accept one connection at relay, connect it to the store
+ * and pass bytes both ways until both sides are done, keeping a copy.
+ */
+static void relay(const char *relay_at, struct wiretap *tap)
+{
+	int lfd = listen_at(relay_at), fds[2], i;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	uint8_t buf[4096];
+	ssize_t n;
+
+	fds[0] = accept(lfd, NULL, NULL);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)atoi(strrchr(store, ':') + 1));
+	fds[1] = socket(AF_INET, SOCK_STREAM, 0);
+	while (connect(fds[1], (struct sockaddr *)&sin, sizeof(sin)))
+		usleep(50 * 1000);	/* rank 0 is not listening yet */
+	for (;;) {
+		struct pollfd p[2] = { { fds[0], POLLIN, 0 }, { fds[1], POLLIN, 0 } };
+
+		if (poll(p, 2, 10000) <= 0)
+			break;
+		for (i = 0; i < 2; i++) {
+			if (!p[i].revents)
+				continue;
+			n = read(fds[i], buf, sizeof(buf));
+			if (n <= 0)
+				_exit(0);
+			if (tap->len + (size_t)n <= sizeof(tap->bytes)) {
+				memcpy(tap->bytes + tap->len, buf, (size_t)n);
+				tap->len += (size_t)n;
+			}
+			(void)!write(fds[!i], buf, (size_t)n);
+		}
+	}
+	_exit(0);
+}
+
+static int tap_has(const struct wiretap *tap, const void *what, size_t len)
+{
+	return memmem(tap->bytes, tap->len, what, len) != NULL;
+}
+
+/*
+ * With a job token, neither it nor the key crosses the network: a relay
+ * between rank 1 and the store sees the whole rendezvous and finds
+ * neither in it, and the ranks still meet with the same key.  (Protocol 2
+ * sent the token in every HELLO and the key in every WELCOME.)
+ */
+TEST(token_and_key_never_cross_the_network)
+{
+	static const char token[] = "job-4711-secret";
+	struct wiretap *tap;
+	char relay_at[64];
+	pid_t pid;
+	int i;
+
+	tap = mmap(NULL, sizeof(*tap), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(tap != MAP_FAILED);
+	if (tap == MAP_FAILED)
+		return;
+	tap->len = 0;
+	pick_store();
+	memcpy(relay_at, store, sizeof(relay_at));	/* rank 1 connects here */
+	do
+		job(2, 2, 6000);		/* and rank 0 listens here */
+	while (!strcmp(store, relay_at));
+	for (i = 0; i < 2; i++) {
+		procs[i].token = token;
+		procs[i].auth = 1;
+	}
+	procs[1].store = relay_at;
+	pid = fork();
+	if (pid == 0)
+		relay(relay_at, tap);
+	run(2);
+	waitpid(pid, NULL, 0);
+	for (i = 0; i < 2; i++)
+		CHECK_EQ(procs[i].err, 0);
+	CHECK_EQ(procs[1].key_len, 32);
+	CHECK(!memcmp(procs[0].key, procs[1].key, 32));
+	/* the relay saw the whole rendezvous: a HELLO, a WELCOME, ... */
+	CHECK(tap->len > sizeof(struct boot_hdr) * 2 + sizeof(struct boot_hello) +
+			 sizeof(struct boot_welcome));
+	CHECK(!tap_has(tap, token, strlen(token)));
+	CHECK(!tap_has(tap, procs[0].key, 16));
+	munmap(tap, sizeof(*tap));
+}
+
+/*
+ * A "rank 0" that does not know the token (something else took the
+ * store's port first) answers rank 1's HELLO with a WELCOME of its own
+ * making: rank 1 does not believe it (EACCES), creates nothing, and says
+ * why.
+ */
+TEST(rank0_without_the_token_is_not_believed)
+{
+	struct {
+		struct boot_hdr h;
+		struct boot_welcome w;
+		uint8_t addrs[2][ADDR_LEN];
+	} __attribute__((packed)) m;
+	uint8_t in[sizeof(struct boot_hdr) + sizeof(struct boot_hello)];
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+	int lfd, c;
+
+	job(1, 2, 4000);		/* procs[0] plays rank 1 */
+	procs[0].rank = 1;
+	addr_of(procs[0].addr, 1);
+	procs[0].token = "job-4711-secret";
+	lfd = listen_at(store);
+	pid = fork();
+	if (pid == 0) {
+		c = accept(lfd, NULL, NULL);
+		while (got < sizeof(in) && (n = read(c, in + got, sizeof(in) - got)) > 0)
+			got += (size_t)n;
+		memset(&m, 0, sizeof(m));
+		m.h.magic = htonl(BOOT_MAGIC);
+		m.h.version = htons(BOOT_VERSION);
+		m.h.type = htons(BOOT_WELCOME);
+		m.h.len = htonl(sizeof(m.w) + sizeof(m.addrs));
+		m.w.id = htonl(99);
+		m.w.size = htonl(2);
+		m.w.cookie_lo = htonl(1);
+		m.w.addr_len = htonl(ADDR_LEN);
+		memcpy(m.addrs[1], procs[0].addr, ADDR_LEN);
+		(void)!write(c, &m, sizeof(m));
+		sleep(5);
+		_exit(0);
+	}
+	close(lfd);
+	run(1);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK_EQ(procs[0].err, -EACCES);
+	CHECK(strstr(procs[0].msg, "does not know this job's token") != NULL);
+	CHECK_EQ(procs[0].creates, 0);
+}
+
 TEST(bad_arguments)
 {
 	struct nc_boot_ops ops = { fake_create, fake_destroy, NULL, &procs[0] };
@@ -559,6 +728,8 @@ int main(void)
 	RUN(silent_connections_do_not_stall);
 	RUN(restarted_rank_takes_the_place_of_a_dead_one);
 	RUN(job_token_keeps_others_out);
+	RUN(token_and_key_never_cross_the_network);
+	RUN(rank0_without_the_token_is_not_believed);
 	RUN(bad_arguments);
 	return DONE();
 }
