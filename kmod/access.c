@@ -9,7 +9,8 @@
  *   user   anybody, on a device the admin opened to users (DEV_SET): makes
  *          communicators it owns, at most the device's user_comms_max of
  *          them on this host, whose memory limits (each at most the
- *          module's defaults) sum to at most its user_mem_max;
+ *          module's defaults) and installed schedules and trees sum to
+ *          at most its user_mem_max;
  *   owner  the uid a communicator belongs to (the creator's, or the one
  *          the admin named): binds to it and reconfigures it (schedule,
  *          trees, delete), and sees its cookie;
@@ -83,13 +84,35 @@ bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
 }
 
 /*
+ * What uid's user-made communicators in nn count against its quota: n of
+ * them, and their nck_comm_quota_bytes() in mem; those deleted but still
+ * held by an endpoint too (nck_comm_gone_usage).  Under RTNL, which every
+ * insertion into and removal from nn->comms, and every install, holds:
+ * the sum is exact.
+ */
+static void nck_user_usage(struct nck_net *nn, kuid_t uid, u32 *n, u64 *mem)
+{
+	struct nck_comm *head, *c;
+	unsigned long id;
+
+	ASSERT_RTNL();
+	xa_for_each(&nn->comms, id, head) {
+		for (c = head; c; c = nck_comm_sibling(c)) {
+			if (!c->user_made || !uid_eq(c->owner, uid))
+				continue;
+			(*n)++;
+			*mem += nck_comm_quota_bytes(c);
+		}
+	}
+	nck_comm_gone_usage(nn, uid, n, mem);
+}
+
+/*
  * May the sender of a COMM_NEW make cfg on b?  The admin may make any.
  * A user only on a device open to users, owned by itself (and one of its
  * groups), within the module's default memory limits and its quota on
  * this host; cfg->user_made then counts it until it is freed (deleted
- * ones an endpoint still holds too: nck_comm_gone_usage).  Under RTNL,
- * which every insertion into and removal from nn->comms holds: the count
- * is exact.
+ * ones an endpoint still holds too).  Under RTNL (nck_user_usage()).
  */
 int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 			   struct sk_buff *skb, struct genl_info *info,
@@ -97,8 +120,6 @@ int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 {
 	kuid_t uid = NETLINK_CB(skb).creds.uid;
 	u64 mem = (u64)cfg->mem_max + cfg->rx_mem_max;
-	struct nck_comm *head, *c;
-	unsigned long id;
 	u32 n = 0;
 
 	ASSERT_RTNL();
@@ -122,15 +143,7 @@ int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 			       "memory limits above the module's defaults are the admin's");
 		return -EPERM;
 	}
-	xa_for_each(&nn->comms, id, head) {
-		for (c = head; c; c = nck_comm_sibling(c)) {
-			if (!c->user_made || !uid_eq(c->owner, uid))
-				continue;
-			n++;
-			mem += (u64)c->mem_max + c->rx_mem_max;
-		}
-	}
-	nck_comm_gone_usage(nn, uid, &n, &mem);	/* deleted, still held */
+	nck_user_usage(nn, uid, &n, &mem);
 	if (n >= b->user_comms_max) {
 		NL_SET_ERR_MSG(info->extack,
 			       "this user has as many communicators as the device allows users");
@@ -142,5 +155,50 @@ int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 		return -EDQUOT;
 	}
 	cfg->user_made = true;
+	return 0;
+}
+
+/**
+ * nck_nl_install_charge() - count an install's bytes on c
+ * @c: the communicator, which its owner or the admin reconfigures
+ *	(nck_nl_comm_admin())
+ * @old: bytes of what the slot holds now (0: nothing, or built in)
+ * @new: bytes of what replaces it (0: nothing, or built in)
+ * @skb: the request
+ * @info: its extack
+ *
+ * The schedule, trees and broadcast order the owner installs on a
+ * user-made communicator are the kernel's memory as long as it lives:
+ * they count against the owner's quota with the communicators' memory
+ * limits, and growing past the device's user_mem_max is EDQUOT (the
+ * admin may; what it installs is counted all the same).  Shrinking
+ * always succeeds.  The caller holds RTNL from this call until the slot
+ * holds @new (or, when this fails, frees @new): nck_user_usage() then
+ * sees every install.
+ *
+ * Return: 0, -EDQUOT, or -ENODEV when c's device is gone.
+ */
+int nck_nl_install_charge(struct nck_comm *c, u32 old, u32 new,
+			  struct sk_buff *skb, struct genl_info *info)
+{
+	struct nck_bearer *b;
+	u64 mem = 0;
+	u32 n = 0;
+
+	ASSERT_RTNL();
+	if (new > old && c->user_made && !netlink_capable(skb, CAP_NET_ADMIN)) {
+		b = rtnl_dereference(c->bearer);
+		if (!b) {
+			NL_SET_ERR_MSG(info->extack, "the communicator's device is gone");
+			return -ENODEV;
+		}
+		nck_user_usage(c->nn, c->owner, &n, &mem);
+		if (mem - old + new > READ_ONCE(b->user_mem_max)) {
+			NL_SET_ERR_MSG(info->extack,
+				       "this user's communicators and what is installed on them would exceed the device's memory limit for users");
+			return -EDQUOT;
+		}
+	}
+	c->installed_mem = c->installed_mem - old + new;
 	return 0;
 }

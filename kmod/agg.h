@@ -34,8 +34,10 @@ struct nck_tree;
  * struct nck_agg - a communicator's aggregation state
  * @oso: outstanding operations per rank (fixed at creation)
  * @tree_degree: degree of the built-in f-nomial trees (fixed)
- * @tree_lock: protects @trees (a mutex: installs allocate and sleep)
- * @trees: the trees pieces run on; NULL: built-in, made on first use
+ * @tree_lock: protects @trees (a mutex: installs allocate and sleep);
+ *	writers of @trees and @bcast_order hold RTNL too (tree.c), so RTNL
+ *	holders may read them without it
+ * @trees: the trees pieces run on (built-in ones made at creation)
  * @bcast_order: [size], the order broadcasts place the ranks in
  *	(nck_tree_fnomial_ordered()); NULL: rank order; @tree_lock
  * @slot: operations by sequence % (2 * @oso); c->lock

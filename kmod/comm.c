@@ -160,7 +160,7 @@ void nck_comm_gone_usage(struct nck_net *nn, kuid_t uid, u32 *n, u64 *mem)
 		if (!uid_eq(c->owner, uid))
 			continue;
 		(*n)++;
-		*mem += (u64)c->mem_max + c->rx_mem_max;
+		*mem += nck_comm_quota_bytes(c);
 	}
 	spin_unlock(&nck_comm_gone_lock);
 }

@@ -83,9 +83,14 @@ struct nck_peer {
  * @mem_used: charged by nck_comm_mem_reserve() (atomic)
  * @rx_mem: charged by nck_rx_charge() (atomic)
  * @sched_lock: protects @a2a_sched, @sched_phases, @sched_syncs
- * @a2a_sched: the installed alltoall slice; NULL: linear
+ * @a2a_sched: the installed alltoall slice; NULL: linear.  Written under
+ *	RTNL too (sched.c), so RTNL holders may read it
  * @sched_phases: of @a2a_sched, for dumps
  * @sched_syncs: of @a2a_sched, for dumps
+ * @installed_mem: bytes of what was installed over netlink (the schedule,
+ *	trees, the broadcast order: nck_nl_install_charge()), counted with
+ *	@mem_max and @rx_mem_max against a user-made communicator's owner's
+ *	quota (RTNL)
  * @rtt: round trip of alltoall fragments; the alltoall's process (one at
  *	a time, under the endpoint's mutex)
  * @tx_full_at: jiffies (| 1) when the bearer last refused a frame of ours,
@@ -148,6 +153,7 @@ struct nck_comm {
 	struct mutex sched_lock;	/* protects a2a_sched, sched_* */
 	struct nck_sched *a2a_sched;
 	u32 sched_phases, sched_syncs;
+	u32 installed_mem;
 	struct nck_rtt rtt;
 	unsigned long tx_full_at;
 	struct sk_buff_head txq;
@@ -191,6 +197,12 @@ static inline bool nck_comm_congested(const struct nck_comm *c)
 	unsigned long at = READ_ONCE(c->tx_full_at);
 
 	return at && time_before(jiffies, at + NCK_CONGESTED_HOLD);
+}
+
+/* What c counts against its owner's quota, if user-made (access.c). */
+static inline u64 nck_comm_quota_bytes(const struct nck_comm *c)
+{
+	return (u64)c->mem_max + c->rx_mem_max + c->installed_mem;
 }
 
 static inline const u8 *nck_comm_addr(const struct nck_comm *c, u32 rank)
@@ -284,6 +296,8 @@ bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
 int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 			   struct sk_buff *skb, struct genl_info *info,
 			   struct nck_comm_cfg *cfg);
+int nck_nl_install_charge(struct nck_comm *c, u32 old, u32 new,
+			  struct sk_buff *skb, struct genl_info *info);
 
 /* join.c: the communicator's epoch, from rank 0 */
 void nck_join_init(struct nck_comm *c);

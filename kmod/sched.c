@@ -41,6 +41,15 @@ static struct nck_sched *nck_sched_alloc(u32 nphases, u32 nin, u32 nout)
 	return s;
 }
 
+/* What an installed slice holds, as its owner's quota counts it. */
+static u32 nck_sched_bytes(const struct nck_sched *s)
+{
+	if (!s || !s->installed)
+		return 0;
+	return sizeof(*s) + s->nphases * sizeof(*s->phase) +
+	       (s->nin + s->nout) * sizeof(*s->in);
+}
+
 void nck_sched_free(struct nck_sched *s)
 {
 	if (!s)
@@ -341,6 +350,23 @@ static int nck_slice_parse(const struct nck_comm *c, struct genl_info *info,
 	return 0;
 }
 
+/* s in c's place, counted against a user's quota; freed if refused. */
+static int nck_sched_install(struct nck_comm *c, struct nck_sched *s,
+			     struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	rtnl_lock();	/* the owner's quota: nck_nl_install_charge() */
+	err = nck_nl_install_charge(c, nck_sched_bytes(c->a2a_sched),
+				    nck_sched_bytes(s), skb, info);
+	if (!err)
+		nck_comm_set_sched(c, s);
+	rtnl_unlock();
+	if (err)
+		nck_sched_free(s);
+	return err;
+}
+
 int nck_nl_sched_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nck_slice sl = {};
@@ -356,7 +382,7 @@ int nck_nl_sched_set(struct sk_buff *skb, struct genl_info *info)
 		s = nck_sched_from_slice(sl.ph, sl.nph, sl.in, sl.in_phase, sl.nin,
 					 sl.out, sl.out_phase, sl.nout, &err);
 		if (s)
-			nck_comm_set_sched(c, s);
+			err = nck_sched_install(c, s, skb, info);
 		else if (err == -E2BIG)
 			NL_SET_ERR_MSG(info->extack, "too many tokens between two ranks");
 	}
@@ -372,7 +398,10 @@ int nck_nl_sched_del(struct sk_buff *skb, struct genl_info *info)
 	c = nck_nl_comm_admin(skb, info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
+	rtnl_lock();
+	nck_nl_install_charge(c, nck_sched_bytes(c->a2a_sched), 0, skb, info);
 	nck_comm_set_sched(c, NULL);
+	rtnl_unlock();
 	nck_comm_put(c);
 	return 0;
 }

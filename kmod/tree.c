@@ -432,8 +432,24 @@ static u32 nck_nl_tree_index(struct genl_info *info)
 	return a ? nla_get_u32(a) : 0;
 }
 
+/*
+ * What an installed tree or broadcast order holds, as its owner's quota
+ * counts it (nck_nl_install_charge(); the slots are written under RTNL,
+ * so RTNL holders may read them).  Built-in trees count nothing.
+ */
+static u32 nck_tree_bytes(const struct nck_tree *t)
+{
+	return t && t->installed ? struct_size(t, children, t->nchildren) : 0;
+}
+
+static u32 nck_bcast_order_bytes(const struct nck_comm *c, const u32 *order)
+{
+	return order ? c->size * sizeof(u32) : 0;
+}
+
 /* TREE_SET with TREE_BCAST_ORDER: one u32 per member, each rank once. */
-static int nck_nl_bcast_order_set(struct nck_comm *c, struct genl_info *info)
+static int nck_nl_bcast_order_set(struct nck_comm *c, struct sk_buff *skb,
+				  struct genl_info *info)
 {
 	struct nlattr *a = info->attrs[NETCOLL_A_TREE_BCAST_ORDER];
 	u32 *order;
@@ -455,17 +471,23 @@ static int nck_nl_bcast_order_set(struct nck_comm *c, struct genl_info *info)
 		return -ENOMEM;
 	memcpy(order, nla_data(a), nla_len(a));	/* aligned by luck only */
 	err = nck_tree_order_check(order, c->size, info->extack);
-	if (err) {
-		kvfree(order);
-		return err;
+	if (!err) {
+		rtnl_lock();
+		err = nck_nl_install_charge(c, nck_bcast_order_bytes(c, c->agg.bcast_order),
+					    nck_bcast_order_bytes(c, order), skb, info);
+		if (!err)
+			nck_agg_set_bcast_order(c, order);
+		rtnl_unlock();
 	}
-	nck_agg_set_bcast_order(c, order);
-	return 0;
+	if (err)
+		kvfree(order);
+	return err;
 }
 
 int nck_nl_tree_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *a = info->attrs[NETCOLL_A_TREE_PARENTS];
+	u32 index = nck_nl_tree_index(info);
 	struct nck_tree *t;
 	struct nck_comm *c;
 	u32 *parents;
@@ -475,7 +497,7 @@ int nck_nl_tree_set(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	if (info->attrs[NETCOLL_A_TREE_BCAST_ORDER]) {
-		err = nck_nl_bcast_order_set(c, info);
+		err = nck_nl_bcast_order_set(c, skb, info);
 		goto out;
 	}
 	err = -EINVAL;
@@ -495,8 +517,16 @@ int nck_nl_tree_set(struct sk_buff *skb, struct genl_info *info)
 	t = nck_tree_from_parents(c->rank, c->size, parents, info->extack);
 	kvfree(parents);
 	err = PTR_ERR_OR_ZERO(t);
-	if (!err)
-		err = nck_agg_set_tree(c, nck_nl_tree_index(info), t);
+	if (!err) {
+		rtnl_lock();
+		err = nck_nl_install_charge(c, nck_tree_bytes(c->agg.trees[index]),
+					    nck_tree_bytes(t), skb, info);
+		if (!err)
+			err = nck_agg_set_tree(c, index, t);	/* t: cannot fail */
+		rtnl_unlock();
+		if (err)
+			kfree(t);
+	}
 out:
 	nck_comm_put(c);
 	return err;
@@ -504,18 +534,25 @@ out:
 
 int nck_nl_tree_del(struct sk_buff *skb, struct genl_info *info)
 {
+	u32 index = nck_nl_tree_index(info), old;
 	struct nck_comm *c;
 	int err;
 
 	c = nck_nl_comm_admin(skb, info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
+	rtnl_lock();
 	if (nla_get_flag(info->attrs[NETCOLL_A_TREE_BCAST])) {
+		old = nck_bcast_order_bytes(c, c->agg.bcast_order);
 		nck_agg_set_bcast_order(c, NULL);
 		err = 0;
 	} else {
-		err = nck_agg_set_tree(c, nck_nl_tree_index(info), NULL);
+		old = nck_tree_bytes(c->agg.trees[index]);
+		err = nck_agg_set_tree(c, index, NULL);	/* the built-in one */
 	}
+	if (!err)
+		nck_nl_install_charge(c, old, 0, skb, info);
+	rtnl_unlock();
 	nck_comm_put(c);
 	return err;
 }

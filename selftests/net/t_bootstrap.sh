@@ -298,6 +298,72 @@ t_check "user-mem 100 MiB on h1: user 1001's one default communicator (72 MiB) l
 	on h1 "$NCTL" dev set dev eth0 user-mem 104857600
 t_expect_fail "... for its second: EDQUOT, though its count (1 of 2) allows it" "memory limit for users" \
 	on h1 "${USER2[@]}" "$NCTL" comm add id 903 dev eth0 rank 0 members "$(cluster_mac h1)"
+# What a user installs on its communicators (an alltoall schedule, trees, a
+# broadcast order) is kernel memory for as long as they live: it counts
+# against the owner's quota with their memory limits.  On h4 user 1001
+# gives back its side of u4 and makes 908 (limits 100000 + 100000 bytes)
+# under a user-mem of 331072: room for one more of 65536 + 65536, exactly,
+# only while nothing is installed on 908.
+H4MACS=$(for h in $H4; do cluster_mac "$h"; done | paste -sd,)
+u2_comm() { # ID MEM : user 1001's communicator ID on h4 (rank 3 of H4)
+	on h4 "${USER2[@]}" "$NCTL" comm add id "$1" dev eth0 rank 3 members "$H4MACS" \
+		mem "$2" rx-mem "$2"
+}
+room_on_h4() {
+	local i
+	on h4 "${USER2[@]}" "$NCTL" comm del id "$(boot_id u4)" &&
+		on h4 "$NCTL" dev set dev eth0 user-mem 331072 || return 1
+	for i in $(seq 50); do	# u4 is freed after a grace period, by a worker
+		u2_comm 908 100000 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+t_check "user 1001 on h4: 908 with 200000 bytes of limits under a user-mem of 331072" room_on_h4
+t_check "... installs an alltoall schedule on it" \
+	on h4 "${USER2[@]}" "$NCTL" sched install id 908 topology star:4
+t_expect_fail "... then 909 (131072 bytes, the room left without the schedule): EDQUOT" \
+	"Disk quota exceeded: .*memory limit for users" u2_comm 909 65536
+t_check "... deletes the schedule: 909 fits, to the byte" \
+	eval 'on h4 "${USER2[@]}" "$NCTL" sched del id 908 && u2_comm 909 65536'
+t_expect_fail "... and now may not install the schedule: EDQUOT" \
+	"Disk quota exceeded: .*what is installed on them would exceed" \
+	on h4 "${USER2[@]}" "$NCTL" sched install id 908 topology star:4
+t_expect_fail "... nor a broadcast order: EDQUOT" \
+	"Disk quota exceeded: .*what is installed on them would exceed" \
+	on h4 "${USER2[@]}" "$NCTL" tree bcast topology star:4 install 908 order dft
+t_expect_fail "... nor a reduction tree: EDQUOT" \
+	"Disk quota exceeded: .*what is installed on them would exceed" \
+	on h4 "${USER2[@]}" "$NCTL" tree install comm 908 degree 2 topology star:4
+# 909 deleted still counts (as the second of 2) until a worker frees it;
+# then the admin's schedule on 908 is what leaves no room.
+admin_counts() {
+	local i
+	on h4 "$NCTL" sched install id 908 topology star:4 &&
+		on h4 "${USER2[@]}" "$NCTL" comm del id 909 || return 1
+	for i in $(seq 50); do
+		if u2_comm 909 65536 >"$T_LOG/inst.err" 2>&1; then
+			echo "909 made: the admin's schedule on 908 was not counted"
+			return 1
+		fi
+		grep -q "memory limit for users" "$T_LOG/inst.err" && return 0
+		sleep 0.1
+	done
+	cat "$T_LOG/inst.err"
+	return 1
+}
+t_check "... the admin may, and it counts: 909 made again is EDQUOT" admin_counts
+back_with_908() {
+	local i
+	on h4 "${USER2[@]}" "$NCTL" comm del id 908 || return 1
+	for i in $(seq 50); do	# once a worker has freed 908
+		u2_comm 909 65536 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+t_check "... 908 deleted, its schedule's bytes come back with it: 909 made" back_with_908
+t_check "... and deleted" on h4 "${USER2[@]}" "$NCTL" comm del id 909
 # A deleted communicator an endpoint still holds (with what its operations
 # posted) counts against its owner until the endpoint lets it go: user
 # 1001 on h3 (u4 and 905: 2 of 2) binds a process to 905 and deletes it;

@@ -187,8 +187,11 @@ enum netcoll_attr {
 					 */
 	NETCOLL_A_DEV_USER_MEM_MAX,	/* u32 bytes (< 2 GiB): the memory limits
 					 * (COMM_MEM_MAX + COMM_RX_MEM_MAX) of a
-					 * user's communicators on this host, summed
-					 * (default: four of the module's defaults)
+					 * user's communicators on this host and
+					 * the schedules, trees and broadcast orders
+					 * installed on them, summed (default: four
+					 * of the module's defaults); creating or
+					 * installing beyond it: EDQUOT
 					 */
 	NETCOLL_A_COMM_USER_MADE,	/* u8 (out): made by a user, counted
 					 * against its quota
