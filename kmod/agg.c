@@ -881,6 +881,15 @@ static struct nck_agg_op *nck_agg_take_over(struct nck_comm *c,
 	if (((a->flags | NETCOLL_RED_ALL) & NETCOLL_RED_KNOWN) !=
 	    (op->flags & NETCOLL_RED_KNOWN) ||
 	    a->root != op->piece[0].root || a->count != op->bytes) {
+		/*
+		 * Its data may have finished it already: the poster must still
+		 * get the error, not a result of another length copied into
+		 * its buffer (nck_agg_wait copies op->bytes).
+		 */
+		if (op->complete && !op->err) {
+			op->err = -EPROTO;
+			nck_comm_break(c);
+		}
 		nck_agg_complete(c, op, -EPROTO);
 		return op;
 	}

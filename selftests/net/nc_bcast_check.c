@@ -24,7 +24,9 @@
  *
  * Output: one "ok - ..." or "not ok - ..." line per size and root list;
  * exit 0 iff all ok.  --expect-error NAME: the run must end in that errno
- * (ANY: any), every broadcast before it still byte-exact.
+ * (ANY: any), every broadcast before it still byte-exact.  Whatever a
+ * call returns, nothing may be written past its buffer's length (GUARD
+ * bytes after it are checked).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +43,8 @@
 
 #define MAX_LIST	32
 #define MAX_CONC	16
+#define GUARD		64	/* bytes after each buffer nobody may write */
+#define GUARD_BYTE	0x5c
 
 struct opts {
 	uint32_t comm, rank, size, iters, concurrent, timeout_ms, seed;
@@ -73,6 +77,16 @@ static uint64_t key_of(const struct opts *o, uint32_t root, uint64_t bytes,
 		   (bytes << 8) ^ ((uint64_t)it << 4) ^ k);
 }
 
+static int guard_broken(const uint8_t *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < GUARD; i++)
+		if (g[i] != GUARD_BYTE)
+			return 1;
+	return 0;
+}
+
 /* One size, one root, every iteration; 0 or the first error. */
 static int run(nc_endpoint *ep, const struct opts *o, uint64_t bytes,
 	       uint32_t root, uint8_t **buf, uint8_t *exp, int *bad,
@@ -94,6 +108,7 @@ static int run(nc_endpoint *ep, const struct opts *o, uint64_t bytes,
 				fill(buf[k], bytes, key_of(o, root, bytes, it, k));
 			else
 				memset(buf[k], 0xa5 ^ (int)k, bytes);
+			memset(buf[k] + bytes, GUARD_BYTE, GUARD);
 			err = nb ? nc_ibcast_ex(ep, &a, &req[k]) :
 				   nc_bcast_ex(ep, &a);
 		}
@@ -102,6 +117,10 @@ static int run(nc_endpoint *ep, const struct opts *o, uint64_t bytes,
 			usleep(10000);
 		for (k = 0; k < n && nb && !err; k++)
 			err = nc_wait(ep, req[k]);
+		/* written past its length: wrong, whatever the call returned */
+		for (k = 0; k < n; k++)
+			if (guard_broken(buf[k] + bytes))
+				*bad = 1;
 		for (k = 0; k < n && !err; k++) {
 			fill(exp, bytes, key_of(o, root, bytes, it, k));
 			if (memcmp(buf[k], exp, bytes))
@@ -231,7 +250,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < o.nbytes; i++)
 		max = o.bytes[i] > max ? o.bytes[i] : max;
 	for (i = 0; i < (o.concurrent ? o.concurrent : 1); i++)
-		if (!(buf[i] = malloc(max + 1)))
+		if (!(buf[i] = malloc(max + GUARD)))
 			return 1;
 	exp = malloc(max + 1);
 	if (!exp)

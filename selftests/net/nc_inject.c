@@ -45,6 +45,10 @@
  * parent in that broadcast's tree it starts the broadcast there
  * (agg_bcast_early); from another rank it must not:
  *   agg-bcast
+ * Its empty piece (1) finished, from the same root: sent after agg-bcast
+ * (from the parent, once the broadcast started there) the broadcast is
+ * complete before the receiver's process posts it:
+ *   agg-bcast-done
  *
  * Requests that ask for an answer (they are valid; what counts is how much
  * the receiver sends back):
@@ -128,6 +132,13 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 		f.opcode = NETCOLL_OPCODE_BCAST;
 		f.tag = NETCOLL_AGG_TAG(0, a->root);
 		f.op_seq = a->seq;
+	} else if (!strcmp(a->kase, "agg-bcast-done")) {
+		f.type = NETCOLL_T_AGG_DOWN;
+		f.opcode = NETCOLL_OPCODE_BCAST;
+		f.tag = NETCOLL_AGG_TAG(1, a->root);
+		f.op_seq = a->seq;
+		f.len = f.msg_len = f.frag_size = 0;
+		len = NETCOLL_HDR_LEN;
 	} else if (!strcmp(a->kase, "finer")) {
 		if (!a->frag_size || a->frag_size > 1400 || !a->msg_len)
 			return -1;

@@ -152,6 +152,30 @@ finer_charged() {
 }
 t_check "a first fragment cut 8x finer: its receive set's growth (632 bytes) charged, given back at the end" \
 	finer_charged
+# A broadcast that its data started and finished before h1's process
+# posts it (h3, its parent and root, sends the 16 bytes, then the empty
+# piece's "done"), then posted by h1 as 8 bytes: the ranks disagree on
+# the operation, so the post is EPROTO -- not success with the frame's 16
+# bytes copied into the caller's 8.
+early_done_mismatch() {
+	local i r members epoch7
+	members=$(cluster_members)
+	for r in 0 1 2; do
+		on "h$((r + 1))" "$NCTL" comm add id 7 dev eth0 rank $r \
+			members "$members" cookie 0x77 || return 1
+	done
+	epoch7=$(nc_epoch h1 7)
+	for i in agg-bcast agg-bcast-done; do
+		on h3 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 7 --cookie 0x77 \
+			--epoch "$epoch7" --src-rank 2 --dst-rank 0 --case $i \
+			--seq 0 --root 2 --count 1 >/dev/null || return 1
+		sleep 0.5
+	done
+	on h1 "$NC_BCAST_CHECK" --comm 7 --rank 0 --size 3 --roots 2 \
+		--bytes-list 8 --timeout 2000 --expect-error EPROTO
+}
+t_check "a broadcast its data finished, posted with another length: EPROTO, nothing written past the buffer" \
+	early_done_mismatch
 t_check "rmmod" nc_unload
 cluster_down
 t_done
