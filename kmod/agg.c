@@ -1180,6 +1180,8 @@ void nck_agg_stop(struct nck_comm *c, int err)
 		nck_comm_put(c);
 	if (cancel_work_sync(&c->agg.bcast_work))
 		nck_comm_put(c);
+	if (cancel_work_sync(&c->tx_work))	/* the engine's frames (frame.h) */
+		nck_comm_put(c);
 	nck_agg_purge_deferred(c);
 }
 

@@ -315,6 +315,7 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 	spin_lock_init(&c->lock);
 	skb_queue_head_init(&c->early);
 	skb_queue_head_init(&c->txq);
+	INIT_WORK(&c->tx_work, nck_frames_tx_work);
 	nck_early_books_init(&c->early_books, NULL);
 	init_waitqueue_head(&c->wq);
 	c->agg.oso = cfg->oso;

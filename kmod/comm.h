@@ -99,7 +99,10 @@ struct nck_peer {
  * @txq: frames built under @lock, in the order built, waiting to be sent
  *	(frame.h: nck_frames_queue, nck_frames_push); its own lock, taken
  *	inside @lock; purged by nck_comm_free()
+ * @txq_mem: truesize of the frames on @txq (under @txq's lock; frame.h)
  * @tx_pushing: bit 0: a context is sending @txq (atomic bitops)
+ * @tx_work: sends what a push left in @txq after its rounds (frame.h);
+ *	queued holding a reference, which the work drops
  * @repairs_refused: tells the aggregation engine that the device refused
  *	n repairs of its operation seq (set once at creation)
  * @lock: protects everything below, and @peers; taken in softirq (the
@@ -157,7 +160,9 @@ struct nck_comm {
 	struct nck_rtt rtt;
 	unsigned long tx_full_at;
 	struct sk_buff_head txq;
+	u32 txq_mem;
 	unsigned long tx_pushing;
+	struct work_struct tx_work;
 	void (*repairs_refused)(struct nck_comm *c, u32 seq, u32 n);
 
 	spinlock_t lock;		/* protects what follows, and peers */

@@ -151,28 +151,56 @@ void nck_frames_flush(struct nck_comm *c, struct sk_buff_head *q)
 		nck_frame_send_deferred(c, skb);
 }
 
-/* Under c->lock: q's frames go after those queued before (frame.h). */
+/*
+ * Under c->lock: q's frames go after those queued before, as far as the
+ * queue has room (frame.h); the rest are dropped.
+ */
 void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q)
 {
+	struct sk_buff_head over;
+	struct sk_buff *skb;
 	unsigned long flags;
+	u32 kept = 0, dropped;
 
 	lockdep_assert_held(&c->lock);
 	if (skb_queue_empty(q))
 		return;
+	__skb_queue_head_init(&over);
 	spin_lock_irqsave(&c->txq.lock, flags);
+	skb_queue_walk(q, skb) {
+		if (c->txq_mem + skb->truesize > NCK_TXQ_MEM)
+			break;
+		c->txq_mem += skb->truesize;
+		kept++;
+	}
+	/* the first that did not fit and all after it: the order is kept */
+	while (skb_queue_len(q) > kept)
+		__skb_queue_head(&over, __skb_dequeue_tail(q));
 	skb_queue_splice_tail_init(q, &c->txq);
 	spin_unlock_irqrestore(&c->txq.lock, flags);
+	dropped = skb_queue_len(&over);
+	if (!dropped)
+		return;
+	WRITE_ONCE(c->tx_full_at, jiffies | 1);
+	nck_stat_add(c->nn, NETCOLL_STAT_DROP_TX, dropped);
+	__skb_queue_purge(&over);
 }
 
-/* The next frame to send, refilling batch with all of c's queue when empty. */
+/*
+ * The next frame to send, refilling batch with all of c's queue when
+ * empty, *rounds times at most.
+ */
 static struct sk_buff *nck_frames_next(struct nck_comm *c,
-				       struct sk_buff_head *batch)
+				       struct sk_buff_head *batch, u32 *rounds)
 {
 	unsigned long flags;
 
-	if (skb_queue_empty(batch) && !skb_queue_empty_lockless(&c->txq)) {
+	if (skb_queue_empty(batch) && *rounds &&
+	    !skb_queue_empty_lockless(&c->txq)) {
+		(*rounds)--;
 		spin_lock_irqsave(&c->txq.lock, flags);
 		skb_queue_splice_init(&c->txq, batch);
+		c->txq_mem = 0;
 		spin_unlock_irqrestore(&c->txq.lock, flags);
 	}
 	return __skb_dequeue(batch);
@@ -195,16 +223,27 @@ static struct sk_buff *nck_frames_next(struct nck_comm *c,
  */
 void nck_frames_push(struct nck_comm *c)
 {
-	u32 seq = 0, refused = 0;
+	u32 seq = 0, refused = 0, rounds = NCK_TXQ_ROUNDS;
 	struct sk_buff_head batch;
 	struct sk_buff *skb;
 
 	__skb_queue_head_init(&batch);
 	while (!skb_queue_empty_lockless(&c->txq)) {
+		if (!rounds) {		/* the rest is the worker's */
+			if (refcount_inc_not_zero(&c->ref) &&
+			    !queue_work(nck_wq, &c->tx_work))
+				nck_comm_put(c);	/* queued already */
+			break;
+		}
+		/*
+		 * Our frames are queued: against the sender's clear and look
+		 * again below, a failed test_and_set_bit_lock() orders nothing
+		 */
+		smp_mb();
 		if (test_and_set_bit_lock(0, &c->tx_pushing))
 			break;
 		/* the whole queue at once: one lock round trip, not one a frame */
-		while ((skb = nck_frames_next(c, &batch))) {
+		while ((skb = nck_frames_next(c, &batch, &rounds))) {
 			struct nck_skb_cb cb = *nck_skb_cb(skb);
 
 			if (!nck_frame_send_deferred(c, skb) || !cb.repair ||
@@ -223,4 +262,13 @@ void nck_frames_push(struct nck_comm *c)
 	}
 	if (refused)
 		c->repairs_refused(c, seq, refused);
+}
+
+/* What a push left after its rounds (frame.h); the reference is ours. */
+void nck_frames_tx_work(struct work_struct *work)
+{
+	struct nck_comm *c = container_of(work, struct nck_comm, tx_work);
+
+	nck_frames_push(c);
+	nck_comm_put(c);
 }

@@ -30,6 +30,25 @@
 
 #include "shared/nc_wire.h"
 
+/*
+ * The queue is bounded as a device's is (txqueuelen): frames beyond
+ * NCK_TXQ_MEM bytes of buffers (truesize) are dropped when queued,
+ * counted as drop_tx, and mark the communicator congested, as a full
+ * device queue does; the reliability core sends them again.  Unbounded,
+ * a peer (or a forger) whose frames each draw an answer (duplicates,
+ * repair requests, acks asked for) grew it without limit while one
+ * context was sending.  The engine's own windows stay below it:
+ * NETCOLL_OSO_MAX operations' results of NCK_AGG_DN_BYTES unacked are
+ * 4 MiB of payload, under 10 MiB of buffers with frames as small as
+ * MTU 576 makes them.  Bytes, not frames: a frame count right for one
+ * MTU is wrong for another.  One nck_frames_push() call sends at most
+ * NCK_TXQ_ROUNDS refills of its batch; the rest goes to a worker
+ * (c->tx_work), so a flood keeps no context, a softirq least of all,
+ * sending forever.
+ */
+#define NCK_TXQ_MEM		(16U << 20)
+#define NCK_TXQ_ROUNDS		4
+
 struct nck_comm;
 
 struct sk_buff *nck_frame_alloc(unsigned int payload, gfp_t gfp);
@@ -40,6 +59,7 @@ int nck_frame_send_deferred(struct nck_comm *c, struct sk_buff *skb);
 void nck_frames_flush(struct nck_comm *c, struct sk_buff_head *q);
 void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q);
 void nck_frames_push(struct nck_comm *c);
+void nck_frames_tx_work(struct work_struct *work);
 void nck_frame_hdr(struct nck_comm *c, struct nc_frame *f, u16 type, u32 seq,
 		   u32 dst, u16 tag);
 unsigned int nck_comm_payload_max(struct nck_comm *c);

@@ -206,7 +206,12 @@ static void __exit nck_exit(void)
 	nck_genl_exit();
 	nck_bearer_notifier_exit();
 	unregister_pernet_subsys(&nck_net_ops);
-	/* communicators are freed by queue_rcu_work(): wait, then drain */
+	/*
+	 * communicators are freed by queue_rcu_work(): let the works that
+	 * may drop a last reference run (frame.c's tx_work), wait for the
+	 * grace periods, then drain
+	 */
+	flush_workqueue(nck_wq);
 	rcu_barrier();
 	destroy_workqueue(nck_wq);
 }

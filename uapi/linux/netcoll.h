@@ -351,7 +351,7 @@ enum netcoll_stat {
 	NETCOLL_STAT_DROP_ADDR,		/* source address is not that rank's */
 	NETCOLL_STAT_DROP_STATE,	/* no matching operation or message */
 	NETCOLL_STAT_DROP_MEMORY,	/* receive memory bound reached */
-	NETCOLL_STAT_DROP_TX,		/* device refused a frame */
+	NETCOLL_STAT_DROP_TX,		/* refused: the device's or our queue full */
 	NETCOLL_STAT_DROP_OPCODE,	/* contribution of another op or dtype */
 	NETCOLL_STAT_AGG_OPS,		/* aggregation operations completed */
 	NETCOLL_STAT_AGG_REDUCED,	/* fragments reduced in the kernel */
