@@ -514,7 +514,7 @@ static int nck_agg_check_args(struct nck_comm *c, const struct nck_agg_args *a,
 }
 
 /* Fragments of whole elements that fit a frame (every element size divides 16). */
-static int nck_agg_frag_size(struct nck_comm *c, u32 *fs)
+int nck_agg_frag_size(struct nck_comm *c, u32 *fs)
 {
 	u32 room = nck_comm_payload_max(c);
 
@@ -828,7 +828,16 @@ static void nck_agg_bcast_work(struct work_struct *work)
 	op = err ? ERR_PTR(err) : nck_agg_prepare(c, &a, esize, src);
 	spin_lock_bh(&c->lock);
 	c->agg.early_bcast.queued = false;
-	if (PTR_ERR_OR_ZERO(op) == -EPROTO) {
+	/*
+	 * A refusal is remembered (its data waits with the early frames for
+	 * the process), but not a lack of memory, charged before anything is
+	 * allocated and gone once running operations finish (the rescan then
+	 * starts it).  Another fragment size was not: copies of such a frame
+	 * made the worker allocate and free the whole vector each (arrival
+	 * now refuses it too, and a vector over mem_max).
+	 */
+	if ((IS_ERR(op) && PTR_ERR(op) != -ENOBUFS) ||
+	    (!IS_ERR(op) && op->fs != fs)) {
 		c->agg.early_bcast.refused = true;
 		c->agg.early_bcast.refused_seq = seq;
 		c->agg.early_bcast.refused_src = src;

@@ -721,12 +721,15 @@ static void nck_agg_early_ack(struct nck_comm *c, const struct nc_frame *f,
  */
 static bool nck_agg_bcast_data(struct nck_comm *c, const struct nc_frame *f)
 {
-	u32 root = NETCOLL_AGG_TAG_ROOT(f->tag);
+	u32 root = NETCOLL_AGG_TAG_ROOT(f->tag), fs;
 
+	/* a vector over the memory limit, or cut otherwise, could not start */
 	return f->type == NETCOLL_T_AGG_DOWN &&
 	       f->opcode == NETCOLL_OPCODE_BCAST &&
 	       !(f->flags & NETCOLL_F_MCAST) && !NETCOLL_AGG_TAG_PIECE(f->tag) &&
 	       f->msg_len && f->msg_len <= NETCOLL_REDUCE_MAX &&
+	       f->msg_len <= c->mem_max &&
+	       !nck_agg_frag_size(c, &fs) && f->frag_size == fs &&
 	       root < c->size && root != c->rank;
 }
 
