@@ -491,7 +491,8 @@ static int nck_agg_check_args(struct nck_comm *c, const struct nck_agg_args *a,
 {
 	int err;
 
-	if (a->flags & ~NETCOLL_RED_KNOWN || a->split > NETCOLL_TREES_MAX)
+	if (a->flags & ~NETCOLL_RED_KNOWN || a->split > NETCOLL_TREES_MAX ||
+	    a->timeout_ms > NETCOLL_TIMEOUT_MS_MAX)
 		return -EINVAL;
 	if (a->flags & NETCOLL_RED_BCAST) {
 		if (a->op || a->dtype || a->root >= c->size ||

@@ -150,7 +150,7 @@ int nck_coll_alltoall(struct nck_comm *c, const struct netcoll_alltoall_args *a)
 	int err;
 
 	if (a->flags || a->reserved || a->algo > NETCOLL_A2A_MAX ||
-	    a->count > NETCOLL_MSG_MAX ||
+	    a->count > NETCOLL_MSG_MAX || a->timeout_ms > NETCOLL_TIMEOUT_MS_MAX ||
 	    check_mul_overflow((size_t)a->count, (size_t)c->size, &total))
 		return -EINVAL;
 	if (!access_ok(sbuf, total) || !access_ok(rbuf, total))

@@ -75,7 +75,9 @@ int nck_ep_bind(struct nck_endpoint *ep, struct netcoll_bind *b,
 	struct nck_comm *c;
 	int err;
 
-	mutex_lock(&ep->lock);
+	/* an alltoall of this endpoint may hold it for its whole budget */
+	if (mutex_lock_interruptible(&ep->lock))
+		return -EINTR;
 	err = -EISCONN;
 	if (ep->comm)
 		goto out;

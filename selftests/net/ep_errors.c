@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,12 @@ int main(int argc, char **argv)
 	int expected_size = -1, expected_mtu = -1;
 	struct netcoll_barrier_args bar = { 0 };
 	struct netcoll_alltoall_args a2a = { 0 };
+	int32_t one = 1, sum = 0;
+	struct netcoll_reduce red = {	/* valid but for what a case breaks */
+		.sendbuf = (uintptr_t)&one, .recvbuf = (uintptr_t)&sum,
+		.count = 1, .op = NETCOLL_OP_SUM, .dtype = NETCOLL_DT_INT32,
+		.flags = NETCOLL_RED_ALL,
+	};
 	struct netcoll_info info;
 	int fd, fd2, c;
 
@@ -123,6 +130,18 @@ int main(int argc, char **argv)
 
 	bar.reserved = 1;
 	expect("barrier with reserved field set is EINVAL", ioctl(fd, NETCOLL_IOC_BARRIER, &bar), EINVAL);
+	bar.reserved = 0;
+	bar.timeout_ms = NETCOLL_TIMEOUT_MS_MAX + 1;
+	expect("barrier with a budget above NETCOLL_TIMEOUT_MS_MAX is EINVAL",
+	       ioctl(fd, NETCOLL_IOC_BARRIER, &bar), EINVAL);
+	red.timeout_ms = NETCOLL_TIMEOUT_MS_MAX + 1;
+	expect("allreduce with a budget above NETCOLL_TIMEOUT_MS_MAX is EINVAL",
+	       ioctl(fd, NETCOLL_IOC_REDUCE, &red), EINVAL);
+	a2a.count = 1;
+	a2a.timeout_ms = NETCOLL_TIMEOUT_MS_MAX + 1;
+	expect("alltoall with a budget above NETCOLL_TIMEOUT_MS_MAX is EINVAL",
+	       ioctl(fd, NETCOLL_IOC_ALLTOALL, &a2a), EINVAL);
+	a2a.timeout_ms = 0;
 	a2a.count = 1;
 	a2a.algo = 99;
 	expect("alltoall with unknown algo is EINVAL", ioctl(fd, NETCOLL_IOC_ALLTOALL, &a2a), EINVAL);

@@ -446,7 +446,10 @@ struct netcoll_bind {
 	__u32	size;			/* in: 0; out: members */
 };
 
-/* timeout_ms: 0 = the communicator's default. */
+/*
+ * timeout_ms (here and in the alltoall and reduction arguments): 0 = the
+ * communicator's default; above NETCOLL_TIMEOUT_MS_MAX EINVAL.
+ */
 struct netcoll_barrier_args {
 	__u32	flags;			/* must be 0 */
 	__u32	timeout_ms;
@@ -476,7 +479,7 @@ struct netcoll_alltoall_args {
 	__u64	recvbuf;
 	__u64	count;			/* bytes per peer, <= NETCOLL_MSG_MAX */
 	__u32	flags;			/* must be 0 */
-	__u32	timeout_ms;
+	__u32	timeout_ms;		/* 0 = the communicator's default */
 	__u32	algo;			/* enum netcoll_a2a_algo */
 	__u32	reserved;		/* must be 0 */
 };
