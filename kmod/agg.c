@@ -779,10 +779,12 @@ static void nck_agg_install(struct nck_comm *c, struct nck_agg_op *op,
 			nck_agg_try(c, op, &op->piece[j], k, txq);
 	nck_early_take(c, &c->agg.early, seq, &early);
 	nck_early_books_drop(c, &c->agg.books, seq);
+	op->taking_early = true;
 	while ((skb = __skb_dequeue(&early))) {
 		nck_skb_hdr(skb, &f);
 		nck_agg_input(c, op, skb, &f, txq);
 	}
+	op->taking_early = false;
 	nck_agg_arm_op(c, op);
 	nck_agg_early_rescan(c);	/* the next one's data may be here */
 }

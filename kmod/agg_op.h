@@ -84,6 +84,7 @@ struct nck_agg_op {
 	bool started, complete;
 	bool released;		/* the poster let go (collected or closed) */
 	bool unposted;		/* a broadcast its data started: no poster yet */
+	bool taking_early;	/* nck_agg_install() hands it its early frames */
 	bool progress;		/* an ack being applied acked something */
 	unsigned long linger_until;	/* its endpoint closed: leave then */
 	u64 charge;		/* bytes of c->mem_used */

@@ -111,8 +111,12 @@ static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 		goto drop;
 	}
+	/*
+	 * A frame from the early ones was charged until a moment ago, and
+	 * may have been acked (booked): charged again as it was.
+	 */
 	if (!nck_rx_charge(c, skb)) {
-		if (!nck_agg_completes(op, p, ci, f->seq)) {
+		if (!op->taking_early && !nck_agg_completes(op, p, ci, f->seq)) {
 			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 			goto drop;
 		}

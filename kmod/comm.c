@@ -68,19 +68,21 @@ void nck_comm_mem_release(struct nck_comm *c, u64 bytes)
 		atomic64_sub(bytes, &c->mem_used);
 }
 
-/* Charge n bytes to c's receive memory; past the limit only if force. */
-static bool __nck_rx_charge_bytes(struct nck_comm *c, u32 n, bool force)
+/* Charge n bytes to c's receive memory; past limit only if force. */
+static bool __nck_rx_charge_bytes(struct nck_comm *c, u32 n, u32 limit,
+				  bool force)
 {
-	if (atomic_long_add_return(n, &c->rx_mem) > c->rx_mem_max && !force) {
+	if (atomic_long_add_return(n, &c->rx_mem) > limit && !force) {
 		atomic_long_sub(n, &c->rx_mem);
 		return false;
 	}
 	return true;
 }
 
-static bool __nck_rx_charge(struct nck_comm *c, struct sk_buff *skb, bool force)
+static bool __nck_rx_charge(struct nck_comm *c, struct sk_buff *skb, u32 limit,
+			    bool force)
 {
-	if (!__nck_rx_charge_bytes(c, skb->truesize, force))
+	if (!__nck_rx_charge_bytes(c, skb->truesize, limit, force))
 		return false;
 	nck_skb_cb(skb)->charge = skb->truesize;
 	return true;
@@ -88,7 +90,7 @@ static bool __nck_rx_charge(struct nck_comm *c, struct sk_buff *skb, bool force)
 
 bool nck_rx_charge_bytes(struct nck_comm *c, u32 n)
 {
-	return __nck_rx_charge_bytes(c, n, false);
+	return __nck_rx_charge_bytes(c, n, c->rx_mem_max, false);
 }
 
 void nck_rx_uncharge_bytes(struct nck_comm *c, u32 n)
@@ -99,12 +101,18 @@ void nck_rx_uncharge_bytes(struct nck_comm *c, u32 n)
 /* Hold skb on receive: charge it, or false when over the limit. */
 bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb)
 {
-	return __nck_rx_charge(c, skb, false);
+	return __nck_rx_charge(c, skb, c->rx_mem_max, false);
+}
+
+/* ... as long as c's receive memory stays at most limit (<= rx_mem_max). */
+bool nck_rx_charge_upto(struct nck_comm *c, struct sk_buff *skb, u32 limit)
+{
+	return __nck_rx_charge(c, skb, limit, false);
 }
 
 void nck_rx_charge_force(struct nck_comm *c, struct sk_buff *skb)
 {
-	__nck_rx_charge(c, skb, true);
+	__nck_rx_charge(c, skb, c->rx_mem_max, true);
 }
 
 void nck_rx_uncharge(struct nck_comm *c, struct sk_buff *skb)

@@ -264,6 +264,7 @@ void nck_comm_mem_release(struct nck_comm *c, u64 bytes);
 
 /* The receive memory of a communicator: one limit for every holder. */
 bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb);
+bool nck_rx_charge_upto(struct nck_comm *c, struct sk_buff *skb, u32 limit);
 /*
  * Charged past the limit: only for a frame its consumer takes at once
  * (refusing it could leave everything charged waiting for it).

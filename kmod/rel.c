@@ -504,7 +504,7 @@ bool nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
 		    struct sk_buff *skb)
 {
 	lockdep_assert_held(&c->lock);
-	if (!nck_rx_charge(c, skb)) {
+	if (!nck_rx_charge_upto(c, skb, c->rx_mem_max / 2)) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 		kfree_skb(skb);
 		return false;

@@ -38,9 +38,13 @@
  *                     started, or whose acks it holds, answers that it is
  *                     alive
  *   early frames      frames of an operation not started yet are held,
- *                     charged to the communicator's receive memory; a
- *                     receiver that books a message's early fragments
- *                     acks them like any others (struct nck_early_books)
+ *                     charged to the communicator's receive memory, in
+ *                     its first half only (the other half stays for the
+ *                     running operation); a receiver that books a
+ *                     message's early fragments acks them like any
+ *                     others (struct nck_early_books), and takes them
+ *                     over when their operation starts, charged as they
+ *                     were (an acked fragment is never dropped)
  *   flow control      past half its receive memory, a receiver holds the
  *                     acks of frames it keeps until their consumer (the
  *                     process, a reduction) has taken them; a frame that
@@ -396,7 +400,13 @@ static inline void nck_rtx_alive(struct nck_rtx *t)
 	t->retries = 0;
 }
 
-/* Frames of operations not started yet (charged; false: dropped). */
+/*
+ * Frames of operations not started yet (charged; false: dropped).  They
+ * may fill half the receive memory: frames of later operations, peers'
+ * retransmissions of them or a forger's, all of it held until their
+ * operation starts, left the running operation's own frames and acks
+ * nothing but drops (drop_memory), and it failed.
+ */
 bool nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
 		    struct sk_buff *skb);
 /* Operation seq starts: its frames move to out, older ones are freed. */

@@ -441,10 +441,17 @@ static int nck_input_data(struct nck_op *op, struct sk_buff *skb,
 /* Receive bookkeeping and acks, under c->lock                        */
 /* ---------------------------------------------------------------- */
 
-/* Queue a frame of the running operation for its process. */
-static bool nck_rxq_add(struct nck_op *op, struct sk_buff *skb)
+/*
+ * Queue a frame of the running operation for its process.  taken: it
+ * comes from the early frames, where it was charged until a moment ago
+ * and may have been acked (booked): it is charged again whatever the
+ * limit, as it was.
+ */
+static bool nck_rxq_add(struct nck_op *op, struct sk_buff *skb, bool taken)
 {
-	if (!nck_rx_charge(op->c, skb)) {
+	if (taken) {
+		nck_rx_charge_force(op->c, skb);
+	} else if (!nck_rx_charge(op->c, skb)) {
 		nck_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
 		kfree_skb(skb);
 		return false;
@@ -563,14 +570,15 @@ static void nck_acks_release(struct nck_op *op)
  * senders know we are alive and wait up to the operation's time budget.
  */
 static bool nck_rx_take(struct nck_op *op, struct sk_buff *skb,
-			const struct nc_frame *f, struct sk_buff_head *acks)
+			const struct nc_frame *f, struct sk_buff_head *acks,
+			bool taken)
 {
 	struct nck_net *nn = op->c->nn;
 	struct nck_msg *m;
 	bool held;
 
 	if (f->type == NETCOLL_T_ACK)
-		return nck_rxq_add(op, skb);
+		return nck_rxq_add(op, skb, taken);
 	m = nck_msg_find(op->rx, op->rx_keys, op->nrx, f->src_rank, f->tag);
 	if (!m) {
 		nck_stat_inc(nn, NETCOLL_STAT_DROP_STATE);
@@ -587,7 +595,7 @@ static bool nck_rx_take(struct nck_op *op, struct sk_buff *skb,
 		return held;
 	}
 	/* charged first: a fragment we cannot keep must not be acked */
-	if (!nck_rxq_add(op, skb))
+	if (!nck_rxq_add(op, skb, taken))
 		return false;
 	if (nck_frags_receive(&m->fr, f->seq, f->frag_size,
 			      f->flags & NETCOLL_F_ACK_NOW) ==
@@ -793,7 +801,7 @@ static int nck_op_start(struct nck_comm *c, struct nck_op *op)
 	nck_early_books_drop(c, &c->early_books, op->seq);
 	while ((skb = __skb_dequeue(&early))) {
 		nck_skb_hdr(skb, &f);
-		nck_rx_take(op, skb, &f, &acks);
+		nck_rx_take(op, skb, &f, &acks, true);
 	}
 out:
 	spin_unlock_bh(&c->lock);
@@ -1000,7 +1008,7 @@ void nck_transport_rcv(struct nck_comm *c, struct sk_buff *skb,
 	if (c->dead) {
 		drop = NETCOLL_STAT_DROP_STATE;
 	} else if (op && f->op_seq == op->seq) {
-		wake = nck_rx_take(op, skb, f, &acks);
+		wake = nck_rx_take(op, skb, f, &acks, false);
 	} else if (nck_seq_before(f->op_seq, c->next_seq)) {
 		spin_unlock(&c->lock);
 		/* A finished operation received everything: say so again. */

@@ -50,6 +50,11 @@
  * complete before the receiver's process posts it:
  *   agg-bcast-done
  *
+ * Alltoall data for a later operation (--seq), each copy another message
+ * (tag 1, 2, ...) of 1400 bytes: held as early frames, in the first half
+ * of the receiver's receive memory only (drop_memory beyond):
+ *   early
+ *
  * Requests that ask for an answer (they are valid; what counts is how much
  * the receiver sends back):
  *   agg-nack    repair request for piece 0 of operation --seq, from
@@ -139,6 +144,11 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 		f.op_seq = a->seq;
 		f.len = f.msg_len = f.frag_size = 0;
 		len = NETCOLL_HDR_LEN;
+	} else if (!strcmp(a->kase, "early")) {
+		f.op_seq = a->seq;
+		f.tag = (uint16_t)(i + 1);
+		f.len = f.msg_len = 1400;
+		len = NETCOLL_HDR_LEN + 1400;
 	} else if (!strcmp(a->kase, "finer")) {
 		if (!a->frag_size || a->frag_size > 1400 || !a->msg_len)
 			return -1;
