@@ -500,11 +500,11 @@ void nck_rtx_dup(struct nck_rtx *t, struct nck_rtt *r)
 /* Early frames                                                      */
 /* ---------------------------------------------------------------- */
 
-bool nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
-		    struct sk_buff *skb)
+static bool __nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
+			     struct sk_buff *skb, u32 limit)
 {
 	lockdep_assert_held(&c->lock);
-	if (!nck_rx_charge_upto(c, skb, c->rx_mem_max / 2)) {
+	if (!nck_rx_charge_upto(c, skb, limit)) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 		kfree_skb(skb);
 		return false;
@@ -512,6 +512,12 @@ bool nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
 	__skb_queue_tail(q, skb);
 	nck_stat_inc(c->nn, NETCOLL_STAT_RX_EARLY);
 	return true;
+}
+
+bool nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
+		    struct sk_buff *skb)
+{
+	return __nck_early_hold(c, q, skb, c->rx_mem_max / 2);
 }
 
 void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
@@ -631,7 +637,7 @@ bool nck_early_hold_booked(struct nck_comm *c, struct sk_buff_head *q,
 			   const struct nc_frame *f, u32 *cum, u32 *sack,
 			   bool *copy)
 {
-	bool asked = f->flags & NETCOLL_F_ACK_NOW;
+	bool asked = f->flags & NETCOLL_F_ACK_NOW, booked;
 	struct nck_frags *s;
 
 	lockdep_assert_held(&c->lock);
@@ -643,8 +649,14 @@ bool nck_early_hold_booked(struct nck_comm *c, struct sk_buff_head *q,
 		nck_early_book_ack(c, s, cum, sack);	/* ours was lost */
 		return true;
 	}
-	/* charged first: a booked fragment is acked, so it must be kept */
-	if (!nck_early_hold(c, q, skb))
+	/*
+	 * Charged first: a booked fragment is acked, so it must be kept.
+	 * One that will be booked may use all the receive memory (its
+	 * sender's window bounds them), one that will not only half.
+	 */
+	booked = s ? f->seq < s->n : b->n < NCK_EARLY_BOOKS;
+	if (!__nck_early_hold(c, q, skb, booked ? c->rx_mem_max :
+						 c->rx_mem_max / 2))
 		s = NULL;
 	else if (!s)
 		s = nck_early_book_new(c, b, f);

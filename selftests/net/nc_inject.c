@@ -51,8 +51,9 @@
  *   agg-bcast-done
  *
  * Alltoall data for a later operation (--seq), each copy another message
- * (tag 1, 2, ...) of 1400 bytes: held as early frames, in the first half
- * of the receiver's receive memory only (drop_memory beyond):
+ * (tag 1, 2, ...) of 1400 bytes: held as early frames, those beyond the
+ * receiver's books in the first half of its receive memory only
+ * (drop_memory beyond):
  *   early
  *
  * Requests that ask for an answer (they are valid; what counts is how much
@@ -226,7 +227,7 @@ int main(int argc, char **argv)
 	struct args a = { .count = 1, .ethertype = NETCOLL_ETHERTYPE };
 	unsigned char frame[ETH_FRAME_LEN];
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
-	int fd, c, len;
+	int fd, c, len, sndbuf = 16 << 20;
 	unsigned int i;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -256,6 +257,12 @@ int main(int argc, char **argv)
 		perror("nc_inject: socket");
 		return 1;
 	}
+	/*
+	 * A frame the receiver holds keeps our socket's send memory (across
+	 * a veth, the skb keeps its socket): hundreds held would block us.
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)))
+		perror("nc_inject: SO_SNDBUFFORCE");
 	sll.sll_protocol = htons(a.ethertype);
 	sll.sll_ifindex = if_nametoindex(a.dev);
 	sll.sll_halen = ETH_ALEN;
