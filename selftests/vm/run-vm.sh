@@ -233,7 +233,12 @@ ip link set lo up
 OUTDEV=/newroot/dev/ttyS1
 PROC=/newroot/proc
 cut -d' ' -f1 $PROC/uptime > $V/t-start
-chroot /newroot /bin/bash /run/ncout/.vm/cmd.sh < /dev/null > $OUTDEV 2>&1
+# The command's root is the new root moved onto / in a mount namespace of
+# its own (as switch_root does), not a chroot into it: in a chroot the
+# kernel refuses user namespaces (t_bootstrap's user namespace check).
+unshare -m --propagation private sh -c \
+	'cd /newroot && mount --move . / && exec chroot . /bin/bash /run/ncout/.vm/cmd.sh' \
+	< /dev/null > $OUTDEV 2>&1
 rc=$?
 cut -d' ' -f1 $PROC/uptime > $V/t-end
 dmesg > /newroot/run/ncout/dmesg.txt
