@@ -130,6 +130,18 @@ int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 			       "only the admin may make communicators on this device");
 		return -EPERM;
 	}
+	/*
+	 * The quota is per user of the host.  In a user namespace of its
+	 * own one user is as many users as it was given ids (/etc/subuid:
+	 * 65536 by default), each with a quota, by setuid() or by the
+	 * credentials it sends: none of them makes communicators.
+	 */
+	if (current_user_ns() != &init_user_ns ||
+	    sk_user_ns(NETLINK_CB(skb).sk) != &init_user_ns) {
+		NL_SET_ERR_MSG(info->extack,
+			       "users in a user namespace may not make communicators: quotas are per user of the host");
+		return -EPERM;
+	}
 	if (!uid_eq(cfg->owner, uid) ||
 	    (gid_valid(cfg->group) &&
 	     !(gid_eq(cfg->group, NETLINK_CB(skb).creds.gid) || in_egroup_p(cfg->group)))) {

@@ -265,6 +265,23 @@ BOOT_AS=()
 t_check "the admin opens eth0 to users on h1..h4: at most 2 communicators each" \
 	eval 'for h in $H4; do on $h "$NCTL" dev set dev eth0 user-comms on user-comms-max 2 || exit 1; done'
 t_check "... dev show says so" nc_json h3 'd[0]["user_comms"] is True and d[0]["user_comms_max"] == 2' dev show
+# In a user namespace of its own one user could be 65536 (its /etc/subuid
+# range, with setuid() there), each with a quota: refused, even as "root"
+# there (unshare -r; here it maps only uid 1000 itself, which the module
+# before this check let make a communicator).
+userns_refused() {
+	local out
+	if out=$(on h1 "${USER1[@]}" unshare -U -r "$NCTL" comm add id 906 dev eth0 \
+		rank 0 members "$(cluster_mac h1)" 2>&1); then
+		echo "made: $out"
+		on h1 "$NCTL" comm del id 906
+		return 1
+	fi
+	echo "$out"
+	grep -q "in a user namespace may not make communicators" <<<"$out"
+}
+t_check "user 1000 in a user namespace of its own: EPERM, quotas are per user of the host" \
+	userns_refused
 t_check "user 1000 bootstraps a communicator on h1..h4" eval 'BOOT_AS=("${USER1[@]}"); boot u1 "$H4"'
 uid1=$(boot_id u1)
 t_check "... it is theirs (owner 1000 on every host)" \
