@@ -59,8 +59,9 @@ int nck_bearer_attach(struct net *net, struct net_device *dev,
 	b->ops = ops;
 	b->dev = dev;
 	b->user_comms_max = NETCOLL_USER_COMMS_DEFAULT;
-	b->user_mem_max = min_t(u64, INT_MAX, 4ULL * (READ_ONCE(nck_comm_mem_max) +
-						      READ_ONCE(nck_rx_queue_max)));
+	b->user_mem_max = min_t(u64, INT_MAX,
+				4 * ((u64)READ_ONCE(nck_comm_mem_max) +
+				     READ_ONCE(nck_rx_queue_max)));
 	snprintf(b->name, sizeof(b->name), "%s:%s", ops->name, dev->name);
 	netdev_hold(dev, &b->dev_tracker, GFP_KERNEL);
 
