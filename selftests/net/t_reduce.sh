@@ -304,8 +304,14 @@ t_check "the root 300 ms late into 5 allreduces of 128 KiB (degree 4): bit-exact
 late_subtree() {
 	local h r
 	comm_on 15 "h1 h2 h3 h4" degree 2 || return 1
-	# what the root's operation waits for, read while it waits (procfs.c)
-	(sleep 4; on h1 cat /proc/net/netcoll_ops >"$T_LOG/late_ops.txt") &
+	# what the root's operation waits for, read while it waits (procfs.c):
+	# once child 1's part is in, before the late rank starts (8 s); a
+	# fixed 4 s read it before the ranks had posted on a loaded host
+	(for i in $(seq 14); do
+		sleep 0.5
+		on h1 cat /proc/net/netcoll_ops >"$T_LOG/late_ops.txt"
+		grep -q "^      child 1: 6 in$" "$T_LOG/late_ops.txt" && break
+	done) &
 	red_on late_red "h1 h2 h3 h4" --comm 15 --root 0 --ops sum --dtypes int64 \
 		--degree 2 --count-list 1000 --iters 1 --late-ms 8000 --timeout 30000 &&
 	red_on late_all "h1 h2 h3 h4" --comm 15 --all --ops max --dtypes double \
