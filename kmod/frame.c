@@ -237,10 +237,11 @@ void nck_frames_push(struct nck_comm *c)
 		}
 		/*
 		 * Our frames are queued: against the sender's clear and look
-		 * again below, a failed test_and_set_bit_lock() orders nothing
+		 * again below this must be ordered even when it fails, which
+		 * test_and_set_bit() is (a fully ordered RMW; the _lock variant
+		 * may fail on a plain read), at no extra cost on x86
 		 */
-		smp_mb();
-		if (test_and_set_bit_lock(0, &c->tx_pushing))
+		if (test_and_set_bit(0, &c->tx_pushing))
 			break;
 		/* the whole queue at once: one lock round trip, not one a frame */
 		while ((skb = nck_frames_next(c, &batch, &rounds))) {
