@@ -8,7 +8,7 @@
 
 MPICC ?= mpicc
 MPICC_MPICH ?= mpicc.mpich
-NCMPI_SRCS := mpi/setup.c mpi/types.c mpi/collectives.c mpi/fortran.c
+NCMPI_SRCS := mpi/setup.c mpi/types.c mpi/collectives.c mpi/fortran.c mpi/tune.c
 
 # ncmpi_build DIR MPICC: DIR/libnetcoll-mpi.so and DIR/selftests/mpi/*
 define ncmpi_build

@@ -153,19 +153,21 @@ static void ncmpi_truth(const void *src, void *dst, size_t count, size_t elem)
 	}
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-		  MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+/*
+ * netcoll's MPI_Allreduce on c (a call ncmpi_red_ok() takes): the host's
+ * step around it, and the trees or reduce-scatter + allgather as path says
+ * (NCMPI_PATH_LIB: as the library chooses, NETCOLL_RSAG_MIN).  Returns 0,
+ * an MPI error of the host's step, or netcoll's negative error.
+ */
+int ncmpi_allreduce_on(struct ncmpi_comm *c, const void *sendbuf,
+		       void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+		       enum ncmpi_path path)
 {
-	struct ncmpi_comm *c = ncmpi_takes(comm);
 	enum nc_dtype dt;
 	enum nc_op nop;
 	int err, truth;
 
-	if (!c || !ncmpi_red_ok(count, type, op, &dt, &nop, &truth)) {
-		ncmpi_count(NCMPI_ALLREDUCE, 0);
-		return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-	}
-	ncmpi_count(NCMPI_ALLREDUCE, 1);
+	ncmpi_red_ok(count, type, op, &dt, &nop, &truth);
 	if (ncmpi_hier(c)) {
 		/* the host's sum at its leader, in recvbuf there */
 		if (sendbuf == MPI_IN_PLACE && !c->ep)
@@ -183,11 +185,36 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 			ncmpi_truth(sendbuf, recvbuf, count, nc_elem_size(nop, dt));
 			sendbuf = recvbuf;
 		}
+		/* a setting of the endpoint, the same on every rank */
+		if (path == NCMPI_PATH_TREES || path == NCMPI_PATH_RSAG)
+			nc_set_rsag_min(c->ep, path == NCMPI_PATH_RSAG);
 		err = nc_allreduce(c->ep, sendbuf, recvbuf, count, dt, nop);
 		if (err)
-			return ncmpi_failed(comm, "MPI_Allreduce", err);
+			return err;
 	}
 	return ncmpi_hier(c) ? PMPI_Bcast(recvbuf, count, type, 0, c->node) : MPI_SUCCESS;
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+		  MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+	struct ncmpi_comm *c = ncmpi_takes(comm);
+	enum ncmpi_path path = NCMPI_PATH_MPI;
+	enum nc_dtype dt;
+	enum nc_op nop;
+	int err, truth;
+
+	if (c && ncmpi_red_ok(count, type, op, &dt, &nop, &truth)) {
+		path = ncmpi_allreduce_path((size_t)count * nc_elem_size(nop, dt));
+		ncmpi.allreduce_measured_mpi += path == NCMPI_PATH_MPI;
+	}
+	if (path == NCMPI_PATH_MPI) {
+		ncmpi_count(NCMPI_ALLREDUCE, 0);
+		return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+	}
+	ncmpi_count(NCMPI_ALLREDUCE, 1);
+	err = ncmpi_allreduce_on(c, sendbuf, recvbuf, count, type, op, path);
+	return err < 0 ? ncmpi_failed(comm, "MPI_Allreduce", err) : err;
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,

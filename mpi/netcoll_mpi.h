@@ -88,11 +88,26 @@ static inline int ncmpi_hier(const struct ncmpi_comm *c)
 	return c->node != MPI_COMM_NULL;
 }
 
+/* Which way an MPI_Allreduce goes (tune.c). */
+enum ncmpi_path {
+	NCMPI_PATH_MPI,		/* the MPI library's own */
+	NCMPI_PATH_TREES,	/* netcoll's aggregation trees */
+	NCMPI_PATH_RSAG,	/* netcoll's reduce-scatter + allgather */
+	NCMPI_PATHS,
+	NCMPI_PATH_LIB = NCMPI_PATHS,	/* not measured: netcoll, as the library chooses */
+};
+
+/* Sizes measured by NETCOLL_MPI_ALLREDUCE_TUNE: 8 B to 2 MiB by fours. */
+#define NCMPI_TUNE_SIZES	10
+
 struct ncmpi_state {
 	int verbose;		/* NETCOLL_MPI_VERBOSE */
 	uint32_t timeout_ms;	/* NETCOLL_MPI_TIMEOUT_MS: each operation's budget */
 	int bcast_tuned;	/* NETCOLL_MPI_BCAST_TUNE: measured at MPI_Init */
 	size_t bcast_mcast[2];	/* ... broadcasts of [0] .. [1] - 1 bytes multicast */
+	int allreduce_tuned;	/* NETCOLL_MPI_ALLREDUCE_TUNE: measured at MPI_Init */
+	enum ncmpi_path allreduce_path[NCMPI_TUNE_SIZES];	/* ... each size's fastest */
+	unsigned long allreduce_measured_mpi;	/* calls sent to MPI by that */
 	int rank, size;		/* in MPI_COMM_WORLD */
 	int on;			/* netcoll takes calls (world made) */
 	struct ncmpi_comm world;
@@ -119,6 +134,16 @@ struct ncmpi_comm *ncmpi_takes(MPI_Comm comm);
 void ncmpi_count(enum ncmpi_kind kind, int netcoll);
 void *ncmpi_scratch(size_t len);
 int ncmpi_failed(MPI_Comm comm, const char *call, int err);
+int ncmpi_agree(MPI_Comm comm, int err);
+
+/* collectives.c: netcoll's MPI_Allreduce on c, a call it takes, by path */
+int ncmpi_allreduce_on(struct ncmpi_comm *c, const void *sendbuf,
+		       void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+		       enum ncmpi_path path);
+
+/* tune.c */
+int ncmpi_allreduce_tune(void);
+enum ncmpi_path ncmpi_allreduce_path(size_t bytes);
 
 /* types.c */
 int ncmpi_contig_bytes(MPI_Datatype type, size_t count, size_t *bytes);

@@ -11,7 +11,10 @@
  * the device (default: the only one attached); NETCOLL_MPI_VERBOSE=1
  * prints at MPI_Finalize, per call kind, the calls that went to netcoll
  * and those that went to MPI, summed over the ranks;
- * NETCOLL_MPI_TIMEOUT_MS sets each operation's time budget (below).
+ * NETCOLL_MPI_TIMEOUT_MS sets each operation's time budget (below);
+ * NETCOLL_MPI_BCAST_TUNE=1 and NETCOLL_MPI_ALLREDUCE_TUNE=1 measure, once
+ * here, how broadcasts and allreduces of each size go fastest (below, and
+ * tune.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,7 +60,7 @@ static void ncmpi_say(const char *fmt, const char *what, int err)
 }
 
 /* Every rank's err on comm; 0 only if every rank's is 0 (else the lowest). */
-static int ncmpi_agree(MPI_Comm comm, int err)
+int ncmpi_agree(MPI_Comm comm, int err)
 {
 	int all = 0;
 
@@ -272,8 +275,10 @@ static void ncmpi_setup(int provided)
 	if (err)
 		goto fail;
 	err = ncmpi_bcast_tune(w);
+	if (!err)
+		err = ncmpi_allreduce_tune();
 	if (err) {
-		ncmpi_destroy(w);	/* a failed broadcast broke it */
+		ncmpi_destroy(w);	/* a failed operation broke it */
 		goto fail;
 	}
 	ncmpi.on = 1;
@@ -309,18 +314,24 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 static void ncmpi_report(void)
 {
-	unsigned long sum[NCMPI_KINDS][2], subs[2];
+	unsigned long sum[NCMPI_KINDS][2], subs[2], measured;
 	int k;
 
 	if (PMPI_Reduce(ncmpi.calls, sum, NCMPI_KINDS * 2, MPI_UNSIGNED_LONG,
 			MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
 	    PMPI_Reduce(ncmpi.subs_made, subs, 2, MPI_UNSIGNED_LONG,
-			MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS || ncmpi.rank)
+			MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+	    PMPI_Reduce(&ncmpi.allreduce_measured_mpi, &measured, 1,
+			MPI_UNSIGNED_LONG, MPI_SUM, 0, MPI_COMM_WORLD) !=
+	    MPI_SUCCESS || ncmpi.rank)
 		return;
 	for (k = 0; k < NCMPI_KINDS; k++)
 		if (sum[k][0] || sum[k][1])
 			fprintf(stderr, "netcoll-mpi: %s: %lu netcoll, %lu MPI\n",
 				ncmpi_kind_names[k], sum[k][0], sum[k][1]);
+	if (ncmpi.allreduce_tuned)
+		fprintf(stderr, "netcoll-mpi: MPI_Allreduce: %lu of them to MPI, the faster there at MPI_Init\n",
+			measured);
 	if (subs[0] || subs[1])
 		fprintf(stderr, "netcoll-mpi: sub-communicators (a side per rank): %lu netcoll, %lu MPI\n",
 			subs[0], subs[1]);

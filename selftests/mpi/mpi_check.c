@@ -10,7 +10,8 @@
  * Run with and without LD_PRELOAD=libnetcoll-mpi.so: the same checks
  * pass.  Prints "not ok" lines (every line with MPI_CHECK_VERBOSE set) and
  * a summary; exits 1 if any check failed.  "mpi_check quick": the
- * alltoall-shaped calls only.  "mpi_check late MS": an MPI_Allreduce and
+ * alltoall-shaped calls only; "mpi_check reductions": the reductions on
+ * MPI_COMM_WORLD and a duplicate only.  "mpi_check late MS": an MPI_Allreduce and
  * an MPI_Alltoall that one rank enters MS milliseconds after the others
  * (load imbalance: MPI waits for it however long it takes).
  */
@@ -412,6 +413,13 @@ int main(int argc, char **argv)
 	check(1, "MPI_Barrier");
 	if (argc > 1 && !strcmp(argv[1], "quick")) {
 		alltoalls(MPI_COMM_WORLD, "world");	/* the alltoall-shaped calls only */
+		goto out;
+	}
+	if (argc > 1 && !strcmp(argv[1], "reductions")) {
+		reductions(MPI_COMM_WORLD, "world", 1);
+		MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+		reductions(dup, "dup", 0);
+		MPI_Comm_free(&dup);
 		goto out;
 	}
 	if (argc > 2 && !strcmp(argv[1], "late")) {

@@ -2,7 +2,8 @@
 # Unmodified MPI programs with and without libnetcoll-mpi.so, side by
 # side in one run (in the VM, like the other benchmarks): MPI_Allreduce by
 # size (allreduce_bench: Open MPI alone, netcoll's trees, netcoll's
-# reduce-scatter + allgather), FFTW's MPI 3-D FFT (fft_check) and Debian's
+# reduce-scatter + allgather, and the interposer sending each size the way
+# it measured fastest at MPI_Init), FFTW's MPI 3-D FFT (fft_check) and Debian's
 # hpcc, each mode in turn, NC_BENCH_REPEAT times.  Writes
 # $NC_OUT/apps-bench.md: latencies, wall time per kernel (the
 # applications' own timers), their own verdicts, and where the
@@ -18,7 +19,8 @@
 #   Open MPI's waiting ranks wait in the allreduce part, in every mode;
 #   docs/apps-bench.md, 2026-12-02: on 16 emulated hosts sharing two CPUs
 #   a spinning rank takes CPU from every other host, which favours netcoll,
-#   and yielding favours Open MPI, so the table shows both)
+#   and yielding favours Open MPI, so the table shows both),
+#   NC_BENCH_AR_MODES ("mpi trees rsag tuned": the allreduce part's modes)
 T_NAME=bench_apps
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=mpi_lib.sh
@@ -35,6 +37,7 @@ read -r -a AR_SIZES <<<"${NC_BENCH_AR_SIZES:-}"
 PARTS=" ${NC_BENCH_PARTS:-allreduce fft hpcc} "
 read -r -a MODES <<<"${NC_BENCH_MODES:-mpi netcoll}"
 read -r -a WAITS <<<"${NC_BENCH_WAIT:-spin yield}"
+read -r -a AR_MODES <<<"${NC_BENCH_AR_MODES:-mpi trees rsag tuned}"
 ALLREDUCE_BENCH=$NC_BUILD/selftests/mpi/allreduce_bench
 export NC_MPIRUN_TIMEOUT=${NC_BENCH_RUN_TIMEOUT:-1800}
 
@@ -58,18 +61,19 @@ hpcc_input() { # DIR
 		/usr/share/doc/hpcc/examples/_hpccinf.txt >"$1/hpccinf.txt"
 }
 
-# MPI_Allreduce: the same binary in three modes, in turn.
+# MPI_Allreduce: the same binary in each mode, in turn.
 ar_runs=()
 if [[ $PARTS == *" allreduce "* ]]; then
 	for i in $(seq "$REPEAT"); do
 		for wait in "${WAITS[@]}"; do
 			yield=
 			[ "$wait" = yield ] && yield=1
-			for mode in mpi trees rsag; do
+			for mode in "${AR_MODES[@]}"; do
 				pre=()
 				case $mode in
 				trees) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=0) ;;
 				rsag) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=1) ;;
+				tuned) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_MPI_ALLREDUCE_TUNE=1) ;;
 				esac
 				NC_MPI_YIELD=$yield nc_mpirun "ar-$mode-$wait-$i" "${pre[@]}" \
 					"$ALLREDUCE_BENCH" "${AR_SIZES[@]}" ||
@@ -160,10 +164,12 @@ def ar_table():
     if not d:
         return
     print("\n## MPI_Allreduce (doubles, MPI_SUM), p50 in ms\n")
-    print("The same binary (`allreduce_bench`), three modes in turn: Open MPI alone;")
+    print("The same binary (`allreduce_bench`), each mode in turn: Open MPI alone;")
     print("with libnetcoll-mpi.so and `NETCOLL_RSAG_MIN=0` (every size on the kernel's")
     print("aggregation trees); with `NETCOLL_RSAG_MIN=1` (every size as the library's")
-    print("reduce-scatter + allgather on the kernel's alltoall). Each cell is the")
+    print("reduce-scatter + allgather on the kernel's alltoall); with")
+    print("`NETCOLL_MPI_ALLREDUCE_TUNE=1` (each size the way that measured fastest at")
+    print("MPI_Init, Open MPI's own included: \"tuned\"). Each cell is the")
     print("median over the runs of each run's p50 (an iteration lasts until its")
     print("slowest rank is done). Results checked: " +
           ", ".join("%s %s" % (k, v) for k, v in sorted(verdict.items())) + ".")
@@ -171,15 +177,23 @@ def ar_table():
     print("(`mpi_yield_when_idle`). The emulated hosts share the guest's CPUs: a")
     print("spinning rank takes CPU from every other host, which on a real cluster")
     print("it could not; spinning favours netcoll, yielding Open MPI.\n")
-    print("| waiting ranks | bytes | Open MPI | netcoll trees | netcoll RS+AG | best netcoll / Open MPI (speed-up) |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| waiting ranks | bytes | Open MPI | netcoll trees | netcoll RS+AG | tuned | best netcoll / Open MPI (speed-up) | tuned / Open MPI |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for wait, size in sorted(d, key=lambda k: (k[0] != "spin", k)):
         row = d[(wait, size)]
         med = {k: statistics.median(v) / 1000 for k, v in row.items()}
         best = min([med[k] for k in ("trees", "rsag") if k in med] or [0])
         ratio = "%.2f" % (med["mpi"] / best) if best and "mpi" in med else "?"
-        print("| %s | %d | %s | %s | %s | %s |" % (wait, size, *("%.2f" % med[k] if k in med else "?"
-                                                             for k in ("mpi", "trees", "rsag")), ratio))
+        tuned = "%.2f" % (med["mpi"] / med["tuned"]) if med.get("tuned") and "mpi" in med else "?"
+        print("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
+            wait, size, *("%.2f" % med[k] if k in med else "?"
+                          for k in ("mpi", "trees", "rsag", "tuned")), ratio, tuned))
+    for mode, wait, i in ar_runs:
+        if mode == "tuned":
+            out = read(os.path.join(log, "ar-%s-%s-%s.log" % (mode, wait, i)))
+            picks = re.findall(r"^netcoll-mpi: MPI_Allreduce of (\d+) bytes .*: (\S+)$", out, re.M)
+            print("\nMeasured at MPI_Init, run %s (%s): %s." % (i, wait, ", ".join(
+                "%s B %s" % p for p in picks) or "nothing (see its log)"))
 
 if "allreduce" in parts:
     ar_table()

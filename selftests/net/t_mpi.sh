@@ -56,6 +56,34 @@ t_check "NETCOLL_MPI=off: every call to MPI" \
 	eval 'NETCOLL_MPI=off nc_mpirun off -x NETCOLL_MPI -x LD_PRELOAD="$NCMPI" "$MPI_CHECK" quick &&
 	      grep -q " 0 failed" "$T_LOG/off.log" && where MPI_Alltoall 0 24 off'
 
+# NETCOLL_MPI_ALLREDUCE_TUNE=1: at MPI_Init the ranks time Open MPI's own
+# allreduce, netcoll's trees and its reduce-scatter + allgather from 8 B to
+# 2 MiB, and each later MPI_Allreduce goes the way its size was fastest.
+# Which way wins is timing, not for a test to assert; what is asserted:
+# every rank took the same way for every call (else the run hangs or a
+# result differs from PMPI_Allreduce's), the table was made, and the calls
+# counted as measured-to-MPI are among those that went to MPI.
+tuned_run() {
+	NETCOLL_MPI_ALLREDUCE_TUNE=1 nc_mpirun tuned -x NETCOLL_MPI_ALLREDUCE_TUNE \
+		-x LD_PRELOAD="$NCMPI" "$MPI_CHECK" reductions &&
+		grep -q " 0 failed" "$T_LOG/tuned.log" &&
+		test "$(grep -c '^netcoll-mpi: MPI_Allreduce of [0-9]* bytes (ms per call, MPI / trees / RS+AG): .*: \(MPI\|trees\|RS+AG\)$' \
+			"$T_LOG/tuned.log")" = 10
+}
+tuned_calls() {
+	local to_mpi measured
+	to_mpi=$(sed -n 's/^netcoll-mpi: MPI_Allreduce: [0-9]* netcoll, \([0-9]*\) MPI$/\1/p' "$T_LOG/tuned.log")
+	measured=$(sed -n 's/^netcoll-mpi: MPI_Allreduce: \([0-9]*\) of them to MPI, the faster there at MPI_Init$/\1/p' \
+		"$T_LOG/tuned.log")
+	[ -n "$to_mpi" ] && [ -n "$measured" ] && [ "$measured" -le "$to_mpi" ]
+}
+t_check "NETCOLL_MPI_ALLREDUCE_TUNE=1: measured at MPI_Init, 10 sizes three ways; mpi_check's reductions right" \
+	tuned_run
+t_check "... the sizes went: $(sed -n 's/^netcoll-mpi: MPI_Allreduce of \([0-9]*\) bytes .*: /\1 B /p' "$T_LOG/tuned.log" | paste -sd, -); $(grep "^netcoll-mpi: MPI_Allreduce: " "$T_LOG/tuned.log" | cut -d' ' -f2- | paste -sd';')" \
+	tuned_calls
+t_check "... and nothing is left: no communicator on any host" \
+	eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
+
 # Two ranks per host: MPI's collectives on each host's ranks do the
 # host-local step, one rank per host is the host's netcoll member.
 # Broadcasts go by tree or multicast as the hosts' leaders measured at
