@@ -10,7 +10,7 @@
  * them with bottom halves off.  Delivery takes c->lock, and everything
  * it dispatches to runs under it, as do nck_agg_input() for the early
  * frames a starting operation takes (agg.c) and nck_agg_early_rescan().
- * nck_agg_refund() runs in any context and takes c->lock itself.
+ * nck_agg_refund() runs in any context, under c->lock too.
  */
 #include "reduce.h"
 #include "shared/nc_reduce.h"
@@ -856,17 +856,16 @@ static void nck_agg_stale(struct nck_comm *c, struct sk_buff *skb,
 	kfree_skb(skb);
 }
 
-/* The device refused n repairs of operation seq: they go back to its budget. */
+/* n repairs of operation seq never went out: they go back to its budget. */
 void nck_agg_refund(struct nck_comm *c, u32 seq, u32 n)
 {
 	struct nck_agg_op *op;
 
-	spin_lock_bh(&c->lock);		/* any context: nck_frames_push() */
+	lockdep_assert_held(&c->lock);
 	op = c->dead ? NULL : nck_agg_find(c, seq);
 	if (op)
 		op->repair_budget = min_t(u64, (u64)op->repair_budget + n,
 					  U32_MAX);
-	spin_unlock_bh(&c->lock);
 }
 
 /* A frame of this engine, where it may reduce floats (not in softirq over an FPU user). */

@@ -103,8 +103,9 @@ struct nck_peer {
  * @tx_pushing: bit 0: a context is sending @txq (atomic bitops)
  * @tx_work: sends what a push left in @txq after its rounds (frame.h);
  *	queued holding a reference, which the work drops
- * @repairs_refused: tells the aggregation engine that the device refused
- *	n repairs of its operation seq (set once at creation)
+ * @repairs_refused: tells the aggregation engine that n repairs of its
+ *	operation seq never went out (the device refused them, or @txq had
+ *	no room); called with @lock held (set once at creation)
  * @lock: protects everything below, and @peers; taken in softirq (the
  *	receive path, timers), so process context takes it with _bh
  * @dead: -ESHUTDOWN or -ENETDOWN once deleted or its device went; else 0

@@ -152,8 +152,38 @@ void nck_frames_flush(struct nck_comm *c, struct sk_buff_head *q)
 }
 
 /*
+ * Repairs in q (struct nck_skb_cb) never went out: each run of one
+ * operation's goes back to its budget (c->lock held).
+ */
+static void nck_frames_refund(struct nck_comm *c, struct sk_buff_head *q)
+{
+	u32 seq = 0, n = 0;
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&c->lock);
+	if (!c->repairs_refused)
+		return;
+	skb_queue_walk(q, skb) {
+		const struct nck_skb_cb *cb = nck_skb_cb(skb);
+
+		if (!cb->repair)
+			continue;
+		if (n && cb->seq != seq) {
+			c->repairs_refused(c, seq, n);
+			n = 0;
+		}
+		seq = cb->seq;
+		n++;
+	}
+	if (n)
+		c->repairs_refused(c, seq, n);
+}
+
+/*
  * Under c->lock: q's frames go after those queued before, as far as the
- * queue has room (frame.h); the rest are dropped.
+ * queue has room (frame.h); the rest are dropped, and the repairs among
+ * them given back as the device's refusals are (nck_frames_push()): the
+ * full queue is our own congestion, not the work a peer's requests cost.
  */
 void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q)
 {
@@ -183,6 +213,7 @@ void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q)
 		return;
 	WRITE_ONCE(c->tx_full_at, jiffies | 1);
 	nck_stat_add(c->nn, NETCOLL_STAT_DROP_TX, dropped);
+	nck_frames_refund(c, &over);
 	__skb_queue_purge(&over);
 }
 
@@ -204,6 +235,14 @@ static struct sk_buff *nck_frames_next(struct nck_comm *c,
 		spin_unlock_irqrestore(&c->txq.lock, flags);
 	}
 	return __skb_dequeue(batch);
+}
+
+/* The device refused n repairs of operation seq (c->lock not held). */
+static void nck_frames_refused(struct nck_comm *c, u32 seq, u32 n)
+{
+	spin_lock_bh(&c->lock);
+	c->repairs_refused(c, seq, n);
+	spin_unlock_bh(&c->lock);
 }
 
 /*
@@ -251,7 +290,7 @@ void nck_frames_push(struct nck_comm *c)
 			    !nck_comm_congested(c) || !c->repairs_refused)
 				continue;
 			if (refused && cb.seq != seq) {
-				c->repairs_refused(c, seq, refused);
+				nck_frames_refused(c, seq, refused);
 				refused = 0;
 			}
 			seq = cb.seq;
@@ -262,7 +301,7 @@ void nck_frames_push(struct nck_comm *c)
 		smp_mb__after_atomic();
 	}
 	if (refused)
-		c->repairs_refused(c, seq, refused);
+		nck_frames_refused(c, seq, refused);
 }
 
 /* What a push left after its rounds (frame.h); the reference is ours. */
