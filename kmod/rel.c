@@ -651,12 +651,13 @@ bool nck_early_hold_booked(struct nck_comm *c, struct sk_buff_head *q,
 	}
 	/*
 	 * Charged first: a booked fragment is acked, so it must be kept.
-	 * One that will be booked may use all the receive memory (its
-	 * sender's window bounds them), one that will not only half.
+	 * One that will be booked may use all the receive memory but the
+	 * running operation's reserve, one that will not only half.
 	 */
 	booked = s ? f->seq < s->n : b->n < NCK_EARLY_BOOKS;
-	if (!__nck_early_hold(c, q, skb, booked ? c->rx_mem_max :
-						 c->rx_mem_max / 2))
+	if (!__nck_early_hold(c, q, skb, booked ?
+			      c->rx_mem_max - NCK_EARLY_RESERVE(c) :
+			      c->rx_mem_max / 2))
 		s = NULL;
 	else if (!s)
 		s = nck_early_book_new(c, b, f);

@@ -407,10 +407,14 @@ static inline void nck_rtx_alive(struct nck_rtx *t)
  * later operations beyond the books (many peers' resent fragments, a
  * forger's), all held until their operation starts, left the running
  * operation's own frames and acks nothing but drops (drop_memory), and
- * it failed.  Booked ones may fill all of it: their senders' windows
- * bound them, and a slow receiver's (t_alltoall: a receiver at 10 % of a
- * CPU) did not fit in half (15382 frames dropped, the alltoalls failed).
+ * it failed.  Booked ones may fill more: a slow receiver's (t_alltoall: a
+ * receiver at 10 % of a CPU) did not fit in half (15382 frames dropped,
+ * the alltoalls failed).  Their senders' windows bound them (past half,
+ * nck_rx_behind() holds their acks), a forger's nothing: they leave
+ * NCK_EARLY_RESERVE of the memory to the running operation, which 64
+ * forged books of 64 fragments otherwise filled (t_inject).
  */
+#define NCK_EARLY_RESERVE(c)	((c)->rx_mem_max / 4)
 bool nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
 		    struct sk_buff *skb);
 /* Operation seq starts: its frames move to out, older ones are freed. */

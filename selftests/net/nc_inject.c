@@ -55,6 +55,11 @@
  * receiver's books in the first half of its receive memory only
  * (drop_memory beyond):
  *   early
+ * The same, but frame i is fragment i % 64 of message i / 64 + 1, each
+ * message 64 fragments of 1400 bytes: the first 64 messages are booked
+ * (and acked), and held in all the receive memory but the running
+ * operation's reserve (rel.h):
+ *   early-booked
  *
  * Requests that ask for an answer (they are valid; what counts is how much
  * the receiver sends back):
@@ -149,6 +154,16 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 		f.op_seq = a->seq;
 		f.tag = (uint16_t)(i + 1);
 		f.len = f.msg_len = 1400;
+		len = NETCOLL_HDR_LEN + 1400;
+	} else if (!strcmp(a->kase, "early-booked")) {
+		/* frame i: fragment i % 64 of message i / 64 + 1, 64 of 1400 B */
+		f.op_seq = a->seq;
+		f.tag = (uint16_t)(i / 64 + 1);
+		f.seq = i % 64;
+		f.frag_size = 1400;
+		f.frag_off = f.seq * 1400;
+		f.msg_len = 64 * 1400;
+		f.len = 1400;
 		len = NETCOLL_HDR_LEN + 1400;
 	} else if (!strcmp(a->kase, "finer")) {
 		if (!a->frag_size || a->frag_size > 1400 || !a->msg_len)

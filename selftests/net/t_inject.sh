@@ -203,6 +203,34 @@ early_half() {
 }
 t_check "700 frames of a later alltoall, 636 beyond its books, hold at most half the receive memory: the running one still verified" \
 	early_half
+
+# Booked early frames are acked, so they are kept until their operation
+# starts; a sender's window bounds them, a forger's frames nothing.  h2
+# sends h1 64 messages of 64 fragments for alltoall 1 (4096 frames, about
+# 9 MB of buffers): all 64 are booked.  Before, they took all of the 1 MiB
+# and alltoall 0 timed out as above; now they leave a quarter of it to the
+# running operation.
+early_booked() {
+	local r members early0 mem0 early1 mem1
+	members=$(cluster_members)
+	for r in 0 1 2; do
+		on "h$((r + 1))" "$NCTL" comm add id 9 dev eth0 rank $r \
+			members "$members" cookie 0x99 rx-mem 1048576 || return 1
+	done
+	early0=$(nc_stat h1 rx_early)
+	mem0=$(nc_stat h1 drop_memory)
+	on h2 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 9 --cookie 0x99 \
+		--epoch "$(nc_epoch h1 9)" --src-rank 1 --dst-rank 0 \
+		--case early-booked --seq 1 --count 4096 >/dev/null || return 1
+	sleep 0.5
+	early1=$(nc_stat h1 rx_early)
+	mem1=$(nc_stat h1 drop_memory)
+	echo "of 4096 booked early frames: $((early1 - early0)) held, $((mem1 - mem0)) dropped"
+	[ $((early1 - early0 + mem1 - mem0)) -eq 4096 ] && [ $((mem1 - mem0)) -gt 0 ] &&
+		nc_check_all a2a9 --comm 9 --op alltoall --bytes-list 16384 --timeout 4000
+}
+t_check "4096 frames of 64 booked messages of a later alltoall leave the running one a quarter of the receive memory: it is verified" \
+	early_booked
 t_check "rmmod" nc_unload
 cluster_down
 t_done
