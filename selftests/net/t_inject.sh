@@ -222,9 +222,12 @@ early_booked() {
 	on h2 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 9 --cookie 0x99 \
 		--epoch "$(nc_epoch h1 9)" --src-rank 1 --dst-rank 0 \
 		--case early-booked --seq 1 --count 4096 >/dev/null || return 1
-	sleep 0.5
-	early1=$(nc_stat h1 rx_early)
-	mem1=$(nc_stat h1 drop_memory)
+	for r in $(seq 50); do	# until h1 has taken them all in
+		sleep 0.1
+		early1=$(nc_stat h1 rx_early)
+		mem1=$(nc_stat h1 drop_memory)
+		[ $((early1 - early0 + mem1 - mem0)) -ge 4096 ] && break
+	done
 	echo "of 4096 booked early frames: $((early1 - early0)) held, $((mem1 - mem0)) dropped"
 	[ $((early1 - early0 + mem1 - mem0)) -eq 4096 ] && [ $((mem1 - mem0)) -gt 0 ] &&
 		nc_check_all a2a9 --comm 9 --op alltoall --bytes-list 16384 --timeout 4000
