@@ -59,14 +59,17 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* One call of count doubles (MPI_SUM) on MPI_COMM_WORLD by path. */
+/* One call of count doubles (MPI_SUM) on MPI_COMM_WORLD by path: 0 or -errno. */
 static int tune_call(enum ncmpi_path path, const double *s, double *r, int count)
 {
+	int err;
+
 	if (path == NCMPI_PATH_MPI)
 		return PMPI_Allreduce(s, r, count, MPI_DOUBLE, MPI_SUM,
 				      MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -EIO;
-	return ncmpi_allreduce_on(&ncmpi.world, s, r, count, MPI_DOUBLE,
-				  MPI_SUM, path);
+	err = ncmpi_allreduce_on(&ncmpi.world, s, r, count, MPI_DOUBLE,
+				 MPI_SUM, path);
+	return err > 0 ? -EIO : err;	/* an MPI error of the host's step */
 }
 
 /*
