@@ -73,11 +73,22 @@ static int tune_call(enum ncmpi_path path, const double *s, double *r, int count
 }
 
 /*
- * iters calls after a barrier: this rank's time (us), or a negative error.
- * netcoll failing here fails as in any call the ranks agreed to give it
- * (ncmpi_failed(): MPI_COMM_WORLD's error handler, fatal at MPI_Init):
- * the other ranks may be inside a call that waits for this one.
+ * A call failed while measuring: the job ends.  The ranks cannot agree to
+ * go on without netcoll (ncmpi_bcast_tune() does, after a library call
+ * that fails on every rank alike): the others may be inside a call that
+ * waits for this rank, or past it, in the next set's collectives, which
+ * whatever this rank called next would be matched with.  So even under an
+ * error handler that returns (MPI-4's initial one may), PMPI_Abort.
  */
+static void tune_abort(int err)
+{
+	fprintf(stderr, "netcoll-mpi: rank %d: MPI_Init (NETCOLL_MPI_ALLREDUCE_TUNE): %s\n",
+		ncmpi.rank, nc_strerror(err));
+	PMPI_Abort(MPI_COMM_WORLD, 1);
+	abort();	/* PMPI_Abort does not return */
+}
+
+/* iters calls after a barrier: this rank's time (us). */
 static double tune_set(enum ncmpi_path path, const double *s, double *r,
 		       int count, int iters)
 {
@@ -85,23 +96,22 @@ static double tune_set(enum ncmpi_path path, const double *s, double *r,
 	int i, err;
 
 	if (PMPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
-		return -EIO;
+		tune_abort(-EIO);
 	t0 = now_us();
 	for (i = 0; i < iters; i++) {
 		err = tune_call(path, s, r, count);
-		if (err) {
-			ncmpi_failed(MPI_COMM_WORLD, "MPI_Init (NETCOLL_MPI_ALLREDUCE_TUNE)", err);
-			return err;
-		}
+		if (err)
+			tune_abort(err);
 	}
 	return now_us() - t0;
 }
 
 /* The slowest rank's times: the same n values on every rank. */
-static int tune_max(double *t, int n)
+static void tune_max(double *t, int n)
 {
-	return PMPI_Allreduce(MPI_IN_PLACE, t, n, MPI_DOUBLE, MPI_MAX,
-			      MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -EIO;
+	if (PMPI_Allreduce(MPI_IN_PLACE, t, n, MPI_DOUBLE, MPI_MAX,
+			   MPI_COMM_WORLD) != MPI_SUCCESS)
+		tune_abort(-EIO);
 }
 
 /*
@@ -109,37 +119,32 @@ static int tune_max(double *t, int n)
  * then TUNE_ROUNDS sets of each, in turn; us[path]: its time per call, the
  * slowest rank's.
  */
-static int tune_one(const double *s, double *r, int count,
-		    double us[NCMPI_PATHS])
+static void tune_one(const double *s, double *r, int count,
+		     double us[NCMPI_PATHS])
 {
-	double t[NCMPI_PATHS], first = 0;
+	double t[NCMPI_PATHS], first = 0, n;
 	int p, q, round, iters;
 
 	for (p = NCMPI_PATH_MPI; p < NCMPI_PATHS; p++) {
 		t[p] = tune_set(p, s, r, count, 1);
-		if (t[p] < 0)
-			return (int)t[p];
 		us[p] = 0;
 	}
-	if (tune_max(t, NCMPI_PATHS))
-		return -EIO;
+	tune_max(t, NCMPI_PATHS);
 	for (p = NCMPI_PATH_MPI; p < NCMPI_PATHS; p++)
 		first = t[p] > first ? t[p] : first;
-	iters = first > 0 ? (int)(TUNE_SET_US / first) : TUNE_ITERS_MAX;
-	iters = iters < TUNE_ITERS_MIN ? TUNE_ITERS_MIN :
-		iters > TUNE_ITERS_MAX ? TUNE_ITERS_MAX : iters;
+	n = first > 0 ? TUNE_SET_US / first : TUNE_ITERS_MAX;
+	iters = n < TUNE_ITERS_MIN ? TUNE_ITERS_MIN :
+		n > TUNE_ITERS_MAX ? TUNE_ITERS_MAX : (int)n;
 	for (round = 0; round < TUNE_ROUNDS; round++) {
 		for (q = 0; q < NCMPI_PATHS; q++) {
 			double u;
 
 			p = round % 2 ? NCMPI_PATHS - 1 - q : q;
 			u = tune_set(p, s, r, count, iters);
-			if (u < 0)
-				return (int)u;
 			us[p] += u / (iters * TUNE_ROUNDS);
 		}
 	}
-	return tune_max(us, NCMPI_PATHS);
+	tune_max(us, NCMPI_PATHS);
 }
 
 static void tune_say(const double us[NCMPI_PATHS], size_t bytes,
@@ -150,6 +155,10 @@ static void tune_say(const double us[NCMPI_PATHS], size_t bytes,
 		us[NCMPI_PATH_RSAG] / 1e3, tune_path_names[best]);
 }
 
+/*
+ * Measure and fill ncmpi.allreduce_path[] (NETCOLL_MPI_ALLREDUCE_TUNE set):
+ * 0, or an error every rank returns (no memory); a failed call aborts.
+ */
 int ncmpi_allreduce_tune(void)
 {
 	const char *env = getenv("NETCOLL_MPI_ALLREDUCE_TUNE");
@@ -167,9 +176,7 @@ int ncmpi_allreduce_tune(void)
 	for (i = 0; !err && i < NCMPI_TUNE_SIZES; i++) {
 		enum ncmpi_path best = NCMPI_PATH_MPI;
 
-		err = tune_one(s, r, tune_size(i) / sizeof(*s), us);
-		if (err)
-			break;
+		tune_one(s, r, tune_size(i) / sizeof(*s), us);
 		for (p = NCMPI_PATH_MPI + 1; p < NCMPI_PATHS; p++)
 			if (us[p] < us[best])
 				best = p;
