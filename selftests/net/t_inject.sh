@@ -182,27 +182,33 @@ t_check "a broadcast its data finished, posted with another length: EPROTO, noth
 # first 64 are booked (rel.h), the others not.  Before, they took all of
 # it, h1 dropped every frame of alltoall 0 (drop_memory) and it timed
 # out; now the unbooked ones take half, and alltoall 0 runs in the rest.
-early_half() {
-	local r members early0 mem0 early1 mem1
+# early_flood ID CASE N: on a new communicator ID of h1-h3 with 1 MiB of
+# receive memory, h2 sends h1 N frames of nc_inject's CASE for alltoall 1;
+# some are dropped (drop_memory), the rest held, and alltoall 0 is verified.
+early_flood() {
+	local id=$1 kase=$2 n=$3 r members early0 mem0 early1 mem1
 	members=$(cluster_members)
 	for r in 0 1 2; do
-		on "h$((r + 1))" "$NCTL" comm add id 8 dev eth0 rank $r \
-			members "$members" cookie 0x88 rx-mem 1048576 || return 1
+		on "h$((r + 1))" "$NCTL" comm add id "$id" dev eth0 rank $r \
+			members "$members" cookie "0x$id$id" rx-mem 1048576 || return 1
 	done
 	early0=$(nc_stat h1 rx_early)
 	mem0=$(nc_stat h1 drop_memory)
-	on h2 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 8 --cookie 0x88 \
-		--epoch "$(nc_epoch h1 8)" --src-rank 1 --dst-rank 0 --case early \
-		--seq 1 --count 700 >/dev/null || return 1
-	sleep 0.5
-	early1=$(nc_stat h1 rx_early)
-	mem1=$(nc_stat h1 drop_memory)
-	echo "of 700 early frames: $((early1 - early0)) held, $((mem1 - mem0)) dropped"
-	[ $((early1 - early0 + mem1 - mem0)) -eq 700 ] && [ $((mem1 - mem0)) -gt 0 ] &&
-		nc_check_all a2a8 --comm 8 --op alltoall --bytes-list 16384 --timeout 4000
+	on h2 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm "$id" --cookie "0x$id$id" \
+		--epoch "$(nc_epoch h1 "$id")" --src-rank 1 --dst-rank 0 --case "$kase" \
+		--seq 1 --count "$n" >/dev/null || return 1
+	for r in $(seq 50); do	# until h1 has taken them all in
+		sleep 0.1
+		early1=$(nc_stat h1 rx_early)
+		mem1=$(nc_stat h1 drop_memory)
+		[ $((early1 - early0 + mem1 - mem0)) -ge "$n" ] && break
+	done
+	echo "of $n $kase frames: $((early1 - early0)) held, $((mem1 - mem0)) dropped"
+	[ $((early1 - early0 + mem1 - mem0)) -eq "$n" ] && [ $((mem1 - mem0)) -gt 0 ] &&
+		nc_check_all "a2a$id" --comm "$id" --op alltoall --bytes-list 16384 --timeout 4000
 }
 t_check "700 frames of a later alltoall, 636 beyond its books, hold at most half the receive memory: the running one still verified" \
-	early_half
+	early_flood 8 early 700
 
 # Booked early frames are acked, so they are kept until their operation
 # starts; a sender's window bounds them, a forger's frames nothing.  h2
@@ -210,30 +216,8 @@ t_check "700 frames of a later alltoall, 636 beyond its books, hold at most half
 # 9 MB of buffers): all 64 are booked.  Before, they took all of the 1 MiB
 # and alltoall 0 timed out as above; now they leave a quarter of it to the
 # running operation.
-early_booked() {
-	local r members early0 mem0 early1 mem1
-	members=$(cluster_members)
-	for r in 0 1 2; do
-		on "h$((r + 1))" "$NCTL" comm add id 9 dev eth0 rank $r \
-			members "$members" cookie 0x99 rx-mem 1048576 || return 1
-	done
-	early0=$(nc_stat h1 rx_early)
-	mem0=$(nc_stat h1 drop_memory)
-	on h2 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 9 --cookie 0x99 \
-		--epoch "$(nc_epoch h1 9)" --src-rank 1 --dst-rank 0 \
-		--case early-booked --seq 1 --count 4096 >/dev/null || return 1
-	for r in $(seq 50); do	# until h1 has taken them all in
-		sleep 0.1
-		early1=$(nc_stat h1 rx_early)
-		mem1=$(nc_stat h1 drop_memory)
-		[ $((early1 - early0 + mem1 - mem0)) -ge 4096 ] && break
-	done
-	echo "of 4096 booked early frames: $((early1 - early0)) held, $((mem1 - mem0)) dropped"
-	[ $((early1 - early0 + mem1 - mem0)) -eq 4096 ] && [ $((mem1 - mem0)) -gt 0 ] &&
-		nc_check_all a2a9 --comm 9 --op alltoall --bytes-list 16384 --timeout 4000
-}
 t_check "4096 frames of 64 booked messages of a later alltoall leave the running one a quarter of the receive memory: it is verified" \
-	early_booked
+	early_flood 9 early-booked 4096
 t_check "rmmod" nc_unload
 cluster_down
 t_done
