@@ -211,6 +211,6 @@ int nck_nl_install_charge(struct nck_comm *c, u32 old, u32 new,
 			return -EDQUOT;
 		}
 	}
-	c->installed_mem = c->installed_mem - old + new;
+	WRITE_ONCE(c->installed_mem, c->installed_mem - old + new);
 	return 0;
 }

@@ -877,6 +877,12 @@ static int nck_nl_fill_comm(struct sk_buff *skb, struct nck_comm *c,
 	    nla_put(skb, NETCOLL_A_COMM_MCAST_ADDR, c->addr_len, c->mcast_addr) ||
 	    nck_nl_fill_rtt(skb, NETCOLL_A_COMM_RTT, &c->rtt) ||
 	    nck_nl_fill_rtt(skb, NETCOLL_A_COMM_AGG_RTT, &c->agg.rtt) ||
+	    nla_put_u64_64bit(skb, NETCOLL_A_COMM_MEM_USED,
+			      atomic64_read(&c->mem_used), NETCOLL_A_PAD) ||
+	    nla_put_u64_64bit(skb, NETCOLL_A_COMM_RX_MEM_USED,
+			      atomic_long_read(&c->rx_mem), NETCOLL_A_PAD) ||
+	    nla_put_u32(skb, NETCOLL_A_COMM_INSTALLED_MEM,
+			READ_ONCE(c->installed_mem)) ||
 	    (with_members && nck_nl_fill_members(skb, c))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

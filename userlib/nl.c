@@ -101,6 +101,9 @@ static const struct nla_policy nc_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_DEV_USER_MEM_MAX]	= { .type = NLA_U32 },
 	[NETCOLL_A_COMM_USER_MADE]	= { .type = NLA_U8 },
 	[NETCOLL_A_COMM_TRANSIENT]	= { .type = NLA_U8 },
+	[NETCOLL_A_COMM_MEM_USED]	= { .type = NLA_U64 },
+	[NETCOLL_A_COMM_RX_MEM_USED]	= { .type = NLA_U64 },
+	[NETCOLL_A_COMM_INSTALLED_MEM]	= { .type = NLA_U32 },
 };
 
 static const struct nla_policy nc_member_policy[NETCOLL_A_MEMBER_MAX + 1] = {
@@ -713,6 +716,38 @@ int nc_comm_get_rtt(nc_ctl *ctl, uint32_t id, struct nc_rtt *alltoall,
 	memset(alltoall, 0, sizeof(*alltoall));
 	memset(agg, 0, sizeof(*agg));
 	return nc_comm_get_with(ctl, id, nc_parse_comm_rtt, &p, &p.got);
+}
+
+struct nc_mem_answer {
+	struct nc_comm_mem *mem;
+	int got;
+};
+
+static int nc_parse_comm_mem(nc_ctl *ctl, struct nlattr **tb, void *arg)
+{
+	struct nc_mem_answer *a = arg;
+
+	if (a->got++)
+		return nc_proto(ctl, "more than one answer to a single communicator request");
+	if (!tb[NETCOLL_A_COMM_MEM_USED] || !tb[NETCOLL_A_COMM_RX_MEM_USED] ||
+	    !tb[NETCOLL_A_COMM_INSTALLED_MEM]) {
+		nc_ctl_seterr(ctl, "the module does not report memory in use");
+		return -EOPNOTSUPP;
+	}
+	a->mem->mem_used = nla_get_u64(tb[NETCOLL_A_COMM_MEM_USED]);
+	a->mem->rx_mem_used = nla_get_u64(tb[NETCOLL_A_COMM_RX_MEM_USED]);
+	a->mem->installed = nla_get_u32(tb[NETCOLL_A_COMM_INSTALLED_MEM]);
+	return 0;
+}
+
+int nc_comm_get_mem(nc_ctl *ctl, uint32_t id, struct nc_comm_mem *mem)
+{
+	struct nc_mem_answer a = { mem, 0 };
+
+	if (!ctl || !mem || nc_check_comm_id(id))
+		return -EINVAL;
+	memset(mem, 0, sizeof(*mem));
+	return nc_comm_get_with(ctl, id, nc_parse_comm_mem, &a, &a.got);
 }
 
 /* Members arrive as one nest per rank, in any order; each rank once. */

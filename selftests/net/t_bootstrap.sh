@@ -339,10 +339,20 @@ room_on_h4() {
 t_check "user 1001 on h4: 908 with 200000 bytes of limits under a user-mem of 331072" room_on_h4
 t_check "... installs an alltoall schedule on it" \
 	on h4 "${USER2[@]}" "$NCTL" sched install id 908 topology star:4
+# comm show counts those bytes (and what operations hold: nothing here)
+installed_908() {
+	on h4 "$NCTL" -j comm show id 908 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["installed"])'
+}
+t_check "... which comm show counts, for its owner too: installed $(installed_908) bytes, nothing posted or received" \
+	eval 'on h4 "${USER2[@]}" "$NCTL" -j comm show id 908 | python3 -c "
+import json, sys
+c = json.load(sys.stdin)[0]
+sys.exit(not (0 < c[\"installed\"] <= 331072 - 200000 and c[\"mem_used\"] == 0 and c[\"rx_mem_used\"] == 0))"'
 t_expect_fail "... then 909 (131072 bytes, the room left without the schedule): EDQUOT" \
 	"Disk quota exceeded: .*memory limit for users" u2_comm 909 65536
 t_check "... deletes the schedule: 909 fits, to the byte" \
 	eval 'on h4 "${USER2[@]}" "$NCTL" sched del id 908 && u2_comm 909 65536'
+t_check "... and comm show counts 0 installed bytes" nc_json h4 'd[0]["installed"] == 0' comm show id 908
 t_expect_fail "... and now may not install the schedule: EDQUOT" \
 	"Disk quota exceeded: .*what is installed on them would exceed" \
 	on h4 "${USER2[@]}" "$NCTL" sched install id 908 topology star:4

@@ -495,7 +495,8 @@ static void print_rtt(const char *key, const char *name, const struct nc_rtt *r)
  * alltoall's and the reductions' estimates; NULL in lists: none), one per
  * member.  JSON: one object.
  */
-static void print_comm(const struct nc_comm_info *c, const struct nc_rtt *rtt)
+static void print_comm(const struct nc_comm_info *c, const struct nc_rtt *rtt,
+		       const struct nc_comm_mem *mem)
 {
 	char ifname[NC_IFNAMSIZ + 8], addr[3 * NC_ADDR_MAX];
 	uint32_t r;
@@ -561,6 +562,15 @@ static void print_comm(const struct nc_comm_info *c, const struct nc_rtt *rtt)
 		print_nl();
 	}
 
+	if (mem) {
+		print_u64(PRINT_ANY, "mem_used", "    memory in use: posted %" PRIu64,
+			  mem->mem_used);
+		print_u64(PRINT_ANY, "rx_mem_used", " received %" PRIu64,
+			  mem->rx_mem_used);
+		print_uint(PRINT_ANY, "installed", " installed %u", mem->installed);
+		print_nl();
+	}
+
 	if (c->members) {
 		open_json_array("members");
 		for (r = 0; r < c->size; r++) {
@@ -584,7 +594,8 @@ static int comm_show(int argc, char **argv)
 {
 	struct nc_comm_info one, *comms = &one;
 	struct nc_rtt rtt[2];
-	bool have_rtt = false;
+	struct nc_comm_mem mem;
+	bool have_rtt = false, have_mem = false;
 	size_t i, n = 1;
 	uint32_t id, rank;
 	nc_ctl *ctl;
@@ -605,11 +616,14 @@ static int comm_show(int argc, char **argv)
 		return ret;
 	}
 	/* timing is an extra: a module without it shows the rest */
-	if (id)
+	if (id) {
 		have_rtt = !nc_comm_get_rtt(ctl, id, &rtt[0], &rtt[1]);
+		have_mem = !nc_comm_get_mem(ctl, id, &mem);
+	}
 	open_json_array(NULL);
 	for (i = 0; i < n; i++)
-		print_comm(&comms[i], have_rtt ? rtt : NULL);
+		print_comm(&comms[i], have_rtt ? rtt : NULL,
+			   have_mem ? &mem : NULL);
 	close_json_array();
 	if (id)
 		nc_comm_info_free(&one);

@@ -23,9 +23,10 @@
  * 3: DEV_SET, users' communicators; 4: COMM_TRANSIENT; 5: TREE_BCAST_*;
  * 6: COMM_RTT; 7: members may share an address (several ranks on one
  * host), COMM_RANK names one of them in requests; 8: COMM_GROUP
- * defaults to none (nobody binds by group unless it is named)
+ * defaults to none (nobody binds by group unless it is named); 9:
+ * COMM_MEM_USED, COMM_RX_MEM_USED, COMM_INSTALLED_MEM
  */
-#define NETCOLL_GENL_VERSION		8
+#define NETCOLL_GENL_VERSION		9
 #define NETCOLL_GENL_MCGRP_EVENTS	"events"
 
 /*
@@ -222,6 +223,18 @@ enum netcoll_attr {
 					 */
 	NETCOLL_A_COMM_AGG_RTT,		/* nest of enum netcoll_rtt_attr (out):
 					 * the aggregation engine's (version 6)
+					 */
+	NETCOLL_A_COMM_MEM_USED,	/* u64 (out): of MEM_MAX, what posted
+					 * operations hold now (version 9)
+					 */
+	NETCOLL_A_COMM_RX_MEM_USED,	/* u64 (out): of RX_MEM_MAX, the frames
+					 * held on receive now (version 9)
+					 */
+	NETCOLL_A_COMM_INSTALLED_MEM,	/* u32 (out): bytes of the schedule,
+					 * trees and broadcast order installed
+					 * on it, which count against a user's
+					 * DEV_USER_MEM_MAX with its limits
+					 * (version 9)
 					 */
 
 	__NETCOLL_A_MAX,

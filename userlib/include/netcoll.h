@@ -452,6 +452,21 @@ int nc_comm_get_rtt(nc_ctl *ctl, uint32_t id, struct nc_rtt *alltoall,
 		    struct nc_rtt *agg);
 
 /*
+ * What communicator id holds on this host now, in bytes: against its
+ * limits (nc_comm_info's mem_max, rx_mem_max) and, for a user's, with them
+ * against the user's quota on the device (installed).  Any user may read
+ * it; a module before it: -EOPNOTSUPP.  comp_mask: 0 (what a later
+ * version adds is flagged there).
+ */
+struct nc_comm_mem {
+	uint64_t comp_mask;
+	uint64_t mem_used;		/* posted operations' buffers */
+	uint64_t rx_mem_used;		/* frames held on receive */
+	uint32_t installed;		/* schedule, trees, broadcast order */
+};
+int nc_comm_get_mem(nc_ctl *ctl, uint32_t id, struct nc_comm_mem *mem);
+
+/*
  * Alltoall schedules computed from the network's topology.  On trees all
  * of them get pairwise synchronisation (a fat link counts as as many lanes
  * as it carries messages at once).
