@@ -901,8 +901,10 @@ int nck_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
 	c = nck_nl_comm(info);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	/* 32 bytes covers one member's nest, rank and address. */
-	msg = genlmsg_new(NLMSG_GOODSIZE + (size_t)c->size * 32, GFP_KERNEL);
+	/* each member: its nest, rank and address (up to NETCOLL_ADDR_MAX) */
+	msg = genlmsg_new(NLMSG_GOODSIZE + (size_t)c->size *
+			  (nla_total_size(0) + nla_total_size(sizeof(u32)) +
+			   nla_total_size(c->addr_len)), GFP_KERNEL);
 	if (!msg) {
 		nck_comm_put(c);
 		return -ENOMEM;
