@@ -13,14 +13,19 @@
 /* Fragment sets                                                     */
 /* ---------------------------------------------------------------- */
 
-/* A zeroed bitmap for n fragments: s's own word if it fits. */
+/*
+ * A zeroed bitmap for n fragments: s's own word if it fits.  *cap: the
+ * fragments it has room for.
+ */
 static unsigned long *nck_frags_bits_alloc(struct nck_frags *s, u32 n,
-					   gfp_t gfp)
+					   u32 *cap, gfp_t gfp)
 {
 	if (n <= NCK_FRAGS_INLINE_BITS) {
 		s->word = 0;
+		*cap = NCK_FRAGS_INLINE_BITS;
 		return &s->word;
 	}
+	*cap = BITS_TO_LONGS(n) * BITS_PER_LONG;
 	return bitmap_zalloc(n, gfp);
 }
 
@@ -33,20 +38,24 @@ static void nck_frags_bits_free(struct nck_frags *s, unsigned long *bits)
 int nck_frags_init(struct nck_frags *s, u32 n, gfp_t gfp)
 {
 	*s = (struct nck_frags){ .n = n };
-	s->bits = nck_frags_bits_alloc(s, n, gfp);
+	s->bits = nck_frags_bits_alloc(s, n, &s->cap, gfp);
 	return s->bits ? 0 : -ENOMEM;
 }
 
 int nck_frags_grow(struct nck_frags *s, u32 n, gfp_t gfp)
 {
 	unsigned long *bits;
+	u32 cap;
 
-	if (n > s->n && n > NCK_FRAGS_INLINE_BITS) {
-		bits = nck_frags_bits_alloc(s, n, gfp);
+	if (n > s->cap) {
+		bits = nck_frags_bits_alloc(s, n, &cap, gfp);
 		if (!bits)
 			return -ENOMEM;
 		nck_frags_bits_free(s, s->bits);
 		s->bits = bits;
+		s->cap = cap;
+	} else {
+		bitmap_zero(s->bits, n);
 	}
 	s->n = n;
 	return 0;

@@ -122,6 +122,9 @@ struct nck_tx_stamp {
  * struct nck_frags - the fragments of one message one side has
  * @bits: fragment k received (receiver) or acknowledged (sender)
  * @n: fragments of the message
+ * @cap: fragments @bits has room for (a whole number of longs); a set
+ *	nck_frags_grow() shrank keeps its room, so growing it back neither
+ *	allocates nor costs a charge again
  * @count: bits set
  * @cum: every fragment below is set
  * @next: one past the highest fragment set
@@ -156,7 +159,7 @@ struct nck_tx_stamp {
  */
 struct nck_frags {
 	unsigned long *bits;
-	u32 n, count, cum, next;
+	u32 n, cap, count, cum, next;
 	u32 since_ack;
 	u32 resent_below;
 	bool ack_held;
@@ -172,9 +175,18 @@ struct nck_frags {
 int nck_frags_init(struct nck_frags *s, u32 n, gfp_t gfp);
 /*
  * Receiver: an empty set (nothing received) for n fragments now, keeping
- * its other state; -ENOMEM leaves it as it was.
+ * its other state; -ENOMEM leaves it as it was.  Allocates only beyond
+ * s->cap: nck_frags_room_bytes() is what that adds.
  */
 int nck_frags_grow(struct nck_frags *s, u32 n, gfp_t gfp);
+
+/* Bytes of bitmap nck_frags_grow(s, n) adds to s's (for charges). */
+static inline size_t nck_frags_room_bytes(const struct nck_frags *s, u32 n)
+{
+	return n > s->cap ? (BITS_TO_LONGS(n) - BITS_TO_LONGS(s->cap)) *
+			    sizeof(long) : 0;
+}
+
 /* A sender's set: nck_frags_init() and a stamp per fragment. */
 int nck_frags_init_tx(struct nck_frags *s, u32 n, gfp_t gfp);
 /* Bytes nck_frags_init_tx() allocates for n fragments (for charges). */

@@ -497,8 +497,7 @@ static bool nck_rx_frag_size(struct nck_op *op, struct nck_msg *m,
 	if (f->frag_size * NCK_FRAG_RATIO_MAX < op->frag_size)
 		return false;
 	n = nc_wire_nfrags(m->d.len, f->frag_size);
-	more = n > m->fr.n ? (BITS_TO_LONGS(n) - BITS_TO_LONGS(m->fr.n)) *
-			     sizeof(long) : 0;
+	more = nck_frags_room_bytes(&m->fr, n);
 	if (more && !nck_comm_mem_try(op->c, more)) {
 		nck_stat_inc(op->c->nn, NETCOLL_STAT_DROP_MEMORY);
 		return false;
