@@ -109,7 +109,8 @@ static void nck_user_usage(struct nck_net *nn, kuid_t uid, u32 *n, u64 *mem)
 
 /*
  * May the sender of a COMM_NEW make cfg on b?  The admin may make any.
- * A user only on a device open to users, owned by itself (and one of its
+ * A user only on a device open to users, with an id of the users' range
+ * (NETCOLL_COMM_ID_USER_MIN and above), owned by itself (and one of its
  * groups), within the module's default memory limits and its quota on
  * this host; cfg->user_made then counts it until it is freed (deleted
  * ones an endpoint still holds too).  Under RTNL (nck_user_usage()).
@@ -128,6 +129,11 @@ int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 	if (!b->user_comms) {
 		NL_SET_ERR_MSG(info->extack,
 			       "only the admin may make communicators on this device");
+		return -EPERM;
+	}
+	if (cfg->id < NETCOLL_COMM_ID_USER_MIN) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_COMM_ID],
+				    "ids below 0x10000000 are the admin's");
 		return -EPERM;
 	}
 	/*

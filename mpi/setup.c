@@ -49,8 +49,6 @@ static const char *const ncmpi_kind_names[NCMPI_KINDS] = {
  */
 #define NCMPI_TIMEOUT_MS_DEFAULT	NETCOLL_TIMEOUT_MS_MAX
 
-/* Ids above this are drawn; below stay for the admin's fixed ones. */
-#define NCMPI_ID_MIN	0x10000000u
 #define NCMPI_ID_TRIES	4
 
 static void ncmpi_say(const char *fmt, const char *what, int err)
@@ -124,7 +122,9 @@ static int ncmpi_create(MPI_Comm comm, int rank, int size,
 		if (rank == 0 &&
 		    getrandom(&pick, sizeof(pick), 0) != sizeof(pick))
 			pick.id = 0;
-		pick.id = NCMPI_ID_MIN + pick.id % (0x7fffffffu - NCMPI_ID_MIN);
+		/* from the users' range: below are the admin's fixed ids */
+		pick.id = NETCOLL_COMM_ID_USER_MIN + pick.id %
+			  (NETCOLL_COMM_ID_MAX - NETCOLL_COMM_ID_USER_MIN + 1);
 		if (PMPI_Bcast(&pick, sizeof(pick), MPI_BYTE, 0, comm) != MPI_SUCCESS)
 			return -EIO;
 		memset(&spec, 0, sizeof(spec));

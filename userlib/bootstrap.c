@@ -884,9 +884,10 @@ static int boot_root(const struct nc_boot_self *s, const struct nc_boot_ops *ops
 	plan->tree_degree = s->tree_degree;
 	for (tries = 1;; tries++) {
 		plan->id = s->id;
-		while (!plan->id) {
+		if (!plan->id) {	/* from the users' range: anybody may take it */
 			random_bytes(&plan->id, sizeof(plan->id));
-			plan->id &= NETCOLL_COMM_ID_MAX;
+			plan->id = NETCOLL_COMM_ID_USER_MIN + plan->id %
+				   (NETCOLL_COMM_ID_MAX - NETCOLL_COMM_ID_USER_MIN + 1);
 		}
 		random_bytes(&plan->cookie, sizeof(plan->cookie));
 		plan->cookie |= 1;	/* 0 would mean "none" */

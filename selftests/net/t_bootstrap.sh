@@ -271,10 +271,10 @@ t_check "... dev show says so" nc_json h3 'd[0]["user_comms"] is True and d[0]["
 # before this check let make a communicator).
 userns_refused() {
 	local out
-	if out=$(on h1 "${USER1[@]}" unshare -U -r "$NCTL" comm add id 906 dev eth0 \
+	if out=$(on h1 "${USER1[@]}" unshare -U -r "$NCTL" comm add id 0x10000906 dev eth0 \
 		rank 0 members "$(cluster_mac h1)" 2>&1); then
 		echo "made: $out"
-		on h1 "$NCTL" comm del id 906
+		on h1 "$NCTL" comm del id 0x10000906
 		return 1
 	fi
 	echo "$out"
@@ -282,8 +282,17 @@ userns_refused() {
 }
 t_check "user 1000 in a user namespace of its own: EPERM, quotas are per user of the host" \
 	userns_refused
+# Ids below 0x10000000 are the admin's (as ports below 1024 are root's):
+# a user taking 901 first would leave the admin's script that makes it EEXIST.
+t_expect_fail "a user's communicator with an id below 0x10000000 (the admin's): EPERM" \
+	"Operation not permitted: ids below 0x10000000 are the admin's" \
+	on h1 "${USER1[@]}" "$NCTL" comm add id 901 dev eth0 rank 0 members "$(cluster_mac h1)"
+t_check "... the admin makes 901 there" \
+	eval 'on h1 "$NCTL" comm add id 901 dev eth0 rank 0 members "$(cluster_mac h1)" &&
+	      on h1 "$NCTL" comm del id 901'
 t_check "user 1000 bootstraps a communicator on h1..h4" eval 'BOOT_AS=("${USER1[@]}"); boot u1 "$H4"'
 uid1=$(boot_id u1)
+t_check "... with an id from the users' range ($uid1)" eval '[ "$uid1" -ge $((0x10000000)) ]'
 t_check "... it is theirs (owner 1000 on every host)" \
 	eval 'for h in $H4; do nc_json $h "d[0][\"owner\"] == 1000" comm show id "$uid1" || exit 1; done'
 t_check "... and they run an alltoall on it, every byte verified" \
@@ -296,31 +305,31 @@ t_check "... the third: EDQUOT, 2 is the device's limit" \
 	      said u3 0 "Disk quota exceeded: .*as many communicators as the device allows"'
 t_check "... while user 1001 still has its own 2" eval 'BOOT_AS=("${USER2[@]}"); boot u4 "$H4"'
 t_expect_fail "a user's communicator for another owner: EPERM" "is its own" \
-	on h1 "${USER1[@]}" "$NCTL" comm add id 901 dev eth0 rank 0 members "$(cluster_mac h1)" owner 0
+	on h1 "${USER1[@]}" "$NCTL" comm add id 0x10000901 dev eth0 rank 0 members "$(cluster_mac h1)" owner 0
 t_expect_fail "... or with more memory than the module's default: EPERM" "above the module's defaults" \
-	on h1 "${USER2[@]}" "$NCTL" comm add id 902 dev eth0 rank 0 members "$(cluster_mac h1)" mem 2000000000
+	on h1 "${USER2[@]}" "$NCTL" comm add id 0x10000902 dev eth0 rank 0 members "$(cluster_mac h1)" mem 2000000000
 t_expect_fail "user 1001 may not delete user 1000's communicator" "owner or an admin" \
 	on h1 "${USER2[@]}" "$NCTL" comm del id "$uid1"
 t_expect_fail "a user's communicator with a reserved group address (01:80:c2:00:00:0e, LLDP's): EPERM" \
 	"a user's group address is one of netcoll's own" \
-	on h2 "${USER2[@]}" "$NCTL" comm add id 907 dev eth0 rank 0 members "$(cluster_mac h2)" \
+	on h2 "${USER2[@]}" "$NCTL" comm add id 0x10000907 dev eth0 rank 0 members "$(cluster_mac h2)" \
 		mcast 01:80:c2:00:00:0e
 t_check "... one of netcoll's own (03:6e:63:00:09:07): made" \
-	eval 'on h2 "${USER2[@]}" "$NCTL" comm add id 907 dev eth0 rank 0 members "$(cluster_mac h2)" \
-		mcast 03:6e:63:00:09:07 && on h2 "${USER2[@]}" "$NCTL" comm del id 907'
+	eval 'on h2 "${USER2[@]}" "$NCTL" comm add id 0x10000907 dev eth0 rank 0 members "$(cluster_mac h2)" \
+		mcast 03:6e:63:00:09:07 && on h2 "${USER2[@]}" "$NCTL" comm del id 0x10000907'
 t_check "user 1000 deletes one: its quota has room again" \
 	eval 'for h in $H4; do on $h "${USER1[@]}" "$NCTL" comm del id "$uid1" || exit 1; done &&
 	      BOOT_AS=("${USER1[@]}"); boot u5 "$H4"'
 t_check "user-mem 100 MiB on h1: user 1001's one default communicator (72 MiB) leaves no room" \
 	on h1 "$NCTL" dev set dev eth0 user-mem 104857600
 t_expect_fail "... for its second: EDQUOT, though its count (1 of 2) allows it" "memory limit for users" \
-	on h1 "${USER2[@]}" "$NCTL" comm add id 903 dev eth0 rank 0 members "$(cluster_mac h1)"
+	on h1 "${USER2[@]}" "$NCTL" comm add id 0x10000903 dev eth0 rank 0 members "$(cluster_mac h1)"
 # What a user installs on its communicators (an alltoall schedule, trees, a
 # broadcast order) is kernel memory for as long as they live: it counts
 # against the owner's quota with their memory limits.  On h4 user 1001
-# gives back its side of u4 and makes 908 (limits 100000 + 100000 bytes)
+# gives back its side of u4 and makes 0x10000908 (limits 100000 + 100000 bytes)
 # under a user-mem of 331072: room for one more of 65536 + 65536, exactly,
-# only while nothing is installed on 908.
+# only while nothing is installed on 0x10000908.
 H4MACS=$(for h in $H4; do cluster_mac "$h"; done | paste -sd,)
 u2_comm() { # ID MEM : user 1001's communicator ID on h4 (rank 3 of H4)
 	on h4 "${USER2[@]}" "$NCTL" comm add id "$1" dev eth0 rank 3 members "$H4MACS" \
@@ -331,46 +340,46 @@ room_on_h4() {
 	on h4 "${USER2[@]}" "$NCTL" comm del id "$(boot_id u4)" &&
 		on h4 "$NCTL" dev set dev eth0 user-mem 331072 || return 1
 	for i in $(seq 50); do	# u4 is freed after a grace period, by a worker
-		u2_comm 908 100000 2>/dev/null && return 0
+		u2_comm 0x10000908 100000 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
 }
-t_check "user 1001 on h4: 908 with 200000 bytes of limits under a user-mem of 331072" room_on_h4
+t_check "user 1001 on h4: 0x10000908 with 200000 bytes of limits under a user-mem of 331072" room_on_h4
 t_check "... installs an alltoall schedule on it" \
-	on h4 "${USER2[@]}" "$NCTL" sched install id 908 topology star:4
+	on h4 "${USER2[@]}" "$NCTL" sched install id 0x10000908 topology star:4
 # comm show counts those bytes (and what operations hold: nothing here)
 installed_908() {
-	on h4 "$NCTL" -j comm show id 908 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["installed"])'
+	on h4 "$NCTL" -j comm show id 0x10000908 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["installed"])'
 }
 t_check "... which comm show counts, for its owner too: installed $(installed_908) bytes, nothing posted or received" \
-	eval 'on h4 "${USER2[@]}" "$NCTL" -j comm show id 908 | python3 -c "
+	eval 'on h4 "${USER2[@]}" "$NCTL" -j comm show id 0x10000908 | python3 -c "
 import json, sys
 c = json.load(sys.stdin)[0]
 sys.exit(not (0 < c[\"installed\"] <= 331072 - 200000 and c[\"mem_used\"] == 0 and c[\"rx_mem_used\"] == 0))"'
-t_expect_fail "... then 909 (131072 bytes, the room left without the schedule): EDQUOT" \
-	"Disk quota exceeded: .*memory limit for users" u2_comm 909 65536
-t_check "... deletes the schedule: 909 fits, to the byte" \
-	eval 'on h4 "${USER2[@]}" "$NCTL" sched del id 908 && u2_comm 909 65536'
-t_check "... and comm show counts 0 installed bytes" nc_json h4 'd[0]["installed"] == 0' comm show id 908
+t_expect_fail "... then 0x10000909 (131072 bytes, the room left without the schedule): EDQUOT" \
+	"Disk quota exceeded: .*memory limit for users" u2_comm 0x10000909 65536
+t_check "... deletes the schedule: 0x10000909 fits, to the byte" \
+	eval 'on h4 "${USER2[@]}" "$NCTL" sched del id 0x10000908 && u2_comm 0x10000909 65536'
+t_check "... and comm show counts 0 installed bytes" nc_json h4 'd[0]["installed"] == 0' comm show id 0x10000908
 t_expect_fail "... and now may not install the schedule: EDQUOT" \
 	"Disk quota exceeded: .*what is installed on them would exceed" \
-	on h4 "${USER2[@]}" "$NCTL" sched install id 908 topology star:4
+	on h4 "${USER2[@]}" "$NCTL" sched install id 0x10000908 topology star:4
 t_expect_fail "... nor a broadcast order: EDQUOT" \
 	"Disk quota exceeded: .*what is installed on them would exceed" \
-	on h4 "${USER2[@]}" "$NCTL" tree bcast topology star:4 install 908 order dft
+	on h4 "${USER2[@]}" "$NCTL" tree bcast topology star:4 install 0x10000908 order dft
 t_expect_fail "... nor a reduction tree: EDQUOT" \
 	"Disk quota exceeded: .*what is installed on them would exceed" \
-	on h4 "${USER2[@]}" "$NCTL" tree install comm 908 degree 2 topology star:4
-# 909 deleted still counts (as the second of 2) until a worker frees it;
-# then the admin's schedule on 908 is what leaves no room.
+	on h4 "${USER2[@]}" "$NCTL" tree install comm 0x10000908 degree 2 topology star:4
+# 0x10000909 deleted still counts (as the second of 2) until a worker frees it;
+# then the admin's schedule on 0x10000908 is what leaves no room.
 admin_counts() {
 	local i
-	on h4 "$NCTL" sched install id 908 topology star:4 &&
-		on h4 "${USER2[@]}" "$NCTL" comm del id 909 || return 1
+	on h4 "$NCTL" sched install id 0x10000908 topology star:4 &&
+		on h4 "${USER2[@]}" "$NCTL" comm del id 0x10000909 || return 1
 	for i in $(seq 50); do
-		if u2_comm 909 65536 >"$T_LOG/inst.err" 2>&1; then
-			echo "909 made: the admin's schedule on 908 was not counted"
+		if u2_comm 0x10000909 65536 >"$T_LOG/inst.err" 2>&1; then
+			echo "0x10000909 made: the admin's schedule on 0x10000908 was not counted"
 			return 1
 		fi
 		grep -q "memory limit for users" "$T_LOG/inst.err" && return 0
@@ -379,21 +388,21 @@ admin_counts() {
 	cat "$T_LOG/inst.err"
 	return 1
 }
-t_check "... the admin may, and it counts: 909 made again is EDQUOT" admin_counts
+t_check "... the admin may, and it counts: 0x10000909 made again is EDQUOT" admin_counts
 back_with_908() {
 	local i
-	on h4 "${USER2[@]}" "$NCTL" comm del id 908 || return 1
-	for i in $(seq 50); do	# once a worker has freed 908
-		u2_comm 909 65536 2>/dev/null && return 0
+	on h4 "${USER2[@]}" "$NCTL" comm del id 0x10000908 || return 1
+	for i in $(seq 50); do	# once a worker has freed 0x10000908
+		u2_comm 0x10000909 65536 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
 }
-t_check "... 908 deleted, its schedule's bytes come back with it: 909 made" back_with_908
-t_check "... and deleted" on h4 "${USER2[@]}" "$NCTL" comm del id 909
+t_check "... 0x10000908 deleted, its schedule's bytes come back with it: 0x10000909 made" back_with_908
+t_check "... and deleted" on h4 "${USER2[@]}" "$NCTL" comm del id 0x10000909
 # A deleted communicator an endpoint still holds (with what its operations
 # posted) counts against its owner until the endpoint lets it go: user
-# 1001 on h3 (u4 and 905: 2 of 2) binds a process to 905 and deletes it;
+# 1001 on h3 (u4 and 0x10000905: 2 of 2) binds a process to 0x10000905 and deletes it;
 # a new one is EDQUOT until that process exits.  Counted only while in
 # the table, a user could delete a bound one, make another, and so hold
 # any number of times the device's limits.
@@ -401,18 +410,18 @@ gone_counts() {
 	local gate=$T_LOG/gone.gate pid i rc=0 made=0 mac
 	mac=$(cluster_mac h3)
 	rm -f "$gate"
-	on h3 "${USER2[@]}" "$NCTL" comm add id 905 dev eth0 rank 0 members "$mac" || return 1
-	on h3 "${USER2[@]}" "$NC_BCAST_CHECK" --comm 905 --rank 0 --size 1 --roots 0 \
+	on h3 "${USER2[@]}" "$NCTL" comm add id 0x10000905 dev eth0 rank 0 members "$mac" || return 1
+	on h3 "${USER2[@]}" "$NC_BCAST_CHECK" --comm 0x10000905 --rank 0 --size 1 --roots 0 \
 		--bytes-list 10 --post-file "$gate" >"$T_LOG/gone.log" 2>&1 &
 	pid=$!
 	for i in $(seq 100); do
-		nc_json h3 'd[0]["bound"]' comm show id 905 2>/dev/null && break
+		nc_json h3 'd[0]["bound"]' comm show id 0x10000905 2>/dev/null && break
 		sleep 0.1
 	done
-	on h3 "${USER2[@]}" "$NCTL" comm del id 905 || rc=1
-	if on h3 "${USER2[@]}" "$NCTL" comm add id 906 dev eth0 rank 0 members "$mac" \
+	on h3 "${USER2[@]}" "$NCTL" comm del id 0x10000905 || rc=1
+	if on h3 "${USER2[@]}" "$NCTL" comm add id 0x10000906 dev eth0 rank 0 members "$mac" \
 		>"$T_LOG/gone.add" 2>&1; then
-		echo "906 made while 905 is still held"
+		echo "0x10000906 made while 0x10000905 is still held"
 		rc=1
 	fi
 	cat "$T_LOG/gone.add"
@@ -421,12 +430,12 @@ gone_counts() {
 	wait "$pid"
 	# freed after a grace period, by a worker
 	for i in $(seq 50); do
-		on h3 "${USER2[@]}" "$NCTL" comm add id 906 dev eth0 rank 0 members "$mac" \
+		on h3 "${USER2[@]}" "$NCTL" comm add id 0x10000906 dev eth0 rank 0 members "$mac" \
 			2>/dev/null && { made=1; break; }
 		sleep 0.1
 	done
-	echo "906 made once the endpoint closed: $made"
-	on h3 "$NCTL" comm del id 906
+	echo "0x10000906 made once the endpoint closed: $made"
+	on h3 "$NCTL" comm del id 0x10000906
 	[ $rc = 0 ] && [ $made = 1 ]
 }
 t_check "a user's deleted communicator still bound counts against its quota until its endpoint closes" \
@@ -434,7 +443,7 @@ t_check "a user's deleted communicator still bound counts against its quota unti
 t_check "user-comms off: those made stay (3 on h2), new ones are refused" \
 	eval 'on h2 "$NCTL" dev set dev eth0 user-comms off &&
 	      nc_json h2 "len(d) == 3" comm list &&
-	      ! on h2 "${USER1[@]}" "$NCTL" comm add id 904 dev eth0 rank 0 members "$(cluster_mac h2)"'
+	      ! on h2 "${USER1[@]}" "$NCTL" comm add id 0x10000904 dev eth0 rank 0 members "$(cluster_mac h2)"'
 BOOT_AS=()
 # del_all HOSTS: the admin deletes every communicator there.
 del_all() {

@@ -24,9 +24,10 @@
  * 6: COMM_RTT; 7: members may share an address (several ranks on one
  * host), COMM_RANK names one of them in requests; 8: COMM_GROUP
  * defaults to none (nobody binds by group unless it is named); 9:
- * COMM_MEM_USED, COMM_RX_MEM_USED, COMM_INSTALLED_MEM
+ * COMM_MEM_USED, COMM_RX_MEM_USED, COMM_INSTALLED_MEM; 10: users' ids
+ * from NETCOLL_COMM_ID_USER_MIN
  */
-#define NETCOLL_GENL_VERSION		9
+#define NETCOLL_GENL_VERSION		10
 #define NETCOLL_GENL_MCGRP_EVENTS	"events"
 
 /*
@@ -327,6 +328,13 @@ struct netcoll_sync_out {
 #define NETCOLL_SCHED_SYNC_MAX		64	/* tokens in or out of one phase */
 
 #define NETCOLL_COMM_ID_MAX		0x7fffffffU
+/*
+ * Ids below this one are the admin's, as ports below 1024 are root's: a
+ * user's COMM_NEW with one is EPERM, so what an admin's scripts make
+ * with fixed ids cannot be taken first by a user.  nc_comm_bootstrap()
+ * and the MPI interposer draw their ids from the users' range.
+ */
+#define NETCOLL_COMM_ID_USER_MIN	0x10000000U
 #define NETCOLL_COMM_SIZE_MAX		2048	/* members fit one 16-bit nest */
 #define NETCOLL_TIMEOUT_MS_MIN		10
 #define NETCOLL_TIMEOUT_MS_MAX		3600000
