@@ -18,13 +18,18 @@
  * Everybody else may only look at it (no cookie, never the key) and
  * receives EACCES (bind) or EPERM (netlink).
  *
- * The data path checks the caller's credentials at BIND, as tun does for
- * its owner and group (drivers/net/tun.c, tun_not_capable()).  Netlink
- * checks the sender's: the uid the socket layer stamped on the request
+ * The data path checks at BIND the caller's credentials, as tun does for
+ * its owner and group (drivers/net/tun.c, tun_not_capable()), and the
+ * file opener's, as netlink_capable() does for a socket: a user's
+ * /dev/netcoll handed to a privileged program (as its output, or over a
+ * unix socket) must not bind with that program's rights and come back
+ * bound to a communicator the user may not use.  Netlink checks the
+ * sender's: the uid the socket layer stamped on the request
  * (NETLINK_CB(skb).creds) and the socket's capabilities.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
@@ -39,23 +44,49 @@ bool nck_may_admin_net(struct net *net)
 	return capable(CAP_NET_ADMIN);
 }
 
-bool nck_may_bind(const struct nck_comm *c)
+/* Is gid cred's effective group or one of its supplementary ones? */
+static bool nck_cred_in_group(const struct cred *cred, kgid_t gid)
 {
-	if (gid_valid(c->group) && in_egroup_p(c->group))
+	const struct group_info *gi = cred->group_info;
+	int i;
+
+	if (gid_eq(cred->egid, gid))
 		return true;
-	return nck_may_end(c);
+	for (i = 0; gi && i < gi->ngroups; i++)	/* groups_search() is not exported */
+		if (gid_eq(gi->gid[i], gid))
+			return true;
+	return false;
+}
+
+/* Does the opener of file own c (or is it the admin)? */
+static bool nck_opener_may_end(const struct nck_comm *c, const struct file *file)
+{
+	return uid_eq(file->f_cred->euid, c->owner) ||
+	       file_ns_capable(file, &init_user_ns, CAP_NET_ADMIN);
+}
+
+bool nck_may_bind(const struct nck_comm *c, const struct file *file)
+{
+	bool group = gid_valid(c->group);
+
+	return ((group && in_egroup_p(c->group)) ||
+		uid_eq(current_euid(), c->owner) ||
+		nck_may_admin_net(c->nn->net)) &&
+	       ((group && nck_cred_in_group(file->f_cred, c->group)) ||
+		nck_opener_may_end(c, file));
 }
 
 /*
- * May the caller's process end c by closing its endpoint (a transient
- * communicator)?  Its owner or the admin: a member of its group binds and
- * runs on it, but its close leaves it to the owner.  Asked at BIND, with
- * the binder's credentials, as nck_may_bind().
+ * May the caller's process end c by closing its endpoint file (a
+ * transient communicator)?  Its owner or the admin, who opened file too:
+ * a member of its group binds and runs on it, but its close leaves it to
+ * the owner.  Asked at BIND, as nck_may_bind().
  */
-bool nck_may_end(const struct nck_comm *c)
+bool nck_may_end(const struct nck_comm *c, const struct file *file)
 {
-	return uid_eq(current_euid(), c->owner) ||
-	       nck_may_admin_net(c->nn->net);
+	return (uid_eq(current_euid(), c->owner) ||
+		nck_may_admin_net(c->nn->net)) &&
+	       nck_opener_may_end(c, file);
 }
 
 bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb,

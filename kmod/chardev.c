@@ -52,7 +52,8 @@ static long nck_ioc_info(struct nck_endpoint *ep, void __user *arg)
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-static long nck_ioc_bind(struct nck_endpoint *ep, void __user *arg)
+static long nck_ioc_bind(struct file *file, struct nck_endpoint *ep,
+			 void __user *arg)
 {
 	struct netcoll_bind b;
 
@@ -60,7 +61,7 @@ static long nck_ioc_bind(struct nck_endpoint *ep, void __user *arg)
 		return -EFAULT;
 	if (b.flags || b.size)
 		return -EINVAL;
-	return nck_ep_bind(ep, &b, arg);
+	return nck_ep_bind(ep, file, &b, arg);
 }
 
 static long nck_ioc_barrier(struct nck_endpoint *ep, struct nck_comm *c,
@@ -133,7 +134,7 @@ static long nck_ep_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case NETCOLL_IOC_INFO:
 		return nck_ioc_info(ep, uarg);
 	case NETCOLL_IOC_BIND:
-		return nck_ioc_bind(ep, uarg);
+		return nck_ioc_bind(file, ep, uarg);
 	case NETCOLL_IOC_BARRIER:
 	case NETCOLL_IOC_ALLTOALL:
 	case NETCOLL_IOC_REDUCE:

@@ -240,8 +240,8 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 int nck_comm_delete(struct nck_net *nn, struct nck_comm *c);
 /* A user's deleted communicators still held: *n more, *mem more bytes. */
 void nck_comm_gone_usage(struct nck_net *nn, kuid_t uid, u32 *n, u64 *mem);
-/* The namespace exits: its list of deleted ones is forgotten. */
-void nck_comm_gone_forget(struct nck_net *nn);
+/* The namespace exits, its communicators deleted: wait until all are freed. */
+void nck_comm_wait_freed(struct nck_net *nn);
 void nck_comm_delete_this(struct nck_net *nn, struct nck_comm *c);
 /* rank NCK_RANK_ANY: the only rank of id on this host */
 #define NCK_RANK_ANY	U32_MAX

@@ -68,9 +68,12 @@ void nck_ep_destroy(struct nck_endpoint *ep)
 	kfree(ep);
 }
 
-/* BIND; b is the caller's request, written back to uarg on success. */
-int nck_ep_bind(struct nck_endpoint *ep, struct netcoll_bind *b,
-		void __user *uarg)
+/*
+ * BIND on file (ep's); b is the caller's request, written back to uarg on
+ * success.
+ */
+int nck_ep_bind(struct nck_endpoint *ep, const struct file *file,
+		struct netcoll_bind *b, void __user *uarg)
 {
 	struct nck_comm *c;
 	int err;
@@ -87,7 +90,7 @@ int nck_ep_bind(struct nck_endpoint *ep, struct netcoll_bind *b,
 		c = nck_comm_get(nck_net(ep->net), b->comm_id, b->rank);
 	if (!c)
 		goto out;
-	if (!nck_may_bind(c))
+	if (!nck_may_bind(c, file))
 		err = -EACCES;
 	else if (b->rank != c->rank)
 		err = -EINVAL;
@@ -107,7 +110,7 @@ int nck_ep_bind(struct nck_endpoint *ep, struct netcoll_bind *b,
 		goto out;
 	}
 	/* its owner's process (not a group member's) ends a transient one */
-	ep->ends_comm = c->transient && nck_may_end(c);
+	ep->ends_comm = c->transient && nck_may_end(c, file);
 	/* set once; operations read it without the lock: nck_ep_comm() */
 	smp_store_release(&ep->comm, c);
 out:

@@ -24,8 +24,8 @@ struct nck_endpoint {
 
 struct nck_endpoint *nck_ep_create(struct net *net);
 void nck_ep_destroy(struct nck_endpoint *ep);
-int nck_ep_bind(struct nck_endpoint *ep, struct netcoll_bind *b,
-		void __user *uarg);
+int nck_ep_bind(struct nck_endpoint *ep, const struct file *file,
+		struct netcoll_bind *b, void __user *uarg);
 struct nck_comm *nck_ep_comm(struct nck_endpoint *ep);
 
 int nck_ep_reserve(struct nck_endpoint *ep, u32 *idx);

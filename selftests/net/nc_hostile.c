@@ -6,6 +6,11 @@
  *
  *   nc_hostile bind-denied COMM RANK      BIND must fail with EACCES
  *   nc_hostile bind COMM RANK             BIND must succeed
+ *   nc_hostile bind-deputy COMM RANK UID  (run by the admin) a process of
+ *                                         uid UID opens /dev/netcoll and
+ *                                         hands it over a unix socket; the
+ *                                         admin's BIND on it is EACCES, on
+ *                                         its own file it succeeds
  *   nc_hostile handles COMM               (a one-member communicator of the
  *                                         caller) another endpoint's handle
  *                                         is EBADF, an unknown one ESRCH,
@@ -35,7 +40,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -144,6 +152,70 @@ static int cmd_bind(uint32_t comm, uint32_t rank, int want)
 	snprintf(what, sizeof(what), "uid %u binds communicator %u rank %u",
 		 getuid(), comm, rank);
 	expect(what, ep_bind(fd, comm, rank), want);
+	close(fd);
+	return 0;
+}
+
+/* A /dev/netcoll that a child of uid opened, received over a unix socket. */
+static int ep_opened_by(uid_t uid)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int sv[2], fd = -1, status;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) || (pid = fork()) < 0) {
+		perror("nc_hostile: socketpair/fork");
+		exit(2);
+	}
+	if (!pid) {
+		if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+		    setresuid(uid, uid, uid)) {
+			perror("nc_hostile: become the user");
+			_exit(2);
+		}
+		fd = ep_open();
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+		_exit(sendmsg(sv[1], &msg, 0) == 1 ? 0 : 2);
+	}
+	close(sv[1]);
+	if (recvmsg(sv[0], &msg, 0) == 1 && (cm = CMSG_FIRSTHDR(&msg)) &&
+	    cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	close(sv[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) || fd < 0) {
+		fprintf(stderr, "nc_hostile: no file from uid %u\n", uid);
+		exit(2);
+	}
+	return fd;
+}
+
+/*
+ * A confused deputy: the admin binds a file a user opened and handed it
+ * (as its output, or over a socket, as here).  The user would get the
+ * file back bound to a communicator it may not use.
+ */
+static int cmd_bind_deputy(uint32_t comm, uint32_t rank, uint32_t uid)
+{
+	int fd = ep_opened_by(uid);
+	char what[128];
+
+	snprintf(what, sizeof(what),
+		 "uid %u binds communicator %u rank %u on a file uid %u opened",
+		 getuid(), comm, rank, uid);
+	expect(what, ep_bind(fd, comm, rank), EACCES);
+	close(fd);
+	fd = ep_open();
+	snprintf(what, sizeof(what), "... on a file it opened itself");
+	expect(what, ep_bind(fd, comm, rank), 0);
 	close(fd);
 	return 0;
 }
@@ -367,6 +439,9 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "bind-denied"))
 		rc = cmd_bind(arg(argv, 2, argc), arg(argv, 3, argc), EACCES);
+	else if (!strcmp(cmd, "bind-deputy"))
+		rc = cmd_bind_deputy(arg(argv, 2, argc), arg(argv, 3, argc),
+				     arg(argv, 4, argc));
 	else if (!strcmp(cmd, "bind"))
 		rc = cmd_bind(arg(argv, 2, argc), arg(argv, 3, argc), 0);
 	else if (!strcmp(cmd, "handles"))
@@ -381,7 +456,7 @@ int main(int argc, char **argv)
 		rc = cmd_memory(arg(argv, 2, argc), arg(argv, 3, argc),
 				arg(argv, 4, argc), arg(argv, 5, argc));
 	else
-		fprintf(stderr, "usage: nc_hostile bind-denied|bind|handles|ops-limit|race-wait|wait-close|memory ...\n");
+		fprintf(stderr, "usage: nc_hostile bind-denied|bind|bind-deputy|handles|ops-limit|race-wait|wait-close|memory ...\n");
 	if (rc == 2)
 		return 2;
 	printf("%u passed, %u failed\n", passed, failed);

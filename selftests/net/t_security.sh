@@ -101,8 +101,10 @@ on h1 "$NCTL" comm add id 3 dev eth0 rank 0 members "$H1MAC" owner $OWNER group 
 	on h1 "${as_member[@]}" "$HOSTILE" bind 3 0
 	on h1 "${as_other[@]}" "$HOSTILE" bind-denied 3 0
 	on h1 "$HOSTILE" bind 2 0		# root is the admin
+	# ... but not on a file nobody opened and handed it (2 results)
+	on h1 "$HOSTILE" bind-deputy 2 0 $NOBODY
 } >"$T_LOG/bind.log" 2>&1
-tally_n 7 "$T_LOG/bind.log"
+tally_n 9 "$T_LOG/bind.log"
 # No group named: nobody binds by group, not even in the creator's
 # primary group (the default before; where users share one, gid 100
 # "users", that was all of them).  Here the creator is root: group 0.
