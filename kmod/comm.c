@@ -22,6 +22,7 @@
 #include <linux/random.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 
@@ -173,18 +174,24 @@ void nck_comm_gone_usage(struct nck_net *nn, kuid_t uid, u32 *n, u64 *mem)
 	spin_unlock(&nck_comm_gone_lock);
 }
 
-void nck_comm_gone_forget(struct nck_net *nn)
+/*
+ * The namespace exits, its communicators deleted: wait until the works
+ * that held the last references have freed them (netns.h), saying so
+ * every 10 s as unregister_netdevice does for a device's references.
+ */
+void nck_comm_wait_freed(struct nck_net *nn)
 {
-	struct nck_comm *c, *tmp;
-
-	spin_lock(&nck_comm_gone_lock);
-	list_for_each_entry_safe(c, tmp, &nn->user_gone, gone)
-		list_del_init(&c->gone);
-	spin_unlock(&nck_comm_gone_lock);
+	while (!wait_var_event_timeout(&nn->comms_alive,
+				       !atomic_read(&nn->comms_alive), 10 * HZ))
+		pr_warn("netcoll: waiting for %d communicators of an exiting namespace to be freed\n",
+			atomic_read(&nn->comms_alive));
+	WARN_ON_ONCE(!list_empty(&nn->user_gone));
 }
 
 static void nck_comm_free(struct nck_comm *c)
 {
+	struct nck_net *nn = c->nn;
+
 	if (c->user_made) {	/* its quota comes back only now */
 		spin_lock(&nck_comm_gone_lock);
 		list_del_init(&c->gone);
@@ -201,6 +208,8 @@ static void nck_comm_free(struct nck_comm *c)
 	nck_hosts_free(c->hosts);
 	kvfree(c->peers);
 	kvfree(c);
+	if (atomic_dec_and_test(&nn->comms_alive))
+		wake_up_var(&nn->comms_alive);	/* nck_comm_wait_freed() */
 }
 
 /*
@@ -340,6 +349,7 @@ struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *
 		kvfree(c);
 		return ERR_PTR(err);
 	}
+	atomic_inc(&nn->comms_alive);	/* from here on nck_comm_free() frees c */
 	err = nck_agg_init(c);	/* first freed thing: the free path relies on it */
 	if (err)
 		goto free;

@@ -294,8 +294,8 @@ void nck_comm_break(struct nck_comm *c);
 
 /* access.c: who may do what */
 bool nck_may_admin_net(struct net *net);
-bool nck_may_bind(const struct nck_comm *c);
-bool nck_may_end(const struct nck_comm *c);
+bool nck_may_bind(const struct nck_comm *c, const struct file *file);
+bool nck_may_end(const struct nck_comm *c, const struct file *file);
 bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb,
 			   struct net *net);
 bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,

@@ -144,14 +144,31 @@ static void __net_exit nck_net_exit(struct net *net)
 	nck_bearer_detach_all(net);
 	nck_comm_delete_all(nn);
 	rtnl_unlock();
-	nck_comm_gone_forget(nn);
-	xa_destroy(&nn->comms);
-	free_percpu(nn->stats);
+}
+
+/*
+ * After every namespace of the batch deleted its communicators: wait
+ * until they are freed, before the counters they count into.  Once a
+ * batch, not once a namespace: the frees wait for grace periods, which
+ * then pass for all at once (200 namespaces took 5 s to go otherwise).
+ */
+static void __net_exit nck_net_exit_batch(struct list_head *net_exit_list)
+{
+	struct nck_net *nn;
+	struct net *net;
+
+	list_for_each_entry(net, net_exit_list, exit_list) {
+		nn = nck_net(net);
+		nck_comm_wait_freed(nn);
+		xa_destroy(&nn->comms);
+		free_percpu(nn->stats);
+	}
 }
 
 static struct pernet_operations nck_net_ops = {
 	.init	= nck_net_init,
 	.exit	= nck_net_exit,
+	.exit_batch = nck_net_exit_batch,
 	.id	= &nck_net_id,
 	.size	= sizeof(struct nck_net),
 };

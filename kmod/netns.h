@@ -40,6 +40,11 @@ struct nck_stats {
  *	writers (under RTNL too), RCU for the receive path
  * @stats: counters, per CPU; updated anywhere, summed by nck_stats_read()
  * @net: the namespace
+ * @comms_alive: communicators made here and not freed yet, deleted ones
+ *	included: a work (frame.c's tx_work, agg.c's) may hold the last
+ *	reference of one after the endpoint that held the namespace closed,
+ *	and still count into @stats.  The namespace's exit waits for 0
+ *	before it frees them (nck_comm_create() and nck_comm_free() count).
  */
 struct nck_net {
 	struct list_head bearers;
@@ -53,6 +58,7 @@ struct nck_net {
 	struct list_head user_gone;
 	struct nck_stats __percpu *stats;
 	struct net *net;
+	atomic_t comms_alive;
 };
 
 extern unsigned int nck_net_id;

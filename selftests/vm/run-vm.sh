@@ -353,7 +353,7 @@ mkdir -p "$OUT/.vm"
 V="$OUT/.vm"
 printf '%s\n' "$REPO" > "$V/repo"
 echo "$DMESG_CHECK" > "$V/dmesg-check"
-NC_DMESG_BAD_RE='WARNING:|BUG:|Oops|general protection|RCU stall|rcu_.*(stall|self-detected)|refcount_t|list_add corruption|list_del corruption|KASAN|UBSAN|soft lockup|hard LOCKUP|blocked for more than|Kernel panic|kernel BUG|double free|use-after-free|scheduling while atomic|sleeping function called from invalid context|unreferenced object'
+NC_DMESG_BAD_RE='WARNING:|BUG:|Oops|general protection|RCU stall|rcu_.*(stall|self-detected)|refcount_t|list_add corruption|list_del corruption|KASAN|UBSAN|soft lockup|hard LOCKUP|blocked for more than|Kernel panic|kernel BUG|double free|use-after-free|netcoll: waiting for|scheduling while atomic|sleeping function called from invalid context|unreferenced object'
 printf '%s\n' "$NC_DMESG_BAD_RE" > "$V/dmesg-bad"
 printf '%s' "$DMESG_ALLOW" > "$V/dmesg-allow"
 {
