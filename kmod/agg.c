@@ -1004,7 +1004,10 @@ int nck_agg_wait(struct nck_comm *c, struct nck_agg_op *op)
 	want = (op->flags & NETCOLL_RED_ALL) || op->root == c->rank;
 	spin_unlock_bh(&c->lock);
 
-	/* A finished result no longer changes: copy it without the lock. */
+	/*
+	 * A finished result no longer changes (a complete piece takes no
+	 * fragment: nck_agg_in_up): copy it without the lock.
+	 */
 	if (!err && want && op->bytes &&
 	    copy_to_user(op->ubuf, op->buf, op->bytes))
 		err = -EFAULT;

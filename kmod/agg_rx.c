@@ -107,6 +107,16 @@ static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
 		nck_agg_answer_child(c, op, p, ci, 0, txq);	/* its ack was lost */
 		goto drop;
 	}
+	/*
+	 * A complete piece's result covers every child's fragments, so a new
+	 * one is forged (or the result was: a frame "from the root" ahead of
+	 * the children's).  Reduced now, it would change a result that the
+	 * process copies without the lock (nck_agg_wait): a torn result.
+	 */
+	if (p->complete) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+		goto drop;
+	}
 	if (skb_linearize(skb)) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_MEMORY);
 		goto drop;

@@ -33,6 +33,11 @@
  *   agg-length  drop_length  the operation's op, but 24 bytes instead of 16
  *   agg-seq     drop_state   an operation far in the future
  *   agg-mcast   drop_rank    a multicast result addressed to one rank
+ *   agg-up      (none)       a well-formed contribution (sum of 2 doubles)
+ *   agg-result  (none)       a well-formed result of piece 0 of that sum,
+ *                            AGG_DOWN from --src-rank (the root or the
+ *                            receiver's parent): forged ahead of the
+ *                            receiver's children, it completes the piece
  *
  * The first fragment (DATA, tag 0) of the --msg-len byte alltoall message
  * of operation --seq, cut at --frag-size, finer than the receiver cuts it
@@ -138,6 +143,10 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 	} else if (!strcmp(a->kase, "agg-mcast")) {
 		f.type = NETCOLL_T_AGG_DOWN;
 		f.flags = NETCOLL_F_MCAST;
+	} else if (!strcmp(a->kase, "agg-result")) {
+		f.type = NETCOLL_T_AGG_DOWN;
+	} else if (!strcmp(a->kase, "agg-up")) {
+		/* the base contribution as it is */
 	} else if (!strcmp(a->kase, "agg-bcast")) {
 		f.type = NETCOLL_T_AGG_DOWN;
 		f.opcode = NETCOLL_OPCODE_BCAST;

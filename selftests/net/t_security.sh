@@ -323,7 +323,40 @@ t_check "re-created on h3 alone: every rank fails, no result is another call's" 
 	red_all once9 9 --all --ops sum --dtypes int64 --count-list 10 --iters 8 \
 	--timeout 1500 --expect-error ANY
 
-for i in 1 2 4 5 6 7 8 9; do comm_del $i; done
+# A result forged ahead of the children's fragments.  Rank 2 of 4 (h3;
+# degree 2: parent 0, child 3) takes a result "from the root" for its
+# next allreduce, then its child's fragment.  The result completes the
+# piece, and the process copies a complete result without the lock: the
+# fragment that follows is dropped (drop_state), not reduced into it
+# (agg_reduced) -- which tore the result being copied.  An unkeyed
+# communicator's result is the forger's (nc_red_check says so); a keyed
+# one's forger has no key (drop_auth above).
+forged_result_first() {
+	local ep s0 r0 s1 r1 h3mac
+	comm_up 10 "$ALL4" degree 2 cookie 0x1010 || return 1
+	ep=$(nc_epoch h3 10)
+	h3mac=$(cluster_mac h3)
+	s0=$(nc_stat h3 drop_state)
+	r0=$(nc_stat h3 agg_reduced)
+	on h1 "$NC_INJECT" --dev eth0 --dst "$h3mac" --comm 10 --cookie 0x1010 \
+		--epoch "$ep" --src-rank 0 --dst-rank 2 --case agg-result --count 1 &&
+	on h4 "$NC_INJECT" --dev eth0 --dst "$h3mac" --comm 10 --cookie 0x1010 \
+		--epoch "$ep" --src-rank 3 --dst-rank 2 --case agg-up --count 1 ||
+		return 1
+	sleep 0.3
+	on h3 "$NC_RED_CHECK" --comm 10 --rank 2 --size 4 --all --ops sum \
+		--dtypes double --degree 2 --count-list 2 --iters 1 --timeout 3000 \
+		>"$T_LOG/forged_first.log" 2>&1
+	s1=$(nc_stat h3 drop_state)
+	r1=$(nc_stat h3 agg_reduced)
+	echo "h3: drop_state $s0 -> $s1, agg_reduced $r0 -> $r1; $(tail -n 1 "$T_LOG/forged_first.log")"
+	[ $((s1 - s0)) -eq 1 ] && [ "$r1" = "$r0" ] &&
+		grep -q "^not ok - " "$T_LOG/forged_first.log"
+}
+t_check "a forged result, then a child's fragment: the fragment is dropped, not reduced into the result being copied" \
+	forged_result_first
+
+for i in 1 2 4 5 6 7 8 9 10; do comm_del $i; done
 t_check "rmmod" nc_unload
 cluster_down
 t_done
