@@ -117,6 +117,8 @@ struct nck_peer {
  * @join_timer: resends the join until rank 0 answers
  * @op: the running alltoall; NULL: none
  * @next_seq: sequence of the running or next alltoall
+ * @a2a_failed: the alltoall before @next_seq failed here (none starts
+ *	after it: the communicator is broken)
  * @early: frames of alltoalls not started yet
  * @early_books: which fragments @early holds, to ack them (rel.h)
  * @wq: the alltoall's process sleeps here
@@ -176,6 +178,7 @@ struct nck_comm {
 	struct timer_list join_timer;
 	struct nck_op *op;
 	u32 next_seq;
+	bool a2a_failed;
 	struct sk_buff_head early;
 	struct nck_early_books early_books;
 	wait_queue_head_t wq;

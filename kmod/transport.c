@@ -821,8 +821,10 @@ static void nck_op_finish(struct nck_comm *c, struct nck_op *op, int err)
 	spin_lock_bh(&c->lock);
 	c->op = NULL;
 	c->next_seq++;
-	if (err)
+	if (err) {
+		c->a2a_failed = true;
 		nck_comm_break(c);
+	}
 	skb_queue_splice_init(&op->rxq, &q);
 	spin_unlock_bh(&c->lock);
 	nck_rx_purge(c, &q);
@@ -1008,6 +1010,13 @@ void nck_transport_rcv(struct nck_comm *c, struct sk_buff *skb,
 		drop = NETCOLL_STAT_DROP_STATE;
 	} else if (op && f->op_seq == op->seq) {
 		wake = nck_rx_take(op, skb, f, &acks, false);
+	} else if (c->a2a_failed && f->op_seq == c->next_seq - 1) {
+		/*
+		 * It failed here, so what it received never reached the
+		 * process: its peers must not hear that it arrived (and
+		 * succeed), but fail as it did, by their timeouts.
+		 */
+		drop = NETCOLL_STAT_DROP_STATE;
 	} else if (nck_seq_before(f->op_seq, c->next_seq)) {
 		spin_unlock(&c->lock);
 		/* A finished operation received everything: say so again. */

@@ -77,6 +77,24 @@ t_check "... its next operation fails at once with ENOTRECOVERABLE" \
 	on h1 "$NC_CHECK" --comm 4 --rank 0 --size 8 --op barrier --timeout 20000 \
 	--expect-error ENOTRECOVERABLE
 
+# An alltoall that failed on one rank never tells its peers that their
+# data arrived.  h1 (rank 0 of 2) sends all of its 64 KiB to h2, which
+# has not posted (held and acked there), and is interrupted while it
+# waits for h2's part.  Then h2 posts: it has h1's part, and h1 answered
+# its data with "all received" -- data h1's process never got -- so h2
+# succeeded while h1 failed.  Now h1 does not answer, and h2 times out.
+failed_no_ack() {
+	nc_comm_on 10 h1 h2 || return 1
+	on h1 "$NC_CHECK" --comm 10 --rank 0 --size 2 --op alltoall --bytes 65536 \
+		--timeout 20000 --interrupt-after 1000 --expect-error EINTR &&
+	on h2 "$NC_CHECK" --comm 10 --rank 1 --size 2 --op alltoall --bytes 65536 \
+		--timeout 2000 --expect-error ETIMEDOUT
+}
+t_check "an alltoall interrupted on rank 0 after it sent everything: rank 1 times out, not told its data arrived" \
+	failed_no_ack
+on h1 "$NCTL" comm del id 10
+on h2 "$NCTL" comm del id 10
+
 # --- the communicator is deleted under a running operation: ESHUTDOWN -----
 on h1 "$NCTL" comm add id 9 dev eth0 rank 0 members "$(cluster_members)"
 on h1 "$NC_CHECK" --comm 9 --rank 0 --size 8 --op barrier --timeout 20000 \
