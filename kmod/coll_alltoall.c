@@ -66,8 +66,8 @@ static int nck_a2a_build(struct nck_comm *c, const struct nck_sched *s,
 
 	for (i = 0; i < s->nphases; i++)
 		nsend += s->phase[i].send_to != NETCOLL_NONE;
-	m->tx = kvcalloc(nsend + s->nout, sizeof(*m->tx), GFP_KERNEL);
-	m->rx = kvcalloc(p - 1 + s->nin, sizeof(*m->rx), GFP_KERNEL);
+	m->tx = kvcalloc(nsend + s->nout, sizeof(*m->tx), GFP_KERNEL_ACCOUNT);
+	m->rx = kvcalloc(p - 1 + s->nin, sizeof(*m->rx), GFP_KERNEL_ACCOUNT);
 	if (!m->tx || !m->rx)
 		return -ENOMEM;
 
