@@ -185,12 +185,18 @@ static void nck_frames_refund(struct nck_comm *c, struct sk_buff_head *q)
  * them given back as the device's refusals are (nck_frames_push()): the
  * full queue is our own congestion, not the work a peer's requests cost.
  */
+/* Bytes of buffers c's send queue may hold (frame.h). */
+static u32 nck_txq_limit(const struct nck_comm *c)
+{
+	return min(NCK_TXQ_MEM, c->mem_max);
+}
+
 void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q)
 {
 	struct sk_buff_head over;
 	struct sk_buff *skb;
 	unsigned long flags;
-	u32 kept = 0, dropped;
+	u32 kept = 0, dropped, limit = nck_txq_limit(c);
 
 	lockdep_assert_held(&c->lock);
 	if (skb_queue_empty(q))
@@ -198,7 +204,7 @@ void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q)
 	__skb_queue_head_init(&over);
 	spin_lock_irqsave(&c->txq.lock, flags);
 	skb_queue_walk(q, skb) {
-		if (c->txq_mem + skb->truesize > NCK_TXQ_MEM)
+		if (c->txq_mem + skb->truesize > limit)
 			break;
 		c->txq_mem += skb->truesize;
 		kept++;

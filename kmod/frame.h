@@ -44,7 +44,10 @@
  * MTU is wrong for another.  One nck_frames_push() call sends at most
  * NCK_TXQ_ROUNDS refills of its batch; the rest goes to a worker
  * (c->tx_work), so a flood keeps no context, a softirq least of all,
- * sending forever.
+ * sending forever.  A communicator whose memory limit is lower holds at
+ * most that (nck_txq_limit()): no skb here is charged, and a user's
+ * communicators would otherwise each hold 16 MiB beyond the memory its
+ * quota counts (access.c).
  */
 #define NCK_TXQ_MEM		(16U << 20)
 #define NCK_TXQ_ROUNDS		4
