@@ -5,13 +5,16 @@
  * TCPStore, reduced to the one exchange netcoll needs).
  *
  *   rank r > 0                         rank 0
- *   HELLO rank, size, address   --->   waits until every rank arrived
- *                               <---   WELCOME id, cookie, key, members
+ *                               <---   CHALLENGE (fresh random bytes)
+ *   HELLO rank, size, address,  --->   waits until every rank arrived
+ *         the challenge
+ *                               <---   WELCOME round, id, cookie, key,
+ *                                      members
  *   creates its side
  *   RESULT errno                --->   creates its own, collects the rest
  *                               <---   FINAL errno (EAGAIN: the id was
  *                                      taken somewhere, a new WELCOME
- *                                      follows)
+ *                                      of the next round follows)
  *
  * Every message is a fixed header in network byte order and a payload of a
  * bounded, exactly checked length; an error carries its reason as text.
@@ -30,7 +33,16 @@
  * carries an HMAC over that nonce and itself, so a member takes a member
  * table only from a rank 0 that knows the token, and its key masked by a
  * stream drawn from the token and the nonce, so an eavesdropper does not
- * read it.  (A replayed HELLO gets a WELCOME it cannot read or answer.)
+ * read it.  The HELLO echoes the CHALLENGE rank 0 sent first on its
+ * connection, so a HELLO seen on the wire and replayed on another
+ * connection is refused (before, the replayer took the rank, and could
+ * answer its RESULT: the job "met" without it).  With a token, a RESULT
+ * and a FINAL of success carry an HMAC too, over the nonce, the
+ * challenge and the WELCOME's round, so neither is forged nor taken from
+ * an earlier round; errors are not (whoever can forge one could as well
+ * cut the connection).  A member whose connection breaks before its
+ * WELCOME connects again with a fresh HELLO, so a flood of connections
+ * that pushes it out of rank 0's pending ones only delays it.
  * Still, nothing a
  * connection sends may stop the job: rank 0 reads every connection that
  * has not said HELLO side by side (root_gather), drops one that is not
@@ -367,6 +379,7 @@ struct boot_root {
 	int *fds;			/* per rank; -1: not arrived */
 	char (*hosts)[HOST_LEN];
 	uint8_t (*nonces)[BOOT_NONCE_LEN];	/* of each rank's HELLO */
+	uint8_t (*challenges)[BOOT_NONCE_LEN];	/* sent on its connection */
 	uint32_t arrived;
 	uint32_t dropped;		/* connections that were not HELLO */
 };
@@ -380,6 +393,7 @@ struct boot_root {
 struct boot_pending {
 	int fd;
 	uint64_t until;			/* dropped then */
+	uint8_t challenge[BOOT_NONCE_LEN];	/* sent on it */
 	size_t got;
 	uint8_t buf[sizeof(struct boot_hdr) + sizeof(struct boot_hello)];
 };
@@ -520,6 +534,43 @@ static int key_mask(const char *token, const uint8_t nonce[BOOT_NONCE_LEN],
 }
 
 /*
+ * What a RESULT or FINAL of success carries under a token: an HMAC with
+ * label over the member's nonce, rank 0's challenge on its connection and
+ * the round.  0 or -ENOMEM.
+ */
+static int step_mac(const char *token, const char *label,
+		    const uint8_t nonce[BOOT_NONCE_LEN],
+		    const uint8_t challenge[BOOT_NONCE_LEN], uint32_t round,
+		    uint8_t out[BOOT_MAC_LEN])
+{
+	uint8_t in[BOOT_NONCE_LEN + sizeof(uint32_t)];
+	uint32_t r = htonl(round);
+
+	memcpy(in, challenge, BOOT_NONCE_LEN);
+	memcpy(in + BOOT_NONCE_LEN, &r, sizeof(r));
+	return token_mac(token, label, nonce, in, sizeof(in), out);
+}
+
+/* Does a success's payload (len bytes) carry step_mac()?  0 or -EACCES. */
+static int step_ok(const char *token, const char *label,
+		   const uint8_t nonce[BOOT_NONCE_LEN],
+		   const uint8_t challenge[BOOT_NONCE_LEN], uint32_t round,
+		   const void *payload, uint32_t len)
+{
+	uint8_t want[BOOT_MAC_LEN];
+
+	if (!has_token(token))
+		return len ? -EPROTO : 0;
+	if (len != BOOT_MAC_LEN ||
+	    step_mac(token, label, nonce, challenge, round, want))
+		return -EACCES;
+	return CRYPTO_memcmp(want, payload, sizeof(want)) ? -EACCES : 0;
+}
+
+#define RESULT_LABEL	"netcoll bootstrap result"
+#define FINAL_LABEL	"netcoll bootstrap final"
+
+/*
  * Does a HELLO prove rank 0's token?  0, -EACCES (another token, or one
  * where rank 0 has none, or none where it has one) or -ENOMEM.
  */
@@ -537,8 +588,12 @@ static int hello_token_ok(const char *token, const struct boot_hello *h)
 	return err;
 }
 
-/* A whole HELLO (pending_read) taken in or refused with a reason. */
-static void root_hello(struct boot_root *b, int c, const uint8_t *msg)
+/*
+ * A whole HELLO (pending_read) on a connection that was sent challenge,
+ * taken in or refused with a reason.
+ */
+static void root_hello(struct boot_root *b, int c, const uint8_t *msg,
+		       const uint8_t challenge[BOOT_NONCE_LEN])
 {
 	const struct nc_boot_self *s = b->s;
 	union {
@@ -556,6 +611,13 @@ static void root_hello(struct boot_root *b, int c, const uint8_t *msg)
 		send_err(c, BOOT_WELCOME, -err, err == -EACCES ?
 			 "this rank's job token (NETCOLL_STORE_TOKEN) is not rank 0's" :
 			 "rank 0 is out of memory");
+		close(c);
+		return;
+	}
+	/* a HELLO from another connection: seen on the wire and replayed */
+	if (CRYPTO_memcmp(u.h.challenge, challenge, BOOT_NONCE_LEN)) {
+		send_err(c, BOOT_WELCOME, EACCES,
+			 "this HELLO answers another connection's challenge");
 		close(c);
 		return;
 	}
@@ -603,21 +665,40 @@ static void root_hello(struct boot_root *b, int c, const uint8_t *msg)
 	b->fds[u.h.rank] = c;
 	memcpy(b->hosts[u.h.rank], u.h.host, HOST_LEN);
 	memcpy(b->nonces[u.h.rank], u.h.nonce, BOOT_NONCE_LEN);
+	memcpy(b->challenges[u.h.rank], challenge, BOOT_NONCE_LEN);
 	memcpy(b->plan->members[u.h.rank].addr, u.h.addr, s->addr_len);
 	b->plan->members[u.h.rank].addr_len = s->addr_len;
 	b->arrived++;
 }
 
-/* Tell every rank that arrived: FINAL err with why. */
-static void root_final(struct boot_root *b, int err, const char *why)
+/*
+ * Tell every rank that arrived: FINAL err with why, or success (err 0)
+ * of round, proven under the token if there is one.
+ */
+static void root_final(struct boot_root *b, int err, const char *why,
+		       uint32_t round)
 {
+	const char *token = b->s->token;
+	uint8_t mac[BOOT_MAC_LEN];
 	uint32_t r;
+	int ret;
 
-	for (r = 1; r < b->s->size; r++)
-		if (b->fds[r] >= 0 && send_err(b->fds[r], BOOT_FINAL, err, why ? why : "")) {
+	for (r = 1; r < b->s->size; r++) {
+		if (b->fds[r] < 0)
+			continue;
+		if (err || !has_token(token)) {
+			ret = send_err(b->fds[r], BOOT_FINAL, err, why ? why : "");
+		} else {
+			ret = step_mac(token, FINAL_LABEL, b->nonces[r],
+				       b->challenges[r], round, mac);
+			if (!ret)
+				ret = send_msg(b->fds[r], BOOT_FINAL, 0, mac, sizeof(mac));
+		}
+		if (ret) {
 			close(b->fds[r]);
 			b->fds[r] = -1;
 		}
+	}
 }
 
 /* "ranks 3, 5 and 2 more" that have not arrived. */
@@ -669,6 +750,25 @@ static void pending_drop(struct boot_root *b, struct boot_pending *p, uint32_t *
 	(*n)--;
 }
 
+/* A CHALLENGE on a new connection, at once or not at all: 0 or -errno. */
+static int send_challenge(int fd, const uint8_t challenge[BOOT_NONCE_LEN])
+{
+	struct {
+		struct boot_hdr h;
+		uint8_t challenge[BOOT_NONCE_LEN];
+	} __attribute__((packed)) m = {
+		.h = { .magic = htonl(BOOT_MAGIC), .version = htons(BOOT_VERSION),
+		       .type = htons(BOOT_CHALLENGE), .len = htonl(BOOT_NONCE_LEN) },
+	};
+	ssize_t n;
+
+	memcpy(m.challenge, challenge, BOOT_NONCE_LEN);
+	n = send(fd, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(m) ? 0 : -EAGAIN;
+}
+
 /*
  * Accept and read HELLOs until every rank arrived (0) or the deadline
  * (-ETIMEDOUT, every rank that came told so, naming those that did not).
@@ -715,7 +815,7 @@ static int root_gather(struct boot_root *b, int lfd, uint64_t deadline,
 			int r = pfd[i + 1].revents ? pending_read(&p[i]) : 1;
 
 			if (r == 0) {
-				root_hello(b, p[i].fd, p[i].buf);
+				root_hello(b, p[i].fd, p[i].buf, p[i].challenge);
 				memmove(&p[i], &p[i + 1], (n - i - 1) * sizeof(*p));
 				n--;
 			} else if (r < 0 || now >= p[i].until) {
@@ -746,12 +846,19 @@ static int root_gather(struct boot_root *b, int lfd, uint64_t deadline,
 		p[n].fd = c;
 		p[n].until = now + HELLO_WAIT_MS;
 		p[n].got = 0;
+		random_bytes(p[n].challenge, BOOT_NONCE_LEN);
+		/* a fresh socket has room for it: never waited for */
+		if (send_challenge(c, p[n].challenge)) {
+			close(c);
+			b->dropped++;
+			continue;
+		}
 		n++;
 	}
 	for (i = 0; i < n; i++)
 		close(p[i].fd);
 	if (err)
-		root_final(b, -err, msg);
+		root_final(b, -err, msg, 0);
 	return err;
 }
 
@@ -759,7 +866,8 @@ static int root_gather(struct boot_root *b, int lfd, uint64_t deadline,
  * first failure (rank in *who, reason in why), or 0.
  */
 static int root_round(struct boot_root *b, const struct nc_boot_ops *ops,
-		      int *created0, uint32_t *who, char *why, size_t why_size)
+		      uint32_t round, int *created0, uint32_t *who, char *why,
+		      size_t why_size)
 {
 	const struct nc_boot_self *s = b->s;
 	const struct nc_boot_plan *p = b->plan;
@@ -779,6 +887,7 @@ static int root_round(struct boot_root *b, const struct nc_boot_ops *ops,
 	}
 	w->id = htonl(p->id);
 	w->size = htonl(s->size);
+	w->round = htonl(round);
 	w->cookie_hi = htonl((uint32_t)(p->cookie >> 32));
 	w->cookie_lo = htonl((uint32_t)p->cookie);
 	w->timeout_ms = htonl(p->timeout_ms);
@@ -825,7 +934,13 @@ static int root_round(struct boot_root *b, const struct nc_boot_ops *ops,
 		if (!err && h.err) {
 			err = -(int)h.err;
 			take_text(text, sizeof(text), reason, h.len);
-		} else if (err) {
+		} else if (!err) {
+			err = step_ok(s->token, RESULT_LABEL, b->nonces[r],
+				      b->challenges[r], round, reason, h.len);
+			if (err)
+				snprintf(text, sizeof(text),
+					 "rank %u's answer does not prove the job token", r);
+		} else {
 			snprintf(text, sizeof(text), "rank %u went away: %s", r,
 				 nc_strerror(err));
 		}
@@ -862,7 +977,8 @@ static int boot_root(const struct nc_boot_self *s, const struct nc_boot_ops *ops
 	b.fds = malloc(s->size * sizeof(*b.fds));
 	b.hosts = calloc(s->size, sizeof(*b.hosts));
 	b.nonces = calloc(s->size, sizeof(*b.nonces));
-	if (!b.fds || !b.hosts || !b.nonces) {
+	b.challenges = calloc(s->size, sizeof(*b.challenges));
+	if (!b.fds || !b.hosts || !b.nonces || !b.challenges) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -893,9 +1009,10 @@ static int boot_root(const struct nc_boot_self *s, const struct nc_boot_ops *ops
 		plan->cookie |= 1;	/* 0 would mean "none" */
 		plan->key_len = s->auth ? 32 : 0;
 		random_bytes(plan->key, plan->key_len);
-		err = root_round(&b, ops, &created0, &who, why, sizeof(why));
+		err = root_round(&b, ops, (uint32_t)tries, &created0, &who, why,
+				 sizeof(why));
 		if (!err) {
-			root_final(&b, 0, NULL);
+			root_final(&b, 0, NULL, (uint32_t)tries);
 			*id = plan->id;
 			goto out;
 		}
@@ -906,10 +1023,10 @@ static int boot_root(const struct nc_boot_self *s, const struct nc_boot_ops *ops
 		/* a random id that one host already uses: another id */
 		snprintf(again, sizeof(again), "id %u is taken on rank %u, trying another",
 			 plan->id, who);
-		root_final(&b, EAGAIN, again);
+		root_final(&b, EAGAIN, again, 0);
 	}
 	snprintf(msg, msg_size, "%s", why);
-	root_final(&b, -err, why);
+	root_final(&b, -err, why, 0);
 out:
 	if (lfd >= 0)
 		close(lfd);
@@ -920,6 +1037,7 @@ out:
 	free(b.fds);
 	free(b.hosts);
 	free(b.nonces);
+	free(b.challenges);
 	return err;
 }
 
@@ -928,12 +1046,13 @@ out:
 /* ---------------------------------------------------------------- */
 
 /*
- * A WELCOME's payload (answering the HELLO that had nonce) into plan
- * (members allocated by the caller): 0, -EPROTO, or -EACCES (with a
+ * A WELCOME's payload (answering the HELLO that had nonce, in round) into
+ * plan (members allocated by the caller): 0, -EPROTO, or -EACCES (with a
  * token: the sender does not know it, not this job's rank 0).
  */
 static int parse_welcome(const struct nc_boot_self *s, const uint8_t *nonce,
-			 void *buf, uint32_t len, struct nc_boot_plan *p)
+			 uint32_t round, void *buf, uint32_t len,
+			 struct nc_boot_plan *p)
 {
 	uint8_t want[BOOT_MAC_LEN];
 	struct boot_welcome w;
@@ -959,7 +1078,9 @@ static int parse_welcome(const struct nc_boot_self *s, const uint8_t *nonce,
 	p->tree_degree = ntohl(w.tree_degree);
 	p->key_len = ntohl(w.key_len);
 	p->addr_len = ntohl(w.addr_len);
+	/* an earlier round's (its id was taken somewhere): replayed */
 	if (p->size != s->size || p->addr_len != s->addr_len ||
+	    ntohl(w.round) != round ||
 	    p->key_len > NC_KEY_MAX || nc_check_comm_id(p->id) ||
 	    len != sizeof(w) + (size_t)p->size * p->addr_len) {
 		explicit_bzero(&w, sizeof(w));
@@ -984,23 +1105,19 @@ static int parse_welcome(const struct nc_boot_self *s, const uint8_t *nonce,
 	return 0;
 }
 
-static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *ops,
-		       struct nc_boot_plan *plan, uint32_t *id, char *msg, size_t msg_size)
+/*
+ * Connect to the store (rank 0 may start later than this rank: tried
+ * until the deadline), take rank 0's CHALLENGE and say HELLO, with a
+ * fresh nonce, answering it.  The connected socket, or -errno with why
+ * in msg.
+ */
+static int member_hello(const struct nc_boot_self *s, const char *host,
+			const char *port, struct boot_hello *hello, uint8_t *buf,
+			uint64_t deadline, char *msg, size_t msg_size)
 {
-	uint64_t deadline = now_ms() + s->wait_ms;
-	struct boot_hello hello = { 0 };
 	struct boot_hdr h;
-	char host[256], text[TEXT_MAX];
-	const char *port;
-	uint8_t *buf;
-	int fd = -1, err, created = 0;
+	int fd, err;
 
-	err = split_store(s->store, host, sizeof(host), &port);
-	if (err) {
-		snprintf(msg, msg_size, "store \"%s\" is not HOST:PORT", s->store);
-		return err;
-	}
-	/* rank 0 may start later than this rank: try until the deadline */
 	for (;;) {
 		fd = connect_once(host, port, deadline);
 		if (fd >= 0)
@@ -1018,26 +1135,84 @@ static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *o
 		}
 		usleep(100 * 1000);
 	}
-	buf = malloc(PAYLOAD_MAX);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
+	err = recv_msg(fd, &h, buf, PAYLOAD_MAX, deadline);
+	if (!err && (h.type != BOOT_CHALLENGE || h.err || h.len != BOOT_NONCE_LEN))
+		err = -EPROTO;
+	if (!err) {
+		memcpy(hello->challenge, buf, BOOT_NONCE_LEN);
+		random_bytes(hello->nonce, sizeof(hello->nonce));
+		memset(hello->mac, 0, sizeof(hello->mac));
+		if (has_token(s->token))
+			err = hello_mac(s->token, hello, hello->mac);
 	}
+	if (!err)
+		err = send_msg(fd, BOOT_HELLO, 0, hello, sizeof(*hello));
+	if (err) {
+		close(fd);
+		snprintf(msg, msg_size, "rendezvous with rank 0 at %s failed: %s",
+			 s->store, err == -EPROTO ?
+			 "not the netcoll bootstrap protocol" : nc_strerror(err));
+		return err;
+	}
+	return fd;
+}
+
+/* A connection that broke before rank 0 answered: worth another HELLO. */
+static int broke(int err)
+{
+	return err == -ECONNRESET || err == -EPIPE;
+}
+
+static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *ops,
+		       struct nc_boot_plan *plan, uint32_t *id, char *msg, size_t msg_size)
+{
+	uint64_t until = now_ms() + s->wait_ms, deadline = until;
+	struct boot_hello hello = { 0 };
+	uint32_t round = 1, resets = 0;
+	struct boot_hdr h;
+	char host[256], text[TEXT_MAX];
+	uint8_t mac[BOOT_MAC_LEN];
+	const char *port;
+	uint8_t *buf;
+	int fd = -1, err, created = 0;
+
+	err = split_store(s->store, host, sizeof(host), &port);
+	if (err) {
+		snprintf(msg, msg_size, "store \"%s\" is not HOST:PORT", s->store);
+		return err;
+	}
+	buf = malloc(PAYLOAD_MAX);
+	if (!buf)
+		return -ENOMEM;
 	hello.rank = htonl(s->rank);
 	hello.size = htonl(s->size);
 	hello.addr_len = htonl(s->addr_len);
 	memcpy(hello.addr, s->addr, s->addr_len);
 	gethostname(hello.host, sizeof(hello.host) - 1);
-	random_bytes(hello.nonce, sizeof(hello.nonce));
-	err = has_token(s->token) ? hello_mac(s->token, &hello, hello.mac) : 0;
-	if (!err)
-		err = send_msg(fd, BOOT_HELLO, 0, &hello, sizeof(hello));
-	/* rank 0 answers by its own deadline; it may have started later */
-	deadline = now_ms() + s->wait_ms + SLACK_MS;
+	/*
+	 * Until rank 0 answers: a connection it dropped (a flood of others
+	 * pushed it out of the pending ones, or it was not listening yet)
+	 * is made again, with a fresh HELLO.
+	 */
+	for (;;) {
+		fd = member_hello(s, host, port, &hello, buf, until, msg, msg_size);
+		if (fd < 0 && !(broke(fd) && now_ms() + 100 < until)) {
+			err = fd;
+			goto out;
+		}
+		if (fd >= 0) {
+			/* rank 0 answers by its own deadline; it may have started later */
+			deadline = now_ms() + s->wait_ms + SLACK_MS;
+			err = recv_msg(fd, &h, buf, PAYLOAD_MAX, deadline);
+			if (!broke(err) || now_ms() + 100 >= until)
+				break;
+			close(fd);
+			fd = -1;
+		}
+		resets++;
+		usleep(100 * 1000);
+	}
 	while (!err) {
-		err = recv_msg(fd, &h, buf, PAYLOAD_MAX, deadline);
-		if (err)
-			break;
 		if (h.type != BOOT_WELCOME && h.type != BOOT_FINAL) {
 			err = -EPROTO;
 			break;
@@ -1048,7 +1223,7 @@ static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *o
 			goto out;
 		}
 		err = h.type == BOOT_WELCOME ?
-		      parse_welcome(s, hello.nonce, buf, h.len, plan) : -EPROTO;
+		      parse_welcome(s, hello.nonce, round, buf, h.len, plan) : -EPROTO;
 		if (err == -EACCES) {
 			snprintf(msg, msg_size,
 				 "the rank 0 at %s does not know this job's token (NETCOLL_STORE_TOKEN): not this job's",
@@ -1059,20 +1234,38 @@ static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *o
 			break;
 		err = ops->create(ops->arg, plan);
 		created = !err;
-		if (err)
+		if (err) {
 			create_failed(ops, s->rank, plan->id, err, text, sizeof(text));
-		err = err ? send_err(fd, BOOT_RESULT, -err, text) :
-			    send_msg(fd, BOOT_RESULT, 0, NULL, 0);
+			err = send_err(fd, BOOT_RESULT, -err, text);
+		} else if (has_token(s->token)) {
+			err = step_mac(s->token, RESULT_LABEL, hello.nonce,
+				       hello.challenge, round, mac);
+			if (!err)
+				err = send_msg(fd, BOOT_RESULT, 0, mac, sizeof(mac));
+		} else {
+			err = send_msg(fd, BOOT_RESULT, 0, NULL, 0);
+		}
 		if (!err)
 			err = recv_msg(fd, &h, buf, TEXT_MAX, deadline);
 		if (!err && h.type != BOOT_FINAL)
 			err = -EPROTO;
 		if (!err && !h.err) {
-			*id = plan->id;
+			err = step_ok(s->token, FINAL_LABEL, hello.nonce,
+				      hello.challenge, round, buf, h.len);
+			if (!err) {
+				*id = plan->id;
+				goto out;
+			}
+			if (created)
+				ops->destroy(ops->arg, plan);
+			snprintf(msg, msg_size,
+				 "rank 0's final answer at %s does not prove the job token",
+				 s->store);
 			goto out;
 		}
 		if (created)
 			ops->destroy(ops->arg, plan);
+		created = 0;
 		if (err)
 			break;
 		if (h.err != EAGAIN) {
@@ -1080,11 +1273,13 @@ static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *o
 			err = -(int)h.err;
 			goto out;
 		}
+		round++;		/* a new WELCOME follows */
+		err = recv_msg(fd, &h, buf, PAYLOAD_MAX, deadline);
 	}
-	if (err == -ECONNRESET && !plan->id)
+	if (broke(err) && !plan->id)
 		snprintf(msg, msg_size,
-			 "rank 0 at %s hung up before answering: it stopped, or its job was complete without rank %u",
-			 s->store, s->rank);
+			 "rank 0 at %s hung up before answering%s: it stopped, or its job was complete without rank %u",
+			 s->store, resets ? ", each time" : "", s->rank);
 	else
 		snprintf(msg, msg_size, "rendezvous with rank 0 at %s failed: %s",
 			 s->store, err == -EPROTO ? "not the netcoll bootstrap protocol" :
@@ -1092,7 +1287,8 @@ static int boot_member(const struct nc_boot_self *s, const struct nc_boot_ops *o
 out:
 	explicit_bzero(buf, PAYLOAD_MAX);	/* a WELCOME held the key */
 	free(buf);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return err;
 }
 
@@ -1112,7 +1308,9 @@ int nc_boot_run(const struct nc_boot_self *s, const struct nc_boot_ops *ops,
 	    s->size > NETCOLL_COMM_SIZE_MAX || s->rank >= s->size ||
 	    s->addr_len == 0 || s->addr_len > NC_ADDR_MAX || s->wait_ms == 0 ||
 	    (s->id && nc_check_comm_id(s->id)) ||
-	    (s->token && strnlen(s->token, NC_BOOT_TOKEN_MAX + 1) > NC_BOOT_TOKEN_MAX))
+	    (has_token(s->token) &&
+	     (strnlen(s->token, NC_BOOT_TOKEN_MAX + 1) > NC_BOOT_TOKEN_MAX ||
+	      strlen(s->token) < NC_BOOT_TOKEN_MIN)))
 		return -EINVAL;
 	plan.addr_len = s->addr_len;
 	plan.members = calloc(s->size, sizeof(*plan.members));

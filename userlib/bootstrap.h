@@ -27,6 +27,11 @@ struct nc_boot_plan {
 };
 
 #define NC_BOOT_TOKEN_MAX	64
+/*
+ * A HELLO on the wire lets anybody who sees it test guesses of the token
+ * offline: a short one is refused (128 bits, were it random).
+ */
+#define NC_BOOT_TOKEN_MIN	16
 
 /* This rank's part. */
 struct nc_boot_self {
@@ -38,8 +43,8 @@ struct nc_boot_self {
 	uint32_t id;			/* rank 0: fixed id, 0: random */
 	int auth;			/* rank 0: hand out a fresh key */
 	/*
-	 * The job's token (NETCOLL_STORE_TOKEN), at most NC_BOOT_TOKEN_MAX
-	 * bytes; NULL or "": none.  Rank 0 takes in only ranks with its own,
+	 * The job's token (NETCOLL_STORE_TOKEN), NC_BOOT_TOKEN_MIN to
+	 * NC_BOOT_TOKEN_MAX bytes; NULL or "": none.  Rank 0 takes in only ranks with its own,
 	 * a member believes only a rank 0 with it; it never leaves the process.
 	 */
 	const char *token;

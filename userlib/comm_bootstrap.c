@@ -192,10 +192,12 @@ int nc_comm_bootstrap(nc_ctl *ctl, const struct nc_bootstrap_args *in,
 		nc_ctl_seterr(ctl, "id, timeout, oso or degree out of range");
 		return -EINVAL;
 	}
+	/* set but empty is refused too: the job would run unprotected */
 	token = getenv("NETCOLL_STORE_TOKEN");
-	if (token && strlen(token) > NC_BOOT_TOKEN_MAX) {
-		nc_ctl_seterr(ctl, "NETCOLL_STORE_TOKEN is longer than %d bytes",
-			      NC_BOOT_TOKEN_MAX);
+	if (token && (strlen(token) > NC_BOOT_TOKEN_MAX ||
+		      strlen(token) < NC_BOOT_TOKEN_MIN)) {
+		nc_ctl_seterr(ctl, "NETCOLL_STORE_TOKEN must have %d to %d bytes",
+			      NC_BOOT_TOKEN_MIN, NC_BOOT_TOKEN_MAX);
 		return -EINVAL;
 	}
 	err = find_device(ctl, a.ifname, &dev);

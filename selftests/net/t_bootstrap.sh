@@ -234,7 +234,7 @@ t_expect_fail "a device not attached: says so" "device lo is not attached" \
 # A job token (NETCOLL_STORE_TOKEN): the ranks that have rank 0's meet;
 # one with another token is refused (EACCES) and told nothing of the job.
 token_ok() {
-	local id BOOT_AS=(env NETCOLL_STORE_TOKEN=job-4711)	# seen by boot
+	local id BOOT_AS=(env NETCOLL_STORE_TOKEN=job-4711-secret-token)	# seen by boot
 	boot tokok "h1 h2" || return 1
 	id=$(boot_id tokok)
 	on h1 "$NCTL" comm del id "$id" && on h2 "$NCTL" comm del id "$id"
@@ -242,11 +242,11 @@ token_ok() {
 t_check "the same job token on both ranks: they meet" token_ok
 token_other() {
 	local p0 rc=0
-	on h1 env NETCOLL_STORE_TOKEN=job-4711 "$NCTL" -j comm add bootstrap "$STORE:7096" \
+	on h1 env NETCOLL_STORE_TOKEN=job-4711-secret-token "$NCTL" -j comm add bootstrap "$STORE:7096" \
 		rank 0 size 2 wait 3000 >"$T_LOG/tok.0.out" 2>&1 &
 	p0=$!
 	sleep 1
-	on h2 env NETCOLL_STORE_TOKEN=job-4712 "$NCTL" -j comm add bootstrap "$STORE:7096" \
+	on h2 env NETCOLL_STORE_TOKEN=job-4712-secret-token "$NCTL" -j comm add bootstrap "$STORE:7096" \
 		rank 1 size 2 wait 3000 >"$T_LOG/tok.1.out" 2>&1 && rc=1
 	wait "$p0" && rc=1
 	said tok 1 "job token .* is not rank 0's" || rc=1
@@ -254,6 +254,10 @@ token_other() {
 	return $rc
 }
 t_check "another token: EACCES, nothing of the job told; rank 0 times out" token_other
+t_expect_fail "a token of 15 bytes: refused before anything is sent" "NETCOLL_STORE_TOKEN must have 16 to 64 bytes" \
+	on h2 env NETCOLL_STORE_TOKEN=job-4711-secre "$NCTL" comm add bootstrap "$STORE:7099" rank 1 size 2 wait 1500
+t_expect_fail "... and an empty one" "NETCOLL_STORE_TOKEN must have 16 to 64 bytes" \
+	on h2 env NETCOLL_STORE_TOKEN= "$NCTL" comm add bootstrap "$STORE:7099" rank 1 size 2 wait 1500
 t_check "nothing left anywhere" no_comms "$ALL8"
 
 # --- users' communicators ------------------------------------------------------

@@ -6,7 +6,8 @@
  * launched twice, two ranks at one address, a size that disagrees, no
  * rank 0, a store that drops SYNs, an id taken on one host, connections
  * that are not the protocol, a job token that never crosses the network,
- * and a rank 0 that does not know it.
+ * a rank 0 that does not know it, a HELLO replayed from another run, and
+ * a connection dropped before rank 0 answered.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -28,6 +29,7 @@
 #include "harness.h"
 
 #define PROCS_MAX	20
+#define TEXT_MAX_TEST	512	/* more than an error's reason */
 #define ADDR_LEN	6
 
 enum fail_mode { FAIL_NONE, FAIL_EEXIST_ONCE, FAIL_EEXIST_ALWAYS };
@@ -492,11 +494,11 @@ TEST(job_token_keeps_others_out)
 
 	job(5, 3, 6000);
 	for (i = 0; i < 3; i++)
-		procs[i].token = "job-4711-secret";
+		procs[i].token = "job-4711-secret-token";
 	procs[1].delay_ms = 1000;	/* after the intruders */
 	procs[2].delay_ms = 1000;
 	procs[3].rank = 1;		/* another token */
-	procs[3].token = "job-4711-guess";
+	procs[3].token = "job-4711-guess-token";
 	procs[3].delay_ms = 200;
 	procs[4].rank = 1;		/* none */
 	procs[4].size = 7;		/* and a size that would be told */
@@ -534,10 +536,12 @@ struct wiretap {
 };
 
 /*
- * In a child: accept one connection at relay, connect it to the store
- * and pass bytes both ways until both sides are done, keeping a copy.
+ * In a child: accept one connection at relay (drop_first: close the first
+ * at once, as a rank 0 pushing it out of its pending ones would, and take
+ * the next), connect it to the store and pass bytes both ways until both
+ * sides are done, keeping a copy.
  */
-static void relay(const char *relay_at, struct wiretap *tap)
+static void relay(const char *relay_at, struct wiretap *tap, int drop_first)
 {
 	int lfd = listen_at(relay_at), fds[2], i;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
@@ -545,6 +549,10 @@ static void relay(const char *relay_at, struct wiretap *tap)
 	ssize_t n;
 
 	fds[0] = accept(lfd, NULL, NULL);
+	if (drop_first) {
+		close(fds[0]);
+		fds[0] = accept(lfd, NULL, NULL);
+	}
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sin.sin_port = htons((uint16_t)atoi(strrchr(store, ':') + 1));
 	fds[1] = socket(AF_INET, SOCK_STREAM, 0);
@@ -584,7 +592,7 @@ static int tap_has(const struct wiretap *tap, const void *what, size_t len)
  */
 TEST(token_and_key_never_cross_the_network)
 {
-	static const char token[] = "job-4711-secret";
+	static const char token[] = "job-4711-secret-token";
 	struct wiretap *tap;
 	char relay_at[64];
 	pid_t pid;
@@ -608,7 +616,7 @@ TEST(token_and_key_never_cross_the_network)
 	procs[1].store = relay_at;
 	pid = fork();
 	if (pid == 0)
-		relay(relay_at, tap);
+		relay(relay_at, tap, 0);
 	run(2);
 	waitpid(pid, NULL, 0);
 	for (i = 0; i < 2; i++)
@@ -645,11 +653,20 @@ TEST(rank0_without_the_token_is_not_believed)
 	job(1, 2, 4000);		/* procs[0] plays rank 1 */
 	procs[0].rank = 1;
 	addr_of(procs[0].addr, 1);
-	procs[0].token = "job-4711-secret";
+	procs[0].token = "job-4711-secret-token";
 	lfd = listen_at(store);
 	pid = fork();
 	if (pid == 0) {
+		struct {
+			struct boot_hdr h;
+			uint8_t challenge[BOOT_NONCE_LEN];
+		} __attribute__((packed)) ch = {
+			.h = { .magic = htonl(BOOT_MAGIC), .version = htons(BOOT_VERSION),
+			       .type = htons(BOOT_CHALLENGE), .len = htonl(BOOT_NONCE_LEN) },
+		};
+
 		c = accept(lfd, NULL, NULL);
+		(void)!write(c, &ch, sizeof(ch));
 		while (got < sizeof(in) && (n = read(c, in + got, sizeof(in) - got)) > 0)
 			got += (size_t)n;
 		memset(&m, 0, sizeof(m));
@@ -659,6 +676,7 @@ TEST(rank0_without_the_token_is_not_believed)
 		m.h.len = htonl(sizeof(m.w) + sizeof(m.addrs));
 		m.w.id = htonl(99);
 		m.w.size = htonl(2);
+		m.w.round = htonl(1);
 		m.w.cookie_lo = htonl(1);
 		m.w.addr_len = htonl(ADDR_LEN);
 		memcpy(m.addrs[1], procs[0].addr, ADDR_LEN);
@@ -673,6 +691,131 @@ TEST(rank0_without_the_token_is_not_believed)
 	CHECK_EQ(procs[0].err, -EACCES);
 	CHECK(strstr(procs[0].msg, "does not know this job's token") != NULL);
 	CHECK_EQ(procs[0].creates, 0);
+}
+
+/* The tapped bytes' first HELLO message (header and payload), or NULL. */
+static const uint8_t *tapped_hello(const struct wiretap *tap)
+{
+	struct boot_hdr h = { .magic = htonl(BOOT_MAGIC), .version = htons(BOOT_VERSION),
+			      .type = htons(BOOT_HELLO) };
+	const uint8_t *at = memmem(tap->bytes, tap->len, &h, 8);
+
+	if (!at || at + sizeof(h) + sizeof(struct boot_hello) > tap->bytes + tap->len)
+		return NULL;
+	return at;
+}
+
+/*
+ * A HELLO seen on the wire in one run and replayed to a later run of the
+ * same job token, by a connection that comes before the true rank 1: it
+ * answers another connection's challenge, so rank 0 refuses it (EACCES)
+ * and the true rank 1 takes its place.  Protocol 3 took it in: the
+ * replayer held rank 1 (the true one was refused, EADDRINUSE), and could
+ * answer its RESULT for it.
+ */
+TEST(replayed_hello_is_refused)
+{
+	static const char token[] = "job-4711-secret-token";
+	uint8_t hello[sizeof(struct boot_hdr) + sizeof(struct boot_hello)];
+	uint8_t in[sizeof(struct boot_hdr) + TEXT_MAX_TEST];
+	struct wiretap *tap;
+	char relay_at[64];
+	const uint8_t *at;
+	int i, fd, *refused;
+	pid_t pid;
+
+	tap = mmap(NULL, sizeof(*tap) + sizeof(int), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(tap != MAP_FAILED);
+	if (tap == MAP_FAILED)
+		return;
+	refused = (int *)(tap + 1);
+	tap->len = 0;
+	/* run 1, tapped between rank 1 and the store */
+	pick_store();
+	memcpy(relay_at, store, sizeof(relay_at));
+	do
+		job(2, 2, 6000);
+	while (!strcmp(store, relay_at));
+	for (i = 0; i < 2; i++)
+		procs[i].token = token;
+	procs[1].store = relay_at;
+	pid = fork();
+	if (pid == 0)
+		relay(relay_at, tap, 0);
+	run(2);
+	waitpid(pid, NULL, 0);
+	CHECK_EQ(procs[1].err, 0);
+	at = tapped_hello(tap);
+	CHECK(at != NULL);
+	if (!at)
+		goto out;
+	memcpy(hello, at, sizeof(hello));
+	/* run 2: the replayer connects first and sends that HELLO */
+	job(2, 2, 6000);
+	for (i = 0; i < 2; i++)
+		procs[i].token = token;
+	procs[1].delay_ms = 1200;
+	*refused = 0;
+	pid = fork();
+	if (pid == 0) {
+		struct boot_hdr *h = (struct boot_hdr *)in;
+		size_t got = 0;
+		ssize_t n;
+
+		connect_store(&fd, 1);
+		(void)!write(fd, hello, sizeof(hello));
+		while (got < sizeof(in) && (n = read(fd, in + got, sizeof(in) - got)) > 0)
+			got += (size_t)n;
+		/* its CHALLENGE, then an error WELCOME */
+		h = (struct boot_hdr *)(in + sizeof(*h) + BOOT_NONCE_LEN);
+		*refused = got > sizeof(*h) * 2 + BOOT_NONCE_LEN &&
+			   ntohs(h->type) == BOOT_WELCOME && ntohl(h->err) == EACCES &&
+			   memmem(in, got, "another connection's challenge", 30);
+		_exit(0);
+	}
+	run(2);
+	waitpid(pid, NULL, 0);
+	CHECK_EQ(*refused, 1);
+	for (i = 0; i < 2; i++)
+		CHECK_EQ(procs[i].err, 0);
+out:
+	munmap(tap, sizeof(*tap) + sizeof(int));
+}
+
+/*
+ * A connection that breaks before rank 0 answered (here a relay closes
+ * the first one at once; a flood of connections pushing it out of rank
+ * 0's pending ones did it before) is made again, with a fresh HELLO: the
+ * job meets.  Before, rank 1 gave up ("hung up before answering").
+ */
+TEST(dropped_connection_is_made_again)
+{
+	struct wiretap *tap;
+	char relay_at[64];
+	pid_t pid;
+	int i;
+
+	tap = mmap(NULL, sizeof(*tap), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(tap != MAP_FAILED);
+	if (tap == MAP_FAILED)
+		return;
+	tap->len = 0;
+	pick_store();
+	memcpy(relay_at, store, sizeof(relay_at));
+	do
+		job(2, 2, 6000);
+	while (!strcmp(store, relay_at));
+	procs[1].store = relay_at;
+	pid = fork();
+	if (pid == 0)
+		relay(relay_at, tap, 1);
+	run(2);
+	waitpid(pid, NULL, 0);
+	for (i = 0; i < 2; i++)
+		CHECK_EQ(procs[i].err, 0);
+	munmap(tap, sizeof(*tap));
 }
 
 TEST(bad_arguments)
@@ -701,6 +844,8 @@ TEST(bad_arguments)
 	s.id = 0;
 	s.token = "0123456789012345678901234567890123456789012345678901234567890123x";
 	CHECK_EQ(nc_boot_run(&s, &ops, &id, msg, sizeof(msg)), -EINVAL);	/* 65 bytes */
+	s.token = "012345678901234";
+	CHECK_EQ(nc_boot_run(&s, &ops, &id, msg, sizeof(msg)), -EINVAL);	/* 15 bytes */
 	CHECK_EQ(nc_boot_run(NULL, &ops, &id, msg, sizeof(msg)), -EINVAL);
 }
 
@@ -730,6 +875,8 @@ int main(void)
 	RUN(job_token_keeps_others_out);
 	RUN(token_and_key_never_cross_the_network);
 	RUN(rank0_without_the_token_is_not_believed);
+	RUN(replayed_hello_is_refused);
+	RUN(dropped_connection_is_made_again);
 	RUN(bad_arguments);
 	return DONE();
 }
