@@ -144,7 +144,7 @@ struct nck_sched *nck_sched_from_slice(const struct nck_phase *ph, u32 nphases,
 
 	*err = -ENOMEM;
 	s = nck_sched_alloc(nphases, nin, nout);
-	keys = kvcalloc(max(nin, nout) ?: 1, sizeof(*keys), GFP_KERNEL);
+	keys = kvcalloc(max(nin, nout) ?: 1, sizeof(*keys), GFP_KERNEL_ACCOUNT);
 	if (!s || !keys)
 		goto fail;
 	memcpy(s->phase, ph, nphases * sizeof(*ph));
@@ -325,13 +325,13 @@ static int nck_slice_parse(const struct nck_comm *c, struct genl_info *info,
 	nph = sl->nph;
 	nin = sl->nin;
 	nout = sl->nout;
-	sl->ph = kvcalloc(nph, sizeof(*sl->ph), GFP_KERNEL);
-	sl->in = kvcalloc(nin ?: 1, sizeof(*sl->in), GFP_KERNEL);
-	sl->out = kvcalloc(nout ?: 1, sizeof(*sl->out), GFP_KERNEL);
-	sl->in_phase = kvcalloc(nin ?: 1, sizeof(u32), GFP_KERNEL);
-	sl->out_phase = kvcalloc(nout ?: 1, sizeof(u32), GFP_KERNEL);
-	sl->sent = bitmap_zalloc(c->size, GFP_KERNEL);
-	sl->heard = bitmap_zalloc(c->size, GFP_KERNEL);
+	sl->ph = kvcalloc(nph, sizeof(*sl->ph), GFP_KERNEL_ACCOUNT);
+	sl->in = kvcalloc(nin ?: 1, sizeof(*sl->in), GFP_KERNEL_ACCOUNT);
+	sl->out = kvcalloc(nout ?: 1, sizeof(*sl->out), GFP_KERNEL_ACCOUNT);
+	sl->in_phase = kvcalloc(nin ?: 1, sizeof(u32), GFP_KERNEL_ACCOUNT);
+	sl->out_phase = kvcalloc(nout ?: 1, sizeof(u32), GFP_KERNEL_ACCOUNT);
+	sl->sent = bitmap_zalloc(c->size, GFP_KERNEL_ACCOUNT);
+	sl->heard = bitmap_zalloc(c->size, GFP_KERNEL_ACCOUNT);
 	if (!sl->ph || !sl->in || !sl->out || !sl->in_phase || !sl->out_phase ||
 	    !sl->sent || !sl->heard)
 		return -ENOMEM;

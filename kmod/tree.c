@@ -186,7 +186,7 @@ struct nck_hosts *nck_hosts_build(const u8 *addrs, u32 size, u8 alen)
 	u32 *by_addr, i, r;
 
 	hs = kvzalloc(struct_size(hs, of, 2 * (size_t)size), GFP_KERNEL_ACCOUNT);
-	by_addr = kvmalloc_array(size, sizeof(u32), GFP_KERNEL);
+	by_addr = kvmalloc_array(size, sizeof(u32), GFP_KERNEL_ACCOUNT);
 	if (!hs || !by_addr) {
 		kvfree(by_addr);
 		kvfree(hs);
@@ -230,8 +230,8 @@ static u32 nck_host_lead(const struct nck_hosts *hs, u32 h, u32 root)
 /* The hosts in the order their ranks first appear in order[size]. */
 static u32 *nck_hosts_order(const struct nck_hosts *hs, const u32 *order, u32 size)
 {
-	unsigned long *seen = bitmap_zalloc(hs->nhosts, GFP_KERNEL);
-	u32 *horder = kvmalloc_array(hs->nhosts, sizeof(u32), GFP_KERNEL);
+	unsigned long *seen = bitmap_zalloc(hs->nhosts, GFP_KERNEL_ACCOUNT);
+	u32 *horder = kvmalloc_array(hs->nhosts, sizeof(u32), GFP_KERNEL_ACCOUNT);
 	u32 i, n = 0;
 
 	if (seen && horder)
@@ -338,7 +338,7 @@ struct nck_tree *nck_tree_fnomial_ordered(u32 rank, u32 size, u32 degree,
 int nck_tree_order_check(const u32 *order, u32 size,
 			 struct netlink_ext_ack *extack)
 {
-	unsigned long *seen = bitmap_zalloc(size, GFP_KERNEL);
+	unsigned long *seen = bitmap_zalloc(size, GFP_KERNEL_ACCOUNT);
 	int err = 0;
 	u32 i;
 
@@ -388,7 +388,7 @@ struct nck_tree *nck_tree_from_parents(u32 rank, u32 size, const u32 *parents,
 		return ERR_PTR(-EINVAL);
 	}
 	/* 0 unknown, 1 on the current path, 2 reaches the root */
-	state = kvzalloc(size, GFP_KERNEL);
+	state = kvzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!state)
 		return ERR_PTR(-ENOMEM);
 	state[root] = 2;
@@ -509,7 +509,7 @@ int nck_nl_tree_set(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	/* nla_data is only 4-byte aligned by luck: copy */
-	parents = kvmalloc(nla_len(a), GFP_KERNEL);
+	parents = kvmalloc(nla_len(a), GFP_KERNEL_ACCOUNT);
 	err = -ENOMEM;
 	if (!parents)
 		goto out;
