@@ -24,8 +24,17 @@
  * /dev/netcoll handed to a privileged program (as its output, or over a
  * unix socket) must not bind with that program's rights and come back
  * bound to a communicator the user may not use.  Netlink checks the
- * sender's: the uid the socket layer stamped on the request
- * (NETLINK_CB(skb).creds) and the socket's capabilities.
+ * sender's effective uid, as BIND does (the handlers run in the sender's
+ * context: nck_nl_uid()), and the sender's and the socket's capabilities
+ * (netlink_capable()).  The uid stamped on the request
+ * (NETLINK_CB(skb).creds) is the real one, or another the sender chose
+ * (SCM_CREDENTIALS): a root daemon acting for a user with seteuid()
+ * passed as uid 0, and a set-user-id launcher's communicator was not the
+ * one it then bound as.
+ *
+ * A communicator the admin makes without naming an owner has none: uid 0
+ * without CAP_NET_ADMIN (a container's root sharing the host's network)
+ * is not the admin, and owned the admin's communicators before.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -89,10 +98,15 @@ bool nck_may_end(const struct nck_comm *c, const struct file *file)
 	       nck_opener_may_end(c, file);
 }
 
+kuid_t nck_nl_uid(void)
+{
+	return current_euid();
+}
+
 bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb,
 			   struct net *net)
 {
-	return uid_eq(NETLINK_CB(skb).creds.uid, c->owner) ||
+	return uid_eq(nck_nl_uid(), c->owner) ||
 	       netlink_capable(skb, CAP_NET_ADMIN);
 }
 
@@ -108,7 +122,7 @@ bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
 {
 	const struct socket *sock = NETLINK_CB(skb).sk->sk_socket;
 
-	if (uid_eq(NETLINK_CB(skb).creds.uid, c->owner))
+	if (uid_eq(nck_nl_uid(), c->owner))
 		return true;
 	return ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN) && sock &&
 	       file_ns_capable(sock->file, &init_user_ns, CAP_NET_ADMIN);
@@ -150,7 +164,7 @@ int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 			   struct sk_buff *skb, struct genl_info *info,
 			   struct nck_comm_cfg *cfg)
 {
-	kuid_t uid = NETLINK_CB(skb).creds.uid;
+	kuid_t uid = nck_nl_uid();
 	u64 mem = (u64)cfg->mem_max + cfg->rx_mem_max;
 	u32 n = 0;
 
@@ -181,7 +195,7 @@ int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 	}
 	if (!uid_eq(cfg->owner, uid) ||
 	    (gid_valid(cfg->group) &&
-	     !(gid_eq(cfg->group, NETLINK_CB(skb).creds.gid) || in_egroup_p(cfg->group)))) {
+	     !in_egroup_p(cfg->group))) {
 		NL_SET_ERR_MSG(info->extack,
 			       "a user's communicator is its own, for one of its groups");
 		return -EPERM;

@@ -640,7 +640,8 @@ fail:
 }
 
 /*
- * Owner: named, else the sender.  Group: named, else none -- the
+ * Owner: named, else the sender, or none for the admin (only the admin
+ * acts on it then: access.c).  Group: named, else none -- the
  * creator's primary group was the default, and where users share one
  * (gid 100 "users") any of them could bind a new communicator before its
  * owner did.
@@ -652,7 +653,9 @@ static int nck_nl_owner(struct sk_buff *skb, struct genl_info *info,
 	struct nlattr *gid = info->attrs[NETCOLL_A_COMM_GROUP];
 	struct user_namespace *ns = nck_nl_userns(skb);
 
-	cfg->owner = NETLINK_CB(skb).creds.uid;
+	/* the admin's own has none: uid 0 is not the admin (access.c) */
+	cfg->owner = netlink_capable(skb, CAP_NET_ADMIN) ? INVALID_UID :
+							  nck_nl_uid();
 	cfg->group = INVALID_GID;
 	if (uid) {
 		cfg->owner = make_kuid(ns, nla_get_u32(uid));
@@ -867,7 +870,8 @@ static int nck_nl_fill_comm(struct sk_buff *skb, struct nck_comm *c,
 	    nla_put_u32(skb, NETCOLL_A_COMM_RANK, c->rank) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_SIZE, c->size) ||
 	    nck_nl_fill_secrets(skb, c, v) ||
-	    nla_put_u32(skb, NETCOLL_A_COMM_OWNER, from_kuid_munged(ns, c->owner)) ||
+	    (uid_valid(c->owner) &&
+	     nla_put_u32(skb, NETCOLL_A_COMM_OWNER, from_kuid_munged(ns, c->owner))) ||
 	    (gid_valid(c->group) &&
 	     nla_put_u32(skb, NETCOLL_A_COMM_GROUP, from_kgid_munged(ns, c->group))) ||
 	    nla_put_u8(skb, NETCOLL_A_COMM_AUTH, !!c->auth) ||

@@ -68,7 +68,7 @@ struct nck_peer {
  * @bearer: the device; NULL once it is gone (RCU; written under RTNL)
  * @ref: references, see the top of this file
  * @bound: an endpoint is bound (atomic)
- * @owner: may bind and reconfigure (fixed)
+ * @owner: may bind and reconfigure (fixed); INVALID_UID: nobody but the admin
  * @group: may bind; INVALID_GID: nobody (fixed)
  * @auth: frame tags; NULL: none (fixed; its replay windows have their lock)
  * @peers: [size], rank 0's join state; @lock
@@ -299,6 +299,7 @@ void nck_comm_break(struct nck_comm *c);
 bool nck_may_admin_net(struct net *net);
 bool nck_may_bind(const struct nck_comm *c, const struct file *file);
 bool nck_may_end(const struct nck_comm *c, const struct file *file);
+kuid_t nck_nl_uid(void);
 bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb,
 			   struct net *net);
 bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,

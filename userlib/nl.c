@@ -817,6 +817,7 @@ static int nc_parse_comm(nc_ctl *ctl, struct nlattr **tb,
 	if (tb[NETCOLL_A_COMM_EPOCH])
 		c->epoch = nla_get_u64(tb[NETCOLL_A_COMM_EPOCH]);
 	c->group = -1;
+	c->owner = NC_OWNER_NONE;
 	if (tb[NETCOLL_A_COMM_OWNER])
 		c->owner = nla_get_u32(tb[NETCOLL_A_COMM_OWNER]);
 	if (tb[NETCOLL_A_COMM_GROUP])

@@ -1219,7 +1219,8 @@ static void unpriv_comm_view(struct ctx *c)
 	report(c, "unprivileged COMM_GET of root's communicator succeeds", -err, 0);
 	if (!err) {
 		report(c, "... without its cookie or epoch", info.secrets ? EACCES : 0, 0);
-		report(c, "... naming its owner (root)", info.owner == 0 ? 0 : EINVAL, 0);
+		report(c, "... naming no owner (the admin's own)",
+		       info.owner == NC_OWNER_NONE ? 0 : EINVAL, 0);
 		nc_comm_info_free(&info);
 	}
 	nc_ctl_close(ctl);

@@ -126,10 +126,27 @@ ops_listed() { on h1 cat /proc/net/netcoll_ops | grep -q '^comm 2 rank 0/1: '; }
 t_check "... root does: the owner's comm 2 is listed" ops_listed
 t_expect_fail "nobody may delete the owner's communicator (EPERM)" "owner or an admin" \
 	on h1 "${as_nobody[@]}" "$NCTL" comm del id 3
+# The requester is its effective uid, as at BIND: a process whose real
+# uid is the owner's and effective uid is not (a daemon acting for
+# another user with seteuid()) is not the owner; before, the real uid on
+# the request's credentials was taken.
+t_expect_fail "real uid the owner's, effective uid nobody's: not the owner (EPERM)" "owner or an admin" \
+	on h1 setpriv --ruid=$OWNER --euid=$NOBODY --regid=$NOBODY --clear-groups "$NCTL" comm del id 3
 owner_changes() {
-	on h1 "${as_owner[@]}" "$NCTL" sched del id 3 && on h1 "${as_owner[@]}" "$NCTL" comm del id 3
+	on h1 setpriv --ruid=$NOBODY --euid=$OWNER --regid=$OWNER --clear-groups "$NCTL" sched del id 3 &&
+		on h1 "${as_owner[@]}" "$NCTL" comm del id 3
 }
-t_check "the owner may reconfigure and delete its own" owner_changes
+t_check "the owner (its effective uid) may reconfigure and delete its own" owner_changes
+# A communicator the admin makes without naming an owner has none: root
+# without CAP_NET_ADMIN (a container's root on the host's network) is
+# not the admin, and may neither delete it nor see its cookie.  Before,
+# it was owned by uid 0.
+no_net_admin=(setpriv --bounding-set=-net_admin --inh-caps=-net_admin)
+t_check "the admin's comm 1 has no owner" nc_json h1 '"owner" not in d[0]' comm show id 1
+t_expect_fail "... root without CAP_NET_ADMIN may not delete it (EPERM)" "owner or an admin" \
+	on h1 "${no_net_admin[@]}" "$NCTL" comm del id 1
+t_check "... nor see its cookie" \
+	eval '! on h1 "${no_net_admin[@]}" "$NCTL" -j comm show id 1 | grep -q cookie'
 
 # --- 1, 3. handles belong to their endpoint; no double free ---------------
 {

@@ -517,7 +517,10 @@ static void print_comm(const struct nc_comm_info *c, const struct nc_rtt *rtt,
 		print_text(" bound");
 	print_nl();
 
-	print_uint(PRINT_ANY, "owner", "    owner %u", c->owner);
+	if (c->owner != NC_OWNER_NONE)
+		print_uint(PRINT_ANY, "owner", "    owner %u", c->owner);
+	else
+		print_text("    owner none");
 	if (c->group >= 0)
 		print_s64(PRINT_ANY, "group", " group %" PRId64, c->group);
 	print_bool(PRINT_JSON, "auth", NULL, c->auth);

@@ -25,9 +25,12 @@
  * host), COMM_RANK names one of them in requests; 8: COMM_GROUP
  * defaults to none (nobody binds by group unless it is named); 9:
  * COMM_MEM_USED, COMM_RX_MEM_USED, COMM_INSTALLED_MEM; 10: users' ids
- * from NETCOLL_COMM_ID_USER_MIN
+ * from NETCOLL_COMM_ID_USER_MIN; 11: the requester is its effective uid
+ * (was the uid on the request's credentials, the real one), and a
+ * communicator the admin makes without COMM_OWNER has none (COMM_GET
+ * then leaves COMM_OWNER out; it was the admin's uid, mostly 0)
  */
-#define NETCOLL_GENL_VERSION		10
+#define NETCOLL_GENL_VERSION		11
 #define NETCOLL_GENL_MCGRP_EVENTS	"events"
 
 /*
@@ -156,7 +159,8 @@ enum netcoll_attr {
 					 */
 	NETCOLL_A_COMM_OWNER,		/* u32 uid (in the requester's user
 					 * namespace) that may bind and
-					 * reconfigure; default: the creator
+					 * reconfigure; default: the creator,
+					 * none (absent) if it is the admin
 					 */
 	NETCOLL_A_COMM_GROUP,		/* u32 gid whose members may bind;
 					 * default: none (family version 8;

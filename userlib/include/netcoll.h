@@ -305,6 +305,8 @@ const char *nc_ctl_last_error(nc_ctl *ctl);
  * names none, which is enough while this host has one rank of it.
  */
 #define NC_RANK_NONE	UINT32_MAX
+/* A communicator nobody owns: only the admin binds to it and changes it. */
+#define NC_OWNER_NONE	UINT32_MAX
 void nc_ctl_set_rank(nc_ctl *ctl, uint32_t rank);
 
 struct nc_dev_info {
@@ -375,7 +377,8 @@ struct nc_comm_spec {
 };
 
 /* Bits of nc_comm_spec.flags; without them the module's defaults apply. */
-#define NC_COMM_SPEC_OWNER	0x01	/* default: the creator */
+#define NC_COMM_SPEC_OWNER	0x01	/* default: the creator; none
+					 * (NC_OWNER_NONE) if the admin */
 #define NC_COMM_SPEC_GROUP	0x02	/* default: the creator's group */
 #define NC_COMM_SPEC_KEY	0x04	/* default: no authentication */
 #define NC_COMM_SPEC_MEM	0x08	/* default: module comm_mem_max */
@@ -417,7 +420,7 @@ struct nc_comm_info {
 	uint8_t mcast_addr[NC_ADDR_MAX];	/* result group */
 	uint32_t mcast_addr_len;
 	struct nc_member *members;	/* size entries, or NULL in lists */
-	uint32_t owner;			/* uid */
+	uint32_t owner;			/* uid, or NC_OWNER_NONE */
 	int64_t group;			/* gid, or -1: none */
 	int auth;			/* frames are authenticated */
 	int secrets;			/* cookie and epoch were shown (only
