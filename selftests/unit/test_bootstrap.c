@@ -584,6 +584,30 @@ static int tap_has(const struct wiretap *tap, const void *what, size_t len)
 	return memmem(tap->bytes, tap->len, what, len) != NULL;
 }
 
+/* A tap and an int after it, shared with the children. */
+#define TAP_MAP_LEN	(sizeof(struct wiretap) + sizeof(int))
+
+/*
+ * A job of 2 ranks (6 s each) whose rank 1 reaches the store through a
+ * relay at relay_at, which the caller starts; the tap it fills, or NULL.
+ */
+static struct wiretap *relayed_job(char relay_at[64])
+{
+	struct wiretap *tap = mmap(NULL, TAP_MAP_LEN, PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (tap == MAP_FAILED)
+		return NULL;
+	tap->len = 0;
+	pick_store();
+	memcpy(relay_at, store, 64);	/* rank 1 connects here */
+	do
+		job(2, 2, 6000);	/* and rank 0 listens here */
+	while (!strcmp(store, relay_at));
+	procs[1].store = relay_at;
+	return tap;
+}
+
 /*
  * With a job token, neither it nor the key crosses the network: a relay
  * between rank 1 and the store sees the whole rendezvous and finds
@@ -598,22 +622,14 @@ TEST(token_and_key_never_cross_the_network)
 	pid_t pid;
 	int i;
 
-	tap = mmap(NULL, sizeof(*tap), PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	CHECK(tap != MAP_FAILED);
-	if (tap == MAP_FAILED)
+	tap = relayed_job(relay_at);
+	CHECK(tap != NULL);
+	if (!tap)
 		return;
-	tap->len = 0;
-	pick_store();
-	memcpy(relay_at, store, sizeof(relay_at));	/* rank 1 connects here */
-	do
-		job(2, 2, 6000);		/* and rank 0 listens here */
-	while (!strcmp(store, relay_at));
 	for (i = 0; i < 2; i++) {
 		procs[i].token = token;
 		procs[i].auth = 1;
 	}
-	procs[1].store = relay_at;
 	pid = fork();
 	if (pid == 0)
 		relay(relay_at, tap, 0);
@@ -628,7 +644,7 @@ TEST(token_and_key_never_cross_the_network)
 			 sizeof(struct boot_welcome));
 	CHECK(!tap_has(tap, token, strlen(token)));
 	CHECK(!tap_has(tap, procs[0].key, 16));
-	munmap(tap, sizeof(*tap));
+	munmap(tap, TAP_MAP_LEN);
 }
 
 /*
@@ -724,22 +740,14 @@ TEST(replayed_hello_is_refused)
 	int i, fd, *refused;
 	pid_t pid;
 
-	tap = mmap(NULL, sizeof(*tap) + sizeof(int), PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	CHECK(tap != MAP_FAILED);
-	if (tap == MAP_FAILED)
+	/* run 1, tapped between rank 1 and the store */
+	tap = relayed_job(relay_at);
+	CHECK(tap != NULL);
+	if (!tap)
 		return;
 	refused = (int *)(tap + 1);
-	tap->len = 0;
-	/* run 1, tapped between rank 1 and the store */
-	pick_store();
-	memcpy(relay_at, store, sizeof(relay_at));
-	do
-		job(2, 2, 6000);
-	while (!strcmp(store, relay_at));
 	for (i = 0; i < 2; i++)
 		procs[i].token = token;
-	procs[1].store = relay_at;
 	pid = fork();
 	if (pid == 0)
 		relay(relay_at, tap, 0);
@@ -780,7 +788,7 @@ TEST(replayed_hello_is_refused)
 	for (i = 0; i < 2; i++)
 		CHECK_EQ(procs[i].err, 0);
 out:
-	munmap(tap, sizeof(*tap) + sizeof(int));
+	munmap(tap, TAP_MAP_LEN);
 }
 
 /*
@@ -796,18 +804,10 @@ TEST(dropped_connection_is_made_again)
 	pid_t pid;
 	int i;
 
-	tap = mmap(NULL, sizeof(*tap), PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	CHECK(tap != MAP_FAILED);
-	if (tap == MAP_FAILED)
+	tap = relayed_job(relay_at);
+	CHECK(tap != NULL);
+	if (!tap)
 		return;
-	tap->len = 0;
-	pick_store();
-	memcpy(relay_at, store, sizeof(relay_at));
-	do
-		job(2, 2, 6000);
-	while (!strcmp(store, relay_at));
-	procs[1].store = relay_at;
 	pid = fork();
 	if (pid == 0)
 		relay(relay_at, tap, 1);
@@ -815,7 +815,7 @@ TEST(dropped_connection_is_made_again)
 	waitpid(pid, NULL, 0);
 	for (i = 0; i < 2; i++)
 		CHECK_EQ(procs[i].err, 0);
-	munmap(tap, sizeof(*tap));
+	munmap(tap, TAP_MAP_LEN);
 }
 
 TEST(bad_arguments)
