@@ -179,18 +179,18 @@ static void nck_frames_refund(struct nck_comm *c, struct sk_buff_head *q)
 		c->repairs_refused(c, seq, n);
 }
 
-/*
- * Under c->lock: q's frames go after those queued before, as far as the
- * queue has room (frame.h); the rest are dropped, and the repairs among
- * them given back as the device's refusals are (nck_frames_push()): the
- * full queue is our own congestion, not the work a peer's requests cost.
- */
 /* Bytes of buffers c's send queue may hold (frame.h). */
 static u32 nck_txq_limit(const struct nck_comm *c)
 {
 	return min(NCK_TXQ_MEM, c->mem_max);
 }
 
+/*
+ * Under c->lock: q's frames go after those queued before, as far as the
+ * queue has room (frame.h); the rest are dropped, and the repairs among
+ * them given back as the device's refusals are (nck_frames_push()): the
+ * full queue is our own congestion, not the work a peer's requests cost.
+ */
 void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q)
 {
 	struct sk_buff_head over;
