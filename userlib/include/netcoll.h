@@ -305,8 +305,6 @@ const char *nc_ctl_last_error(nc_ctl *ctl);
  * names none, which is enough while this host has one rank of it.
  */
 #define NC_RANK_NONE	UINT32_MAX
-/* A communicator nobody owns: only the admin binds to it and changes it. */
-#define NC_OWNER_NONE	UINT32_MAX
 void nc_ctl_set_rank(nc_ctl *ctl, uint32_t rank);
 
 struct nc_dev_info {
@@ -379,7 +377,7 @@ struct nc_comm_spec {
 /* Bits of nc_comm_spec.flags; without them the module's defaults apply. */
 #define NC_COMM_SPEC_OWNER	0x01	/* default: the creator; none
 					 * (NC_OWNER_NONE) if the admin */
-#define NC_COMM_SPEC_GROUP	0x02	/* default: the creator's group */
+#define NC_COMM_SPEC_GROUP	0x02	/* default: none */
 #define NC_COMM_SPEC_KEY	0x04	/* default: no authentication */
 #define NC_COMM_SPEC_MEM	0x08	/* default: module comm_mem_max */
 #define NC_COMM_SPEC_RX_MEM	0x10	/* default: module rx_queue_max */
@@ -430,6 +428,9 @@ struct nc_comm_info {
 	enum nc_comm_state state;
 	uint32_t mem_max, rx_mem_max;
 };
+
+/* A communicator nobody owns: only the admin binds to it and changes it. */
+#define NC_OWNER_NONE	UINT32_MAX
 
 int nc_comm_create(nc_ctl *ctl, const struct nc_comm_spec *spec);
 int nc_comm_delete(nc_ctl *ctl, uint32_t id);
