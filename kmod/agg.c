@@ -178,6 +178,7 @@
  * wait for (debug dump, /proc); agg_op.h the types and helpers they
  * share (struct nck_agg_op, struct nck_agg_piece).
  */
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/uaccess.h>
@@ -217,10 +218,25 @@ static void nck_agg_op_free(struct nck_comm *c, struct nck_agg_op *op)
 		kvfree(p->got);	/* held, ready and children too */
 	}
 	kvfree(op->askers);
+	put_pid(op->poster);
 	if (!op->buf_inline)
 		kvfree(op->buf);
 	nck_comm_mem_release(c, op->charge);
 	kfree(op);
+}
+
+/* The calling process posts op, its result to go to ubuf (agg_op.h). */
+static void nck_agg_set_poster(struct nck_agg_op *op, void __user *ubuf)
+{
+	put_pid(op->poster);
+	op->poster = get_pid(task_tgid(current));
+	op->poster_mm = current->mm;
+	op->ubuf = ubuf;
+}
+
+bool nck_agg_posted_by_current(const struct nck_agg_op *op)
+{
+	return op->poster == task_tgid(current) && op->poster_mm == current->mm;
 }
 
 static void nck_agg_op_put(struct nck_comm *c, struct nck_agg_op *op)
@@ -644,7 +660,8 @@ static struct nck_agg_op *nck_agg_prepare(struct nck_comm *c,
 	}
 	op->root = (op->flags & NETCOLL_RED_ALL) ? NETCOLL_NONE : a->root;
 	op->bytes = bytes;
-	op->ubuf = a->recvbuf;
+	if (sender == NETCOLL_NONE)	/* not a broadcast its data started */
+		nck_agg_set_poster(op, a->recvbuf);
 	op->npieces = npieces;
 	err = nck_agg_frag_size(c, &op->fs);
 	if (!err)
@@ -888,7 +905,7 @@ static struct nck_agg_op *nck_agg_take_over(struct nck_comm *c,
 		return ERR_PTR(nck_comm_usable(c) ?: -EPIPE);
 	c->agg.posted++;
 	op->unposted = false;
-	op->ubuf = a->recvbuf;
+	nck_agg_set_poster(op, a->recvbuf);
 	refcount_inc(&op->ref);		/* the poster's */
 	if (((a->flags | NETCOLL_RED_ALL) & NETCOLL_RED_KNOWN) !=
 	    (op->flags & NETCOLL_RED_KNOWN) ||

@@ -115,6 +115,8 @@ void nck_agg_free(struct nck_comm *c);
 struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *a);
 int nck_agg_wait(struct nck_comm *c, struct nck_agg_op *op);
 bool nck_agg_done(const struct nck_agg_op *op);
+/* May the calling process WAIT for op: did it post it (agg_op.h)? */
+bool nck_agg_posted_by_current(const struct nck_agg_op *op);
 void nck_agg_release(struct nck_comm *c, struct nck_agg_op *op, bool cancel);
 void nck_agg_rcv(struct nck_comm *c, struct sk_buff *skb,
 		 const struct nc_frame *f);

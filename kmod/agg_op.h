@@ -99,7 +99,18 @@ struct nck_agg_op {
 	u64 bytes;
 	u8 *buf;		/* contribution, partial result, result */
 	bool buf_inline;	/* buf is after piece[] (nck_agg_prepare) */
-	void __user *ubuf;	/* where the result goes */
+	void __user *ubuf;	/* where the result goes ... */
+	/*
+	 * ... in whose memory: the thread group that posted it (referenced)
+	 * and its address space then.  Only they may WAIT (handles live in
+	 * the file, which fork() and SCM_RIGHTS share; a waiter elsewhere
+	 * would have the result copied to an address another process chose).
+	 * NULL while a broadcast its data started has no poster.  The mm is
+	 * compared, never dereferenced, so it is not referenced: the pid
+	 * alone keeps another process out, and an exec() replaces the mm.
+	 */
+	struct pid *poster;
+	const struct mm_struct *poster_mm;
 	u32 npieces, pieces_done;
 	struct nck_agg_asker *askers;	/* [c->size]; NULL: nobody asks us */
 	unsigned long deadline;

@@ -5,7 +5,9 @@
  * ep->ops maps a handle number to an operation and holds the poster's
  * reference on it (agg.c).  An entry is, under the xarray's lock:
  *   posted    REDUCE_START returned its handle; any thread of the process
- *             may WAIT for it;
+ *             that posted it may WAIT for it (another process sharing the
+ *             file gets EPERM: the result would go to the address the
+ *             poster named, in the waiter's memory);
  *   claimed   a thread waits for it (a blocking REDUCE, or WAIT): a second
  *             WAIT gets EBUSY, and nobody else removes it;
  *   orphaned  claimed, and its waiter is gone (a signal interrupted a
@@ -221,6 +223,9 @@ struct nck_agg_op *nck_ep_claim(struct nck_endpoint *ep, u64 handle, u32 *idx,
 	op = xa_load(&ep->ops, *idx);
 	if (!op || xa_get_mark(&ep->ops, *idx, NCK_EP_ORPHAN)) {
 		*err = -ESRCH;
+		op = NULL;
+	} else if (!nck_agg_posted_by_current(op)) {
+		*err = -EPERM;	/* its result goes to another process's memory */
 		op = NULL;
 	} else if (xa_get_mark(&ep->ops, *idx, NCK_EP_CLAIMED)) {
 		*err = -EBUSY;

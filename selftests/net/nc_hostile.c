@@ -14,7 +14,8 @@
  *   nc_hostile handles COMM               (a one-member communicator of the
  *                                         caller) another endpoint's handle
  *                                         is EBADF, an unknown one ESRCH,
- *                                         a waited-for one ESRCH
+ *                                         a waited-for one ESRCH, one a
+ *                                         forked child waits for EPERM
  *   nc_hostile ops-limit COMM MAX         (one member) the endpoint may keep
  *                                         MAX operations posted; one more is
  *                                         EAGAIN
@@ -220,6 +221,30 @@ static int cmd_bind_deputy(uint32_t comm, uint32_t rank, uint32_t uid)
 	return 0;
 }
 
+/*
+ * A child forked after fd posted handle (the file is shared) WAITs for
+ * it: the errno, or 0.  The result would go to the address the parent
+ * named, in the child's memory (the parent's WAIT then found it gone).
+ */
+static int fork_waits(int fd, uint64_t handle, const uint64_t *buf)
+{
+	int status, err;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return errno;
+	if (!pid) {
+		err = wait_for(fd, handle);
+		/* 0 with the parent's result in the child's copy of buf */
+		_exit(err == EPERM ? 100 : !err && buf[0] == 1 ? 0 : 101);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return ECHILD;
+	return WEXITSTATUS(status) == 100 ? EPERM :
+	       WEXITSTATUS(status) ? EIO : 0;
+}
+
 static int cmd_handles(uint32_t comm)
 {
 	uint64_t buf[4] = { 1, 2, 3, 4 }, h, h2;
@@ -230,6 +255,11 @@ static int cmd_handles(uint32_t comm)
 	if (err)
 		return 1;
 	expect("WAIT for a handle A never made", wait_for(a, h + 1000), ESRCH);
+	err = fork_waits(a, h, buf);
+	result(err == EPERM,
+	       "a forked child's WAIT for its parent's handle: EPERM, not the result at the parent's address (%s)",
+	       ename(err));
+	expect("... the parent still WAITs for it", wait_for(a, h), 0);
 	close(a);		/* cancels nothing: the operation finished */
 	b = ep_bound(comm, 0);
 	expect("endpoint B, same rank: WAIT for A's handle", wait_for(b, h), EBADF);

@@ -634,6 +634,9 @@ struct netcoll_wait {
  *   EBADF     WAIT for a handle of another endpoint
  *   ESRCH     WAIT for an unknown or already waited-for handle
  *   EBUSY     WAIT for a handle another thread is waiting for
+ *   EPERM     WAIT by a process other than the one that posted the handle
+ *             (the file is shared by fork() or SCM_RIGHTS): the result goes
+ *             to the poster's recvbuf, an address in the poster's memory
  */
 
 /* ------------------------------------------------------------------ */
