@@ -106,6 +106,9 @@ struct nck_peer {
  * @repairs_refused: tells the aggregation engine that n repairs of its
  *	operation seq never went out (the device refused them, or @txq had
  *	no room); called with @lock held (set once at creation)
+ * @join_told: a join timed out and was posted as an event (atomic, once
+ *	per communicator: the operations it held up never started, and a
+ *	caller retrying with a 1 ms budget multicast one a try)
  * @lock: protects everything below, and @peers; taken in softirq (the
  *	receive path, timers), so process context takes it with _bh
  * @dead: -ESHUTDOWN or -ENETDOWN once deleted or its device went; else 0
@@ -167,6 +170,7 @@ struct nck_comm {
 	unsigned long tx_pushing;
 	struct work_struct tx_work;
 	void (*repairs_refused)(struct nck_comm *c, u32 seq, u32 n);
+	atomic_t join_told;
 
 	spinlock_t lock;		/* protects what follows, and peers */
 	int dead;

@@ -231,6 +231,8 @@ int nck_join_wait(struct nck_comm *c, unsigned long deadline)
 		return -ENOTRECOVERABLE;
 	if (READ_ONCE(c->epoch))
 		return 0;
-	nck_event_op_failed(c, 0, ETIMEDOUT, 0);
+	/* rank 0 is not answering: worth telling, but not once a retry */
+	if (!atomic_xchg(&c->join_told, 1))
+		nck_event_op_failed(c, 0, ETIMEDOUT, 0);
 	return -ETIMEDOUT;
 }

@@ -31,6 +31,26 @@ mtu_now() {
 t_check "an endpoint reports its device's MTU after a change (4000)" mtu_now
 on h1 "$NCTL" comm del id 6
 
+# --- rank 0 never answers the join: one event, however often it is tried ----
+# A caller may retry with a 1 ms budget; each try was an event multicast
+# to every listener of the namespace.
+on h2 "$NCTL" comm add id 13 dev eth0 rank 1 members "$(cluster_mac h1),$(cluster_mac h2)"
+on h2 "$NCTL" monitor -n 5 --timeout 6000 >"$T_LOG/monitor-join.log" 2>&1 &
+mon=$!
+sleep 1
+joins_timed_out() {
+	local i
+	for i in 1 2 3 4 5; do
+		on h2 "$NC_CHECK" --comm 13 --rank 1 --size 2 --op barrier \
+			--timeout 20 --expect-error ETIMEDOUT || return 1
+	done
+}
+t_check "rank 0 silent: 5 barriers of 20 ms each get ETIMEDOUT" joins_timed_out
+wait $mon
+t_check "... and post one op-failed event, not five" \
+	test "$(grep -c 'op-failed comm 13 ' "$T_LOG/monitor-join.log")" = 1
+on h2 "$NCTL" comm del id 13
+
 # --- a peer dies mid-operation: the others fail with ETIMEDOUT -------------
 on h1 "$NCTL" monitor -n 1 --timeout 30000 >"$T_LOG/monitor.log" 2>&1 &
 mon=$!

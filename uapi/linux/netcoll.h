@@ -63,7 +63,9 @@ enum netcoll_cmd {
 	NETCOLL_CMD_STATS_GET,		/* doit: NETCOLL_A_STATS of this netns */
 	NETCOLL_CMD_EVENT_OP_FAILED,	/* COMM_ID, COMM_RANK (this host's
 					 * rank it failed on), OP_SEQ, ERRNO,
-					 * [PEER_RANK]
+					 * [PEER_RANK]; rank 0 never answering
+					 * the join: once per communicator,
+					 * OP_SEQ 0, PEER_RANK 0
 					 */
 	NETCOLL_CMD_EVENT_DEV_DETACHED,	/* IFINDEX, IFNAME, ERRNO (reason) */
 	NETCOLL_CMD_SCHED_SET,		/* COMM_ID, one SCHED_PHASE per phase in
