@@ -196,17 +196,30 @@
 /* Life of an operation                                              */
 /* ---------------------------------------------------------------- */
 
-static void nck_agg_op_free(struct nck_comm *c, struct nck_agg_op *op)
+/* The children's fragments op holds go back to the receive memory. */
+static void nck_agg_drop_held(struct nck_comm *c, struct nck_agg_op *op)
 {
 	u32 j, i;
 
 	for (j = 0; j < op->npieces; j++) {
 		struct nck_agg_piece *p = &op->piece[j];
 
-		if (p->held)
-			for (i = 0; i < p->nchildren * p->nfrags; i++)
-				if (p->held[i])
-					nck_rx_free(c, p->held[i]);
+		for (i = 0; p->held && i < p->nchildren * p->nfrags; i++)
+			if (p->held[i]) {
+				nck_rx_free(c, p->held[i]);
+				p->held[i] = NULL;
+			}
+	}
+}
+
+static void nck_agg_op_free(struct nck_comm *c, struct nck_agg_op *op)
+{
+	u32 j, i;
+
+	nck_agg_drop_held(c, op);
+	for (j = 0; j < op->npieces; j++) {
+		struct nck_agg_piece *p = &op->piece[j];
+
 		for (i = 0; p->got && i < p->nchildren; i++)
 			nck_frags_free(&p->got[i]);
 		for (i = 0; p->dn && i < p->nchildren; i++)
@@ -1056,6 +1069,9 @@ void nck_agg_release(struct nck_comm *c, struct nck_agg_op *op, bool cancel)
 	} else if (op->complete && cancel) {
 		nck_agg_linger(c, op);
 	}
+	/* stopped: no repairs to answer, nor a timer to end the linger */
+	if (op->complete && c->dead)
+		nck_agg_unslot(c, op);
 	spin_unlock_bh(&c->lock);
 	wake_up_all(&c->agg.wq);	/* callers queued behind it (OSO) */
 	nck_agg_op_put(c, op);
@@ -1198,8 +1214,20 @@ void nck_agg_stop(struct nck_comm *c, int err)
 	for (i = 0; i < NCK_AGG_SLOTS; i++) {
 		struct nck_agg_op *op = c->agg.slot[i];
 
-		if (op)
-			nck_agg_complete(c, op, err);
+		if (!op)
+			continue;
+		nck_agg_complete(c, op, err);
+		/*
+		 * Nobody asks a stopped communicator for repairs: an operation
+		 * its poster let go of (or a broadcast its data started, which
+		 * has none) leaves now, not when the last endpoint closes; one
+		 * a poster still holds keeps its buffer for the WAIT, not the
+		 * frames it held.
+		 */
+		if (op->released || op->unposted)
+			nck_agg_unslot(c, op);
+		else
+			nck_agg_drop_held(c, op);
 	}
 	skb_queue_splice_init(&c->agg.early, &early);
 	nck_early_books_purge(c, &c->agg.books);

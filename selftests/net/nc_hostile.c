@@ -29,6 +29,11 @@
  *                                         MAX MiB of kernel memory while held,
  *                                         back to the baseline within a
  *                                         second of close
+ *   nc_hostile memory-del COMM RANK MIB MAX DEL-COMMAND
+ *                                         as memory, then DEL-COMMAND
+ *                                         deletes the communicator: every
+ *                                         WAIT is ESHUTDOWN, and the memory
+ *                                         is back with the file still open
 
  * Output: "ok - ..." / "not ok - ..." lines, then "N passed, N failed".
  */
@@ -415,22 +420,20 @@ static long kernel_kib(void)
 	return sum;
 }
 
-static int cmd_memory(uint32_t comm, uint32_t rank, uint32_t mib, uint32_t max_mib)
+/*
+ * Post mib-MiB reductions on fd until ENOBUFS (the peers never join:
+ * every one stays posted); their handles in h[48].  The number posted,
+ * asserting the kernel memory they hold against max_mib.
+ */
+static int post_until_full(int fd, uint64_t *buf, uint32_t mib,
+			   uint32_t max_mib, long base, uint64_t *h)
 {
 	size_t count = (size_t)mib << 20 >> 3;
-	uint64_t *buf = calloc(count, sizeof(*buf)), h;
-	long base, held, after = 0;
-	int fd, err = 0, i, n = 0;
-	struct timespec t0, t1;
-	double ms = 0;
+	int err = 0, i, n = 0;
+	long held;
 
-	if (!buf)
-		return 2;
-	base = kernel_kib();
-	fd = ep_bound(comm, rank);
-	/* the peers never join: every operation stays posted */
 	for (i = 0; i < 48 && !err; i++) {
-		err = start(fd, buf, count, 60000, &h);
+		err = start(fd, buf, count, 60000, &h[n]);
 		n += !err;
 	}
 	held = kernel_kib();
@@ -438,8 +441,17 @@ static int cmd_memory(uint32_t comm, uint32_t rank, uint32_t mib, uint32_t max_m
 	result(held - base <= (long)max_mib << 10,
 	       "%d x %u MiB posted before ENOBUFS: kernel memory +%ld MiB (limit %u MiB)",
 	       n, mib, (held - base) >> 10, max_mib);
+	return n;
+}
+
+/* Within a second, kernel memory is back to within 2 MiB of base. */
+static void back_to_baseline(long base, const char *what)
+{
+	struct timespec t0, t1;
+	long after;
+	double ms;
+
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	close(fd);
 	do {
 		usleep(20000);
 		after = kernel_kib();
@@ -447,8 +459,50 @@ static int cmd_memory(uint32_t comm, uint32_t rank, uint32_t mib, uint32_t max_m
 		ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 	} while (after - base > 2048 && ms < 1000);
 	result(after - base <= 2048,
-	       "close gives it back: Slab+VmallocUsed %+ld KiB against the baseline after %.0f ms",
-	       after - base, ms);
+	       "%s: Slab+VmallocUsed %+ld KiB against the baseline after %.0f ms",
+	       what, after - base, ms);
+}
+
+static int cmd_memory(uint32_t comm, uint32_t rank, uint32_t mib, uint32_t max_mib)
+{
+	uint64_t *buf = calloc((size_t)mib << 20 >> 3, sizeof(*buf)), h[48];
+	long base;
+	int fd;
+
+	if (!buf)
+		return 2;
+	base = kernel_kib();
+	fd = ep_bound(comm, rank);
+	post_until_full(fd, buf, mib, max_mib, base, h);
+	close(fd);
+	back_to_baseline(base, "close gives it back");
+	free(buf);
+	return 0;
+}
+
+/*
+ * As memory, but the communicator is deleted (by the command del, its
+ * owner's nctl) while the file stays open: each WAIT gets ESHUTDOWN, and
+ * what the operations held goes then, not at close.
+ */
+static int cmd_memory_del(uint32_t comm, uint32_t rank, uint32_t mib,
+			  uint32_t max_mib, const char *del)
+{
+	uint64_t *buf = calloc((size_t)mib << 20 >> 3, sizeof(*buf)), h[48];
+	int fd, i, n, odd = 0;
+	long base;
+
+	if (!buf)
+		return 2;
+	base = kernel_kib();
+	fd = ep_bound(comm, rank);
+	n = post_until_full(fd, buf, mib, max_mib, base, h);
+	result(!system(del), "the owner deletes the communicator (%s)", del);
+	for (i = 0; i < n; i++)
+		odd += wait_for(fd, h[i]) != ESHUTDOWN;
+	result(!odd, "each of the %d WAITs gets ESHUTDOWN (%d did not)", n, odd);
+	back_to_baseline(base, "deleted and waited for, the file still open");
+	close(fd);
 	free(buf);
 	return 0;
 }
@@ -482,11 +536,15 @@ int main(int argc, char **argv)
 		rc = cmd_race_wait(arg(argv, 2, argc), arg(argv, 3, argc));
 	else if (!strcmp(cmd, "wait-close"))
 		rc = cmd_wait_close(arg(argv, 2, argc), arg(argv, 3, argc));
+	else if (!strcmp(cmd, "memory-del") && argc > 6)
+		rc = cmd_memory_del(arg(argv, 2, argc), arg(argv, 3, argc),
+				    arg(argv, 4, argc), arg(argv, 5, argc),
+				    argv[6]);
 	else if (!strcmp(cmd, "memory"))
 		rc = cmd_memory(arg(argv, 2, argc), arg(argv, 3, argc),
 				arg(argv, 4, argc), arg(argv, 5, argc));
 	else
-		fprintf(stderr, "usage: nc_hostile bind-denied|bind|bind-deputy|handles|ops-limit|race-wait|wait-close|memory ...\n");
+		fprintf(stderr, "usage: nc_hostile bind-denied|bind|bind-deputy|handles|ops-limit|race-wait|wait-close|memory|memory-del ...\n");
 	if (rc == 2)
 		return 2;
 	printf("%u passed, %u failed\n", passed, failed);

@@ -170,6 +170,13 @@ t_check "closing cancelled the posted operations (ops_cancelled +$(delta h1 ops_
 	test "$(delta h1 ops_cancelled)" -ge 3
 t_check "... which leaves the communicator broken (its peers may have started them)" \
 	nc_json h1 'd[0]["state"] == "broken"' comm show id 4
+on h1 "$NCTL" comm del id 4
+# Deleted while its file stays open: what the operations held goes with
+# their WAITs, not at close.
+on h1 "$NCTL" comm add id 4 dev eth0 rank 0 members "$H1MAC,$(cluster_mac h2)" owner $OWNER
+on h1 "${as_owner[@]}" "$HOSTILE" memory-del 4 0 16 72 "$NCTL comm del id 4" \
+	>"$T_LOG/memory-del.log" 2>&1
+tally_n 5 "$T_LOG/memory-del.log"
 
 # --- 3b. an operation only some ranks ran: errors, never another's data ----
 t_check "comm 5 (the owner's) on 4 hosts" comm_up 5 "$ALL4" owner $OWNER
