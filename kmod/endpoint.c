@@ -21,17 +21,17 @@
  * owner or an admin bound it to: a process's communicator ends with the
  * process; a group member's close leaves it to the owner).
  *
- * A handle is the endpoint's id (high 32 bits) and the entry's number, so
- * a handle of another endpoint is recognised (EBADF), not looked up.
+ * A handle is the endpoint's id (high 32 bits, random) and the entry's
+ * number, so a handle of another endpoint is recognised (EBADF), not
+ * looked up.
  */
+#include <linux/random.h>
 #include <linux/slab.h>
 
 #include "endpoint.h"
 
 #define NCK_EP_CLAIMED		XA_MARK_1	/* XA_MARK_0: free (ALLOC) */
 #define NCK_EP_ORPHAN		XA_MARK_2
-
-static atomic_t nck_ep_ids = ATOMIC_INIT(0);
 
 struct nck_endpoint *nck_ep_create(struct net *net)
 {
@@ -42,7 +42,13 @@ struct nck_endpoint *nck_ep_create(struct net *net)
 		return NULL;
 	ep->net = get_net(net);
 	mutex_init(&ep->lock);
-	ep->id = atomic_inc_return(&nck_ep_ids);
+	/*
+	 * Random, not counted: a global count in every handle told any user
+	 * how often other users and containers opened /dev/netcoll.  Two
+	 * endpoints with one id only fail to tell each other's handles
+	 * apart: each looks its handles up in its own table.
+	 */
+	ep->id = get_random_u32();
 	xa_init_flags(&ep->ops, XA_FLAGS_ALLOC1);
 	return ep;
 }

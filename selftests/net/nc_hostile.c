@@ -270,6 +270,10 @@ static int cmd_handles(uint32_t comm)
 	expect("endpoint B, same rank: WAIT for A's handle", wait_for(b, h), EBADF);
 	err = start(b, buf, 4, 0, &h2);
 	expect("REDUCE_START on endpoint B", err, 0);
+	/* a count of opens would tell users how often others open the device */
+	result((uint32_t)(h2 >> 32) != (uint32_t)(h >> 32) + 1,
+	       "B's handle does not count opens after A's (ids %#x, %#x)",
+	       (unsigned int)(h >> 32), (unsigned int)(h2 >> 32));
 	expect("B: WAIT for its own handle", wait_for(b, h2), 0);
 	expect("B: WAIT for it again", wait_for(b, h2), ESRCH);
 	result(buf[0] == 1 && buf[3] == 4,

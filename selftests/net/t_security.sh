@@ -154,7 +154,7 @@ t_check "... nor see its cookie" \
 	on h1 "${as_owner[@]}" "$HOSTILE" race-wait 2 200
 	on h1 "${as_owner[@]}" "$HOSTILE" wait-close 2 200
 } >"$T_LOG/handles.log" 2>&1
-tally_n 11 "$T_LOG/handles.log"
+tally_n 12 "$T_LOG/handles.log"
 echo 16 >/sys/module/netcoll/parameters/ep_ops_max
 on h1 "${as_owner[@]}" "$HOSTILE" ops-limit 2 16 >"$T_LOG/ops-limit.log" 2>&1
 echo 1024 >/sys/module/netcoll/parameters/ep_ops_max
