@@ -123,6 +123,11 @@ nc_unload() {
 	rmmod netcoll
 }
 
+# Unreclaimable slab + vmalloc, KiB: where the module's memory shows (one
+# kernel for every host; the dentries and inodes of the tools a test runs
+# are reclaimable).
+kmem_kb() { awk '/^(SUnreclaim|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }
+
 # Counter NAME of HOST's namespace (from `nctl -j stats`).
 nc_stat() {
 	on "$1" "$NCTL" -j stats | python3 -c \

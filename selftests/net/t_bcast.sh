@@ -24,10 +24,6 @@ bc_on() {
 	nc_ranks "$name" "$hosts" "$NC_BCAST_CHECK" --timeout 30000 "$@"
 }
 
-# Unreclaimable slab + vmalloc, KiB: where the module's memory shows (the
-# dentries and inodes of the tools the test runs are reclaimable).
-kmem_kb() { awk '/^(SUnreclaim|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }
-
 cluster_star 8 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
 nc_load || { t_fail "insmod"; t_done; exit 1; }
 ALL8=$(cluster_hosts | tr '\n' ' ')

@@ -15,11 +15,6 @@ source "$(dirname "$0")/lib.sh"
 N=${NC_RACE_ITERS:-200}
 CHURN=$NC_BUILD/selftests/net/nc_churn
 
-# Unreclaimable slab + vmalloc, KiB: where the module's memory shows.
-kmem() {
-	awk '/^(SUnreclaim|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo
-}
-
 cluster_star 2 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
 nc_load || { t_fail "insmod"; t_done; exit 1; }
 on h1 "$NCTL" dev attach dev eth0
@@ -31,7 +26,7 @@ for round in recreate updown detach "kill --peer /run/netns/nc-h2" netns; do
 	on h1 "$CHURN" $round --iters 30 --seed 2 >/dev/null 2>&1
 done
 sleep 2
-base=$(kmem)
+base=$(kmem_kb)
 
 for round in recreate updown detach "kill --peer /run/netns/nc-h2" netns; do
 	# shellcheck disable=SC2086
@@ -43,7 +38,7 @@ done
 
 # Namespaces are torn down by a worker after their last reference.
 for i in 1 2 3 4 5 6 7 8 9 10; do
-	after=$(kmem)
+	after=$(kmem_kb)
 	[ $((after - base)) -le 512 ] && break
 	sleep 1
 done

@@ -11,9 +11,6 @@
 T_NAME=ranks_per_host
 source "$(dirname "$0")/lib.sh"
 
-# Unreclaimable slab + vmalloc, KiB: where the module's memory shows.
-kmem_kb() { awk '/^(SUnreclaim|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }
-
 cluster_star 8 >/dev/null || { t_fail "cluster up"; t_done; exit 1; }
 nc_load || { t_fail "insmod"; t_done; exit 1; }
 ALL8=$(cluster_hosts | tr '\n' ' ')
