@@ -828,9 +828,9 @@ static void nck_agg_install(struct nck_comm *c, struct nck_agg_op *op,
  * or stray frame must not start anything its parent would not), or the
  * communicator stopped.  One start at a time: early_bcast.queued stays
  * set until here.  The operation's one reference is its slot's; the
- * process takes its own when it posts.  Its time budget is the longest
- * a caller may ask for: it waits for a process whose budget is not known
- * yet (the process's starts when it takes the operation over).
+ * process takes its own when it posts.  Its time budget is the
+ * communicator's while its data comes (nck_agg_unposted_alive()): one
+ * forged frame of a 16 MiB vector held that vector, charged, for an hour.
  */
 static void nck_agg_bcast_work(struct work_struct *work)
 {
@@ -878,7 +878,6 @@ static void nck_agg_bcast_work(struct work_struct *work)
 	if (!IS_ERR(op) && op->fs == fs &&
 	    seq == c->agg.next && !nck_agg_may_start(c, seq)) {
 		op->unposted = true;
-		op->deadline = jiffies + msecs_to_jiffies(NETCOLL_TIMEOUT_MS_MAX);
 		nck_agg_install(c, op, &txq);
 		started = true;
 	} else if (seq != c->agg.next || PTR_ERR_OR_ZERO(op) == -EPROTO) {
@@ -914,7 +913,7 @@ static struct nck_agg_op *nck_agg_take_over(struct nck_comm *c,
 	u32 k;
 
 	lockdep_assert_held(&c->lock);
-	if (!op || !op->unposted)	/* freed by a stop: it failed */
+	if (!op || !op->unposted)	/* it failed: freed by a stop or the timer */
 		return ERR_PTR(nck_comm_usable(c) ?: -EPIPE);
 	c->agg.posted++;
 	op->unposted = false;

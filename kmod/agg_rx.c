@@ -167,6 +167,22 @@ drop:
 	kfree_skb(skb);
 }
 
+/*
+ * A broadcast its data started (nck_agg_bcast_work()) got more of it.
+ * While its data comes it lives as long as the communicator's time budget
+ * from one fragment to the next: a parent that stops sending (or a forged
+ * first frame nothing follows) fails it then, not after the hour it had
+ * before.  Once it has all its data it waits for its process as long as a
+ * caller may ask to wait: that process's budget is not known yet (it
+ * starts when it takes the operation over).
+ */
+static void nck_agg_unposted_alive(struct nck_comm *c, struct nck_agg_op *op)
+{
+	op->deadline = jiffies +
+		msecs_to_jiffies(op->piece[0].complete ? NETCOLL_TIMEOUT_MS_MAX :
+				 c->timeout_ms);
+}
+
 static void nck_agg_in_down(struct nck_comm *c, struct nck_agg_op *op,
 			    struct sk_buff *skb, const struct nc_frame *f,
 			   struct sk_buff_head *txq)
@@ -222,6 +238,8 @@ static void nck_agg_in_down(struct nck_comm *c, struct nck_agg_op *op,
 	else if ((op->flags & NETCOLL_RED_ALL) && nck_agg_tree_dist(op))
 		nck_agg_to_children(c, op, p, k, false, txq);
 	nck_agg_piece_check(c, op, p);
+	if (op->unposted)
+		nck_agg_unposted_alive(c, op);
 	/* a window's holes are asked for by the ack that showed them */
 	if (!p->complete && !p->windowed)
 		nck_agg_ask_holes(c, op, p, k, txq);

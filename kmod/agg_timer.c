@@ -170,6 +170,19 @@ void nck_agg_show(struct seq_file *m, struct nck_comm *c)
 	spin_unlock_bh(&c->lock);
 }
 
+/*
+ * op failed here.  A broadcast its data started leaves at once: no
+ * process holds it, and left in its slot it held its vector, charged,
+ * until a post, a close or a delete.  The failure broke the communicator,
+ * so that post is told ENOTRECOVERABLE (nck_agg_take_over()).
+ */
+static void nck_agg_fail(struct nck_comm *c, struct nck_agg_op *op, int err)
+{
+	nck_agg_complete(c, op, err);
+	if (op->unposted)
+		nck_agg_unslot(c, op);
+}
+
 enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 {
 	struct nck_comm *c = container_of(t, struct nck_comm, agg.timer);
@@ -203,7 +216,7 @@ enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 		}
 		if (time_after_eq(now, op->deadline)) {
 			nck_agg_debug_dump(c, op, "budget spent");
-			nck_agg_complete(c, op, -ETIMEDOUT);
+			nck_agg_fail(c, op, -ETIMEDOUT);
 			continue;
 		}
 		/*
@@ -229,7 +242,7 @@ enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 
 			if (err < 0) {
 				nck_agg_debug_dump(c, op, "no answer");
-				nck_agg_complete(c, op, err);
+				nck_agg_fail(c, op, err);
 				continue;
 			}
 			nck_stat_inc(c->nn, NETCOLL_STAT_RTO_EXPIRED);

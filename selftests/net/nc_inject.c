@@ -45,10 +45,11 @@
  * set, charged to the communicator's posted memory (drop_memory over it):
  *   finer
  *
- * A broadcast's data (AGG_DOWN of 16 bytes, fragment 0, operation --seq)
- * from broadcast root --root, for the receiver's next operation: from its
- * parent in that broadcast's tree it starts the broadcast there
- * (agg_bcast_early); from another rank it must not:
+ * A broadcast's data (AGG_DOWN, fragment 0 of a --msg-len byte vector,
+ * 16 by default, cut at 1440, operation --seq) from broadcast root
+ * --root, for the receiver's next operation: from its parent in that
+ * broadcast's tree it starts the broadcast there (agg_bcast_early); from
+ * another rank it must not:
  *   agg-bcast
  * Its empty piece (1) finished, from the same root: sent after agg-bcast
  * (from the parent, once the broadcast started there) the broadcast is
@@ -152,6 +153,11 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 		f.opcode = NETCOLL_OPCODE_BCAST;
 		f.tag = NETCOLL_AGG_TAG(0, a->root);
 		f.op_seq = a->seq;
+		if (a->msg_len) {
+			f.msg_len = a->msg_len;
+			f.len = a->msg_len < f.frag_size ? a->msg_len : f.frag_size;
+			len = NETCOLL_HDR_LEN + f.len;
+		}
 	} else if (!strcmp(a->kase, "agg-bcast-done")) {
 		f.type = NETCOLL_T_AGG_DOWN;
 		f.opcode = NETCOLL_OPCODE_BCAST;

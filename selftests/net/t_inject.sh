@@ -123,7 +123,8 @@ t_check "alltoall still verified after the attack" \
 # h1 cuts at 1444, so the set grows from 727 to 5794 bits, 12 to 91 longs,
 # 632 bytes.
 A2A=1048576
-a2a_mem() { on h1 cat /proc/net/netcoll_ops | sed -n "s|^comm $1 rank 0/3: .* mem \([0-9]*\)/.*|\1|p"; }
+# comm_mem ID: what h1's operations on communicator ID have charged (bytes).
+comm_mem() { on h1 cat /proc/net/netcoll_ops | sed -n "s|^comm $1 rank 0/3: .* mem \([0-9]*\)/.*|\1|p"; }
 finer_charged() {
 	local pid i before="" after end ep h r=0
 	for h in h1 h2 h3; do
@@ -136,7 +137,7 @@ finer_charged() {
 		--timeout 3000 >"$T_LOG/finer.log" 2>&1 &
 	pid=$!
 	for i in $(seq 100); do	# until its receive sets are charged
-		before=$(a2a_mem 6)
+		before=$(comm_mem 6)
 		[ "${before:-0}" -gt 0 ] && break
 		sleep 0.05
 	done
@@ -144,14 +145,34 @@ finer_charged() {
 		--epoch "$ep" --src-rank 1 --dst-rank 0 --case finer --seq 0 \
 		--msg-len $A2A --frag-size 181 >/dev/null
 	sleep 0.3
-	after=$(a2a_mem 6)
+	after=$(comm_mem 6)
 	wait "$pid"
-	end=$(a2a_mem 6)
+	end=$(comm_mem 6)
 	echo "comm 6 mem: $before with the operation, $after after the finer fragment, $end at its end"
 	[ "${before:-0}" -gt 0 ] && [ "$after" = $((before + 632)) ] && [ "$end" = 0 ]
 }
 t_check "a first fragment cut 8x finer: its receive set's growth (632 bytes) charged, given back at the end" \
 	finer_charged
+# comm3 ID [NCTL ARGS]: communicator ID on h1-h3 (ranks 0-2, cookie 0xID).
+# bcast_forge ID SEQ CASE [NC_INJECT ARGS]: h3, its rank 2, sends h1
+# nc_inject's CASE for operation SEQ of a broadcast from root 2, whose
+# tree makes h3 h1's parent.
+comm3() {
+	local id=$1 r members
+	shift
+	members=$(cluster_members)
+	for r in 0 1 2; do
+		on "h$((r + 1))" "$NCTL" comm add id "$id" dev eth0 rank $r \
+			members "$members" cookie "0x$id" "$@" || return 1
+	done
+}
+bcast_forge() {
+	local id=$1 seq=$2 kase=$3
+	shift 3
+	on h3 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm "$id" --cookie "0x$id" \
+		--epoch "$(nc_epoch h1 "$id")" --src-rank 2 --dst-rank 0 --case "$kase" \
+		--seq "$seq" --root 2 "$@" >/dev/null
+}
 # A broadcast that its data started and finished before h1's process
 # posts it (h3, its parent and root, sends the 16 bytes, then the empty
 # piece's "done"), then posted by h1 as 8 bytes: the ranks disagree on
@@ -176,6 +197,38 @@ early_done_mismatch() {
 }
 t_check "a broadcast its data finished, posted with another length: EPROTO, nothing written past the buffer" \
 	early_done_mismatch
+# A forged first fragment of an 8 MiB broadcast from h1's parent starts it
+# on h1 (charged, allocated), and nothing follows.  It fails once the
+# communicator's budget (2 s here) passes without data, and leaves at
+# once: its memory is back.  Before, a broadcast its data started had an
+# hour, and after it failed it stayed until a post, a close or a delete.
+# The failure broke the communicator: h1's post is ENOTRECOVERABLE.
+forged_bcast_memory() {
+	local i used k0 k1 k2 t0
+	comm3 10 timeout 2000 || return 1
+	k0=$(kmem_kb)
+	t0=$(date +%s%N)
+	bcast_forge 10 0 agg-bcast --msg-len 8388608 || return 1
+	for i in $(seq 50); do
+		used=$(comm_mem 10)
+		[ "${used:-0}" -gt 0 ] && break
+		sleep 0.1
+	done
+	k1=$(kmem_kb)
+	echo "comm 10 charged $used bytes"
+	for i in $(seq 100); do
+		used=$(comm_mem 10)
+		[ "${used:-1}" -eq 0 ] && break
+		sleep 0.1
+	done
+	k2=$(kmem_kb)
+	echo "comm 10 charged $used bytes $((($(date +%s%N) - t0) / 1000000)) ms after the frame; SUnreclaim+VmallocUsed $k0 -> $k1 -> $k2 KiB"
+	[ "$used" = 0 ] && [ $((k1 - k0)) -ge 8192 ] && [ $((k2 - k0)) -lt 1024 ] &&
+	on h1 "$NC_BCAST_CHECK" --comm 10 --rank 0 --size 3 --roots 2 \
+		--bytes-list 16 --timeout 2000 --expect-error ENOTRECOVERABLE
+}
+t_check "a forged start of an 8 MiB broadcast nothing follows: freed after the communicator's budget, the post ENOTRECOVERABLE" \
+	forged_bcast_memory
 # Frames of a later operation beyond its books may fill only half the
 # receive memory.  On a communicator with 1 MiB of it, h2 sends h1 700
 # messages of 1400 bytes for alltoall 1 (about 1.6 MB of buffers): the
