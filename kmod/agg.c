@@ -831,6 +831,9 @@ static void nck_agg_install(struct nck_comm *c, struct nck_agg_op *op,
  * process takes its own when it posts.  Its time budget is the
  * communicator's while its data comes (nck_agg_unposted_alive()): one
  * forged frame of a 16 MiB vector held that vector, charged, for an hour.
+ * No more broadcasts wait for this rank's process than the OSO window
+ * lets run: none of them can finish before its process posts it (its
+ * empty piece), so only a forged finish could have let more start.
  */
 static void nck_agg_bcast_work(struct work_struct *work)
 {
@@ -875,8 +878,8 @@ static void nck_agg_bcast_work(struct work_struct *work)
 		c->agg.early_bcast.refused_seq = seq;
 		c->agg.early_bcast.refused_src = src;
 	}
-	if (!IS_ERR(op) && op->fs == fs &&
-	    seq == c->agg.next && !nck_agg_may_start(c, seq)) {
+	if (!IS_ERR(op) && op->fs == fs && seq == c->agg.next &&
+	    seq - c->agg.posted < c->agg.oso && !nck_agg_may_start(c, seq)) {
 		op->unposted = true;
 		nck_agg_install(c, op, &txq);
 		started = true;

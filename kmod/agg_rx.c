@@ -197,7 +197,20 @@ static void nck_agg_in_down(struct nck_comm *c, struct nck_agg_op *op,
 		goto drop;
 	}
 	if (!f->msg_len) {
-		/* Done: every fragment we sent up arrived. */
+		/*
+		 * Done: every fragment we sent up arrived (a broadcast's data
+		 * piece sends none: there it is the data of an empty one).
+		 * The root says so once it has combined all of every rank's,
+		 * so not before we sent all ours: a forged one finished a
+		 * broadcast its data started before its process posted
+		 * (nothing of ours went up), and a chain of them freed it
+		 * unposted (see nck_agg_install), which broke every post
+		 * after (EPIPE).
+		 */
+		if (!p->bdata && p->up_next < p->nfrags) {
+			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+			goto drop;
+		}
 		if (p->done_mark)
 			goto dup;
 		p->done_mark = true;

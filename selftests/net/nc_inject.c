@@ -51,9 +51,9 @@
  * broadcast's tree it starts the broadcast there (agg_bcast_early); from
  * another rank it must not:
  *   agg-bcast
- * Its empty piece (1) finished, from the same root: sent after agg-bcast
- * (from the parent, once the broadcast started there) the broadcast is
- * complete before the receiver's process posts it:
+ * Its empty piece (1) finished, from the same root: the receiver sent
+ * nothing of that piece (its process did not post), so it is dropped
+ * (drop_state):
  *   agg-bcast-done
  *
  * Alltoall data for a later operation (--seq), each copy another message

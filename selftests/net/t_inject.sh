@@ -173,30 +173,51 @@ bcast_forge() {
 		--epoch "$(nc_epoch h1 "$id")" --src-rank 2 --dst-rank 0 --case "$kase" \
 		--seq "$seq" --root 2 "$@" >/dev/null
 }
-# A broadcast that its data started and finished before h1's process
-# posts it (h3, its parent and root, sends the 16 bytes, then the empty
-# piece's "done"), then posted by h1 as 8 bytes: the ranks disagree on
-# the operation, so the post is EPROTO -- not success with the frame's 16
-# bytes copied into the caller's 8.
+# A broadcast its data started on h1 (h3 sends its 16 bytes), then the
+# "done" of its empty piece: h1's process has not posted, nothing of that
+# piece went up, so the marker is forged and dropped (drop_state; before,
+# it finished the broadcast).  Posted by h1 as 8 bytes: the ranks disagree
+# on the operation, so the post is EPROTO -- not success with the frame's
+# 16 bytes copied into the caller's 8.
 early_done_mismatch() {
-	local i r members epoch7
-	members=$(cluster_members)
-	for r in 0 1 2; do
-		on "h$((r + 1))" "$NCTL" comm add id 7 dev eth0 rank $r \
-			members "$members" cookie 0x77 || return 1
-	done
-	epoch7=$(nc_epoch h1 7)
+	local i d0 d1
+	comm3 7 || return 1
+	d0=$(nc_stat h1 drop_state)
 	for i in agg-bcast agg-bcast-done; do
-		on h3 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 7 --cookie 0x77 \
-			--epoch "$epoch7" --src-rank 2 --dst-rank 0 --case $i \
-			--seq 0 --root 2 --count 1 >/dev/null || return 1
+		bcast_forge 7 0 $i || return 1
 		sleep 0.5
 	done
+	d1=$(nc_stat h1 drop_state)
+	echo "drop_state $d0 -> $d1"
+	[ $((d1 - d0)) -eq 1 ] &&
 	on h1 "$NC_BCAST_CHECK" --comm 7 --rank 0 --size 3 --roots 2 \
 		--bytes-list 8 --timeout 2000 --expect-error EPROTO
 }
-t_check "a broadcast its data finished, posted with another length: EPROTO, nothing written past the buffer" \
+t_check "a forged done of a broadcast h1 did not post is dropped; posted with another length: EPROTO, nothing written past the buffer" \
 	early_done_mismatch
+# The same pair for 2 x OSO + 1 operations in a row (OSO 2).  Before, each
+# broadcast finished unposted and the next started; the fifth took the
+# first's slot and freed it, and h1's post found nothing to take over:
+# EPIPE, on every post from then on.  Now only OSO start before h1's
+# process posts, and its post is judged against the first: EPROTO.
+forged_done_chain() {
+	local k i s0 s1
+	comm3 11 oso 2 || return 1
+	s0=$(nc_stat h1 agg_bcast_early)
+	for k in 0 1 2 3 4; do
+		for i in agg-bcast agg-bcast-done; do
+			bcast_forge 11 $k $i || return 1
+			sleep 0.3
+		done
+	done
+	s1=$(nc_stat h1 agg_bcast_early)
+	echo "broadcasts started by their data on h1: $((s1 - s0))"
+	[ $((s1 - s0)) -eq 2 ] &&
+	on h1 "$NC_BCAST_CHECK" --comm 11 --rank 0 --size 3 --roots 2 \
+		--bytes-list 8 --timeout 2000 --expect-error EPROTO
+}
+t_check "forged broadcasts and dones for 2 x OSO + 1 operations: OSO start, the post is EPROTO (not EPIPE)" \
+	forged_done_chain
 # A forged first fragment of an 8 MiB broadcast from h1's parent starts it
 # on h1 (charged, allocated), and nothing follows.  It fails once the
 # communicator's budget (2 s here) passes without data, and leaves at
