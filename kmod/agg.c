@@ -865,19 +865,16 @@ static void nck_agg_bcast_work(struct work_struct *work)
 	spin_lock_bh(&c->lock);
 	c->agg.early_bcast.queued = false;
 	/*
-	 * A refusal is remembered (its data waits with the early frames for
-	 * the process), but not a lack of memory, charged before anything is
-	 * allocated and gone once running operations finish (the rescan then
-	 * starts it).  Another fragment size was not: copies of such a frame
-	 * made the worker allocate and free the whole vector each (arrival
-	 * now refuses it too, and a vector over mem_max).
+	 * A refusal drops the sender's data of that operation, held and to
+	 * come (nck_agg_early_refuse()), but not a lack of memory, charged
+	 * before anything is allocated and gone once running operations
+	 * finish (the rescan then starts it).  Another fragment size was not:
+	 * copies of such a frame made the worker allocate and free the whole
+	 * vector each (arrival now refuses it too, and a vector over mem_max).
 	 */
 	if ((IS_ERR(op) && PTR_ERR(op) != -ENOBUFS) ||
-	    (!IS_ERR(op) && op->fs != fs)) {
-		c->agg.early_bcast.refused = true;
-		c->agg.early_bcast.refused_seq = seq;
-		c->agg.early_bcast.refused_src = src;
-	}
+	    (!IS_ERR(op) && op->fs != fs))
+		nck_agg_early_refuse(c, seq, src, a.root);
 	if (!IS_ERR(op) && op->fs == fs && seq == c->agg.next &&
 	    seq - c->agg.posted < c->agg.oso && !nck_agg_may_start(c, seq)) {
 		op->unposted = true;

@@ -51,9 +51,10 @@ struct nck_tree;
  *	@bcast_work, @early_bcast.queued until the worker is done;
  *	@early_bcast.held: @early may hold broadcast data (a hint: it
  *	spares nck_agg_early_rescan() its walk); @early_bcast.refused,
- *	refused_seq, refused_src: the worker refused data of that sequence
- *	from that sender (not our parent in that broadcast's tree), which
- *	then starts nothing again while it is held; c->lock
+ *	refused_seq, refused_src, refused_root: the worker refused to start
+ *	that sequence from that sender's data naming that root (not our
+ *	parent in its tree): it is dropped, held and arriving
+ *	(nck_agg_early_refuse()); c->lock
  * @bcast_work: starts that broadcast (it allocates: not in softirq)
  * @rtt: round trip of fragments going up; c->lock
  * @dn_rtt: from sending a windowed result's fragment to a child to its
@@ -83,7 +84,7 @@ struct nck_agg {
 	u32 posted;
 	struct {
 		u32 seq, src, root, len, fs;
-		u32 refused_seq, refused_src;
+		u32 refused_seq, refused_src, refused_root;
 		bool queued, held, refused;
 	} early_bcast;
 	struct work_struct bcast_work;

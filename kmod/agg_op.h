@@ -227,6 +227,7 @@ void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
 		   struct sk_buff *skb, const struct nc_frame *f,
 		   struct sk_buff_head *txq);
 void nck_agg_early_rescan(struct nck_comm *c);
+void nck_agg_early_refuse(struct nck_comm *c, u32 seq, u32 src, u32 root);
 void nck_agg_refund(struct nck_comm *c, u32 seq, u32 n);
 int nck_agg_frag_size(struct nck_comm *c, u32 *fs);
 void nck_agg_work(struct work_struct *work);

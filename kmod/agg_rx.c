@@ -778,16 +778,53 @@ static bool nck_agg_bcast_data(struct nck_comm *c, const struct nc_frame *f)
 	       root < c->size && root != c->rank;
 }
 
+/* Is f broadcast data of a start the worker refused? */
+static bool nck_agg_early_refused(const struct nck_comm *c,
+				  const struct nc_frame *f)
+{
+	return c->agg.early_bcast.refused &&
+	       f->op_seq == c->agg.early_bcast.refused_seq &&
+	       f->src_rank == c->agg.early_bcast.refused_src &&
+	       NETCOLL_AGG_TAG_ROOT(f->tag) == c->agg.early_bcast.refused_root;
+}
+
+/*
+ * The worker refused to start operation seq as the broadcast from root
+ * that src's data announced (src is not our parent in that tree, mostly):
+ * that data is dropped, the held frames now and later ones as they come.
+ * Held, two refused senders' frames made each rescan queue the other's
+ * again, and the worker ran without end.  Our parent's data for the
+ * broadcast is refused only if the kernel had no memory for the
+ * operation (ENOMEM; the communicator's own limit is waited for): the
+ * process's post then asks for the data again (repairs), as after a loss.
+ */
+void nck_agg_early_refuse(struct nck_comm *c, u32 seq, u32 src, u32 root)
+{
+	struct sk_buff *skb, *tmp;
+	struct nc_frame f;
+
+	lockdep_assert_held(&c->lock);
+	c->agg.early_bcast.refused = true;
+	c->agg.early_bcast.refused_seq = seq;
+	c->agg.early_bcast.refused_src = src;
+	c->agg.early_bcast.refused_root = root;
+	skb_queue_walk_safe(&c->agg.early, skb, tmp) {
+		nck_skb_hdr(skb, &f);
+		if (!nck_agg_bcast_data(c, &f) || !nck_agg_early_refused(c, &f))
+			continue;
+		__skb_unlink(skb, &c->agg.early);
+		nck_rx_uncharge(c, skb);
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
+		kfree_skb(skb);
+	}
+}
+
 /* f passed nck_agg_bcast_data(). */
 static void nck_agg_early_bcast(struct nck_comm *c, const struct nc_frame *f)
 {
 	lockdep_assert_held(&c->lock);
 	if (c->dead || c->broken || f->op_seq != c->agg.next ||
 	    c->agg.early_bcast.queued)
-		return;
-	/* a frame the worker refused: its sender is not our parent */
-	if (c->agg.early_bcast.refused && f->op_seq == c->agg.early_bcast.refused_seq &&
-	    f->src_rank == c->agg.early_bcast.refused_src)
 		return;
 	if (!refcount_inc_not_zero(&c->ref))
 		return;
@@ -877,6 +914,11 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 		return;
 	}
 	if (nck_agg_bcast_data(c, f)) {
+		if (nck_agg_early_refused(c, f)) {
+			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RANK);
+			kfree_skb(skb);
+			return;
+		}
 		c->agg.early_bcast.held = true;
 		nck_agg_early_bcast(c, f);
 	}

@@ -125,6 +125,17 @@ t_check "alltoall still verified after the attack" \
 A2A=1048576
 # comm_mem ID: what h1's operations on communicator ID have charged (bytes).
 comm_mem() { on h1 cat /proc/net/netcoll_ops | sed -n "s|^comm $1 rank 0/3: .* mem \([0-9]*\)/.*|\1|p"; }
+# comm_mem_until ID OP N TRIES: comm_mem ID until it is OP N (test's -gt,
+# -eq), at most TRIES times 0.1 s apart; prints the last value.
+comm_mem_until() {
+	local v i
+	for i in $(seq "$4"); do
+		v=$(comm_mem "$1")
+		[ "${v:--1}" "$2" "$3" ] && break
+		sleep 0.1
+	done
+	echo "$v"
+}
 finer_charged() {
 	local pid i before="" after end ep h r=0
 	for h in h1 h2 h3; do
@@ -173,6 +184,26 @@ bcast_forge() {
 		--epoch "$(nc_epoch h1 "$id")" --src-rank 2 --dst-rank 0 --case "$kase" \
 		--seq "$seq" --root 2 "$@" >/dev/null
 }
+# forged_pairs ID COUNTER SEQ...: h3 sends h1 agg-bcast, then
+# agg-bcast-done, for each operation SEQ of communicator ID; prints how
+# far h1's COUNTER moved.
+forged_pairs() {
+	local id=$1 counter=$2 v0 k i
+	shift 2
+	v0=$(nc_stat h1 "$counter")
+	for k in "$@"; do
+		for i in agg-bcast agg-bcast-done; do
+			bcast_forge "$id" "$k" $i || return 1
+			sleep 0.3
+		done
+	done
+	echo $(($(nc_stat h1 "$counter") - v0))
+}
+# post8 ID ERRNO: h1 posts root 2's broadcast as 8 bytes: it fails with ERRNO.
+post8() {
+	on h1 "$NC_BCAST_CHECK" --comm "$1" --rank 0 --size 3 --roots 2 \
+		--bytes-list 8 --timeout 2000 --expect-error "$2"
+}
 # A broadcast its data started on h1 (h3 sends its 16 bytes), then the
 # "done" of its empty piece: h1's process has not posted, nothing of that
 # piece went up, so the marker is forged and dropped (drop_state; before,
@@ -180,18 +211,10 @@ bcast_forge() {
 # on the operation, so the post is EPROTO -- not success with the frame's
 # 16 bytes copied into the caller's 8.
 early_done_mismatch() {
-	local i d0 d1
-	comm3 7 || return 1
-	d0=$(nc_stat h1 drop_state)
-	for i in agg-bcast agg-bcast-done; do
-		bcast_forge 7 0 $i || return 1
-		sleep 0.5
-	done
-	d1=$(nc_stat h1 drop_state)
-	echo "drop_state $d0 -> $d1"
-	[ $((d1 - d0)) -eq 1 ] &&
-	on h1 "$NC_BCAST_CHECK" --comm 7 --rank 0 --size 3 --roots 2 \
-		--bytes-list 8 --timeout 2000 --expect-error EPROTO
+	local n
+	comm3 7 && n=$(forged_pairs 7 drop_state 0) || return 1
+	echo "drop_state +$n"
+	[ "$n" -eq 1 ] && post8 7 EPROTO
 }
 t_check "a forged done of a broadcast h1 did not post is dropped; posted with another length: EPROTO, nothing written past the buffer" \
 	early_done_mismatch
@@ -201,20 +224,10 @@ t_check "a forged done of a broadcast h1 did not post is dropped; posted with an
 # EPIPE, on every post from then on.  Now only OSO start before h1's
 # process posts, and its post is judged against the first: EPROTO.
 forged_done_chain() {
-	local k i s0 s1
-	comm3 11 oso 2 || return 1
-	s0=$(nc_stat h1 agg_bcast_early)
-	for k in 0 1 2 3 4; do
-		for i in agg-bcast agg-bcast-done; do
-			bcast_forge 11 $k $i || return 1
-			sleep 0.3
-		done
-	done
-	s1=$(nc_stat h1 agg_bcast_early)
-	echo "broadcasts started by their data on h1: $((s1 - s0))"
-	[ $((s1 - s0)) -eq 2 ] &&
-	on h1 "$NC_BCAST_CHECK" --comm 11 --rank 0 --size 3 --roots 2 \
-		--bytes-list 8 --timeout 2000 --expect-error EPROTO
+	local n
+	comm3 11 oso 2 && n=$(forged_pairs 11 agg_bcast_early 0 1 2 3 4) || return 1
+	echo "broadcasts started by their data on h1: $n"
+	[ "$n" -eq 2 ] && post8 11 EPROTO
 }
 t_check "forged broadcasts and dones for 2 x OSO + 1 operations: OSO start, the post is EPROTO (not EPIPE)" \
 	forged_done_chain
@@ -225,31 +238,45 @@ t_check "forged broadcasts and dones for 2 x OSO + 1 operations: OSO start, the 
 # hour, and after it failed it stayed until a post, a close or a delete.
 # The failure broke the communicator: h1's post is ENOTRECOVERABLE.
 forged_bcast_memory() {
-	local i used k0 k1 k2 t0
+	local used k0 k1 k2 t0
 	comm3 10 timeout 2000 || return 1
 	k0=$(kmem_kb)
 	t0=$(date +%s%N)
 	bcast_forge 10 0 agg-bcast --msg-len 8388608 || return 1
-	for i in $(seq 50); do
-		used=$(comm_mem 10)
-		[ "${used:-0}" -gt 0 ] && break
-		sleep 0.1
-	done
+	used=$(comm_mem_until 10 -gt 0 50)
 	k1=$(kmem_kb)
 	echo "comm 10 charged $used bytes"
-	for i in $(seq 100); do
-		used=$(comm_mem 10)
-		[ "${used:-1}" -eq 0 ] && break
-		sleep 0.1
-	done
+	used=$(comm_mem_until 10 -eq 0 100)
 	k2=$(kmem_kb)
 	echo "comm 10 charged $used bytes $((($(date +%s%N) - t0) / 1000000)) ms after the frame; SUnreclaim+VmallocUsed $k0 -> $k1 -> $k2 KiB"
 	[ "$used" = 0 ] && [ $((k1 - k0)) -ge 8192 ] && [ $((k2 - k0)) -lt 1024 ] &&
-	on h1 "$NC_BCAST_CHECK" --comm 10 --rank 0 --size 3 --roots 2 \
-		--bytes-list 16 --timeout 2000 --expect-error ENOTRECOVERABLE
+		post8 10 ENOTRECOVERABLE
 }
 t_check "a forged start of an 8 MiB broadcast nothing follows: freed after the communicator's budget, the post ENOTRECOVERABLE" \
 	forged_bcast_memory
+# Two senders that are not h1's parent in the tree of the root their
+# frames name (h2 as rank 1 for root 2, h3 as rank 2 for root 1), for h1's
+# next operation.  Before, each refusal's rescan queued the other's held
+# frames again, and h1's worker ran without end.  Now a refused start's
+# frames are dropped (drop_rank), and the broadcast root 2 then really
+# sends is byte-exact on all three.
+refused_pair() {
+	local d0 d1
+	comm3 12 || return 1
+	d0=$(nc_stat h1 drop_rank)
+	on h2 "$NC_INJECT" --dev eth0 --dst "$mac1" --comm 12 --cookie 0x12 \
+		--epoch "$(nc_epoch h1 12)" --src-rank 1 --dst-rank 0 \
+		--case agg-bcast --seq 0 --root 2 --count 3 >/dev/null || return 1
+	bcast_forge 12 0 agg-bcast --root 1 --count 3 || return 1
+	sleep 0.5
+	d1=$(nc_stat h1 drop_rank)
+	echo "drop_rank $d0 -> $d1"
+	[ $((d1 - d0)) -eq 6 ] &&
+	nc_ranks refused "h1 h2 h3" "$NC_BCAST_CHECK" --comm 12 --roots 2 \
+		--bytes-list 5000 --timeout 10000
+}
+t_check "two refused broadcast starts for one operation: their 6 frames dropped, root 2's broadcast byte-exact" \
+	refused_pair
 # Frames of a later operation beyond its books may fill only half the
 # receive memory.  On a communicator with 1 MiB of it, h2 sends h1 700
 # messages of 1400 bytes for alltoall 1 (about 1.6 MB of buffers): the
