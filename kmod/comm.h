@@ -122,6 +122,8 @@ struct nck_peer {
  * @next_seq: sequence of the running or next alltoall
  * @a2a_failed: the alltoall before @next_seq failed here (none starts
  *	after it: the communicator is broken)
+ * @late_acks: acks sent since @late_acks_from (jiffies) for frames of
+ *	finished alltoalls (nck_rx_late, transport.c)
  * @early: frames of alltoalls not started yet
  * @early_books: which fragments @early holds, to ack them (rel.h)
  * @wq: the alltoall's process sleeps here
@@ -183,6 +185,8 @@ struct nck_comm {
 	struct nck_op *op;
 	u32 next_seq;
 	bool a2a_failed;
+	u32 late_acks;
+	unsigned long late_acks_from;
 	struct sk_buff_head early;
 	struct nck_early_books early_books;
 	wait_queue_head_t wq;

@@ -37,8 +37,9 @@
  * starts, and a sender asking about them (a probe) is told we are alive
  * (an ack of nothing): a peer that starts late is waited for up to the
  * operation's time budget, not the retry budget.  Data frames of a
- * finished operation are answered with a whole-message ack, since a
- * finished operation received everything.
+ * recently finished operation are answered with a whole-message ack, at
+ * a bounded rate (nck_rx_late), since a finished operation received
+ * everything.
  */
 #include <linux/bsearch.h>
 #include <linux/sort.h>
@@ -54,6 +55,9 @@
 
 /* Future operations whose frames we hold before they start. */
 #define NCK_EARLY_OPS		4
+/* Acks for finished operations: so many per rank, every so many ms. */
+#define NCK_LATE_ACKS_PER_RANK	4
+#define NCK_LATE_ACKS_MS	100
 /* A sender may cut at most this many times finer than the receiver. */
 #define NCK_FRAG_RATIO_MAX	8
 
@@ -992,6 +996,34 @@ static void nck_rx_early(struct nck_comm *c, struct sk_buff *skb,
 		nck_frame_defer(acks, ack, f->src_rank);
 }
 
+/*
+ * A data frame of an alltoall that finished here: its sender missed our
+ * last ack, and gets a whole-message ack (returns 0).  Only for the last
+ * NCK_EARLY_OPS operations: a sender still in operation n has not sent
+ * the data of n + 1 we need to finish n + 1, so it lags one at most, and
+ * an older frame is a copy or a forgery (drop_state; each got an ack).
+ * At most NCK_LATE_ACKS_PER_RANK acks per rank of the communicator every
+ * NCK_LATE_ACKS_MS (drop_ratelimit beyond): every forged copy of a recent
+ * frame got its ack too, a reflection at a member's address on an
+ * unkeyed communicator.  A sender whose ack this drops asks again on its
+ * next timeout.
+ */
+static int nck_rx_late(struct nck_comm *c, const struct nc_frame *f)
+{
+	lockdep_assert_held(&c->lock);
+	if (c->next_seq - f->op_seq > NCK_EARLY_OPS)
+		return NETCOLL_STAT_DROP_STATE;
+	if (time_after_eq(jiffies, c->late_acks_from +
+			  msecs_to_jiffies(NCK_LATE_ACKS_MS))) {
+		c->late_acks_from = jiffies;
+		c->late_acks = 0;
+	}
+	if (c->late_acks >= NCK_LATE_ACKS_PER_RANK * c->size)
+		return NETCOLL_STAT_DROP_RATELIMIT;
+	c->late_acks++;
+	return 0;
+}
+
 void nck_transport_rcv(struct nck_comm *c, struct sk_buff *skb,
 		       const struct nc_frame *f)
 {
@@ -1017,19 +1049,27 @@ void nck_transport_rcv(struct nck_comm *c, struct sk_buff *skb,
 		 * succeed), but fail as it did, by their timeouts.
 		 */
 		drop = NETCOLL_STAT_DROP_STATE;
-	} else if (nck_seq_before(f->op_seq, c->next_seq)) {
+	} else if (nck_seq_before(f->op_seq, c->next_seq) &&
+		   f->type == NETCOLL_T_ACK) {
+		/* a peer's ack that came after our operation ended */
 		spin_unlock(&c->lock);
-		/* A finished operation received everything: say so again. */
-		if (f->type == NETCOLL_T_DATA) {
+		nck_stat_inc(nn, NETCOLL_STAT_RX_ACKS);
+		consume_skb(skb);
+		return;
+	} else if (nck_seq_before(f->op_seq, c->next_seq)) {
+		drop = nck_rx_late(c, f);
+		if (!drop) {
+			spin_unlock(&c->lock);
+			/* A finished operation received everything: say so again. */
 			nck_stat_inc(nn, NETCOLL_STAT_RX_DUPLICATES);
 			ack = nck_ctl_frame(c, NETCOLL_T_ACK, f->op_seq, f->src_rank,
 					    f->tag, 0, 0,
 					    NETCOLL_F_ACK_ALL | NETCOLL_F_DUP, 0);
 			if (ack)
 				nck_frame_xmit(c, ack, f->src_rank);
+			consume_skb(skb);
+			return;
 		}
-		consume_skb(skb);
-		return;
 	} else if (f->op_seq - c->next_seq < NCK_EARLY_OPS) {
 		nck_rx_early(c, skb, f, &acks);
 	} else {

@@ -23,6 +23,9 @@
  *   addr     drop_addr      valid frame, sent from an address that is not
  *                           the source rank's (run it from another host)
  *   state    drop_state     valid frame for an operation far in the future
+ *   past     (see t_inject) valid frame for operation --seq, finished:
+ *                           acked if recent, at a bounded rate
+ *                           (drop_ratelimit beyond), drop_state if older
  *   fuzz     (any drop)     random bytes after a valid version byte
  *
  * Contributions to a reduction (AGG_UP to rank --dst-rank, whose child
@@ -207,6 +210,8 @@ static int build(const struct args *a, unsigned char *buf, unsigned int i)
 							a->dstrank + 2;
 	else if (!strcmp(a->kase, "state"))
 		f.op_seq = 0x40000000;
+	else if (!strcmp(a->kase, "past"))
+		f.op_seq = a->seq;
 	else if (!strcmp(a->kase, "agg-nack") || !strcmp(a->kase, "agg-holes") ||
 		 !strcmp(a->kase, "join")) {
 		f.type = strcmp(a->kase, "join") ? NETCOLL_T_AGG_NACK :

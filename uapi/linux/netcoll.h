@@ -392,7 +392,9 @@ enum netcoll_stat {
 	NETCOLL_STAT_DROP_REPLAY,	/* authentic, but seen before or too old */
 	NETCOLL_STAT_DROP_RATELIMIT,	/* repair or join request refused: too
 					 * soon after the last answer to that peer,
-					 * or the operation's repair budget spent
+					 * or the operation's repair budget spent;
+					 * or a finished alltoall's data frame
+					 * beyond the rate its acks are sent at
 					 */
 	NETCOLL_STAT_OPS_CANCELLED,	/* posted operations cancelled by close */
 	NETCOLL_STAT_JOINS,		/* epoch requests answered (rank 0) */
