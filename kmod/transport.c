@@ -1013,8 +1013,8 @@ static int nck_rx_late(struct nck_comm *c, const struct nc_frame *f)
 	lockdep_assert_held(&c->lock);
 	if (c->next_seq - f->op_seq > NCK_EARLY_OPS)
 		return NETCOLL_STAT_DROP_STATE;
-	if (time_after_eq(jiffies, c->late_acks_from +
-			  msecs_to_jiffies(NCK_LATE_ACKS_MS))) {
+	/* time elapsed, unsigned: no ordering of a stale or zero start */
+	if (jiffies - c->late_acks_from >= msecs_to_jiffies(NCK_LATE_ACKS_MS)) {
 		c->late_acks_from = jiffies;
 		c->late_acks = 0;
 	}
