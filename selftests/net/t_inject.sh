@@ -81,8 +81,9 @@ done
 
 # A broadcast's data for h1's next reduction-engine operation (1), naming
 # root 2, whose tree makes h3 (rank 2) h1's parent: from h2 (rank 1) it
-# starts nothing (held only), from h3 it starts the broadcast on h1, which
-# nobody posts (freed with the communicator).
+# starts nothing (the worker refuses it, and h2's frames of that operation
+# are dropped), from h3 it starts the broadcast on h1, which nobody posts
+# (freed with the communicator).
 bcast_start() {
 	local from=$1 src=$2 want=$3 before after
 	before=$(nc_stat h1 agg_bcast_early)
