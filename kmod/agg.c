@@ -828,9 +828,9 @@ static void nck_agg_install(struct nck_comm *c, struct nck_agg_op *op,
  * or stray frame must not start anything its parent would not), or the
  * communicator stopped.  One start at a time: early_bcast.queued stays
  * set until here.  The operation's one reference is its slot's; the
- * process takes its own when it posts.  Its time budget is the
- * communicator's while its data comes (nck_agg_unposted_alive()): one
- * forged frame of a 16 MiB vector held that vector, charged, for an hour.
+ * process takes its own when it posts.  Its time budget while its data
+ * comes is nck_agg_unposted_ms() (nck_agg_unposted_alive()): one forged
+ * frame of a 16 MiB vector held that vector, charged, for an hour.
  * No more broadcasts wait for this rank's process than the OSO window
  * lets run: none of them can finish before its process posts it (its
  * empty piece), so only a forged finish could have let more start.
@@ -853,6 +853,7 @@ static void nck_agg_bcast_work(struct work_struct *work)
 	a.root = c->agg.early_bcast.root;
 	a.count = c->agg.early_bcast.len;
 	fs = c->agg.early_bcast.fs;
+	a.timeout_ms = nck_agg_unposted_ms(c);
 	spin_unlock_bh(&c->lock);
 
 	/*
@@ -965,6 +966,7 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 		return ERR_PTR(err);
 	__skb_queue_head_init(&txq);
 	spin_lock_bh(&c->lock);
+	c->agg.budget_ms = a->timeout_ms ?: c->timeout_ms;
 	if (c->agg.posted != c->agg.next) {
 		op = nck_agg_take_over(c, a, &txq);
 		nck_agg_queue_out(c, &txq);

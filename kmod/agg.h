@@ -56,6 +56,9 @@ struct nck_tree;
  *	parent in its tree): it is dropped, held and arriving
  *	(nck_agg_early_refuse()); c->lock
  * @bcast_work: starts that broadcast (it allocates: not in softirq)
+ * @budget_ms: the time budget this rank's process last posted with (0:
+ *	none yet); a broadcast its data starts waits for its data at least
+ *	as long (nck_agg_unposted_ms()); c->lock
  * @rtt: round trip of fragments going up; c->lock
  * @dn_rtt: from sending a windowed result's fragment to a child to its
  *	ack, queues included; c->lock
@@ -88,6 +91,7 @@ struct nck_agg {
 		bool queued, held, refused;
 	} early_bcast;
 	struct work_struct bcast_work;
+	u32 budget_ms;
 	struct nck_rtt rtt;
 	struct nck_rtt dn_rtt;
 	struct nck_rtt op_rtt[NCK_AGG_OP_CLASSES];

@@ -305,6 +305,17 @@ static inline u16 nck_agg_tag(const struct nck_agg_op *op,
 }
 
 /*
+ * How long a broadcast its data started waits for more of it: the
+ * communicator's budget, or the one this rank's process last posted with
+ * if longer -- a process that waits a minute for its operations may well
+ * be a minute behind its peers, and the parent's data with it.
+ */
+static inline u32 nck_agg_unposted_ms(const struct nck_comm *c)
+{
+	return max(c->timeout_ms, c->agg.budget_ms);
+}
+
+/*
  * Is our own part of piece p in?  Not yet for the empty piece of a
  * broadcast whose data started it: that fragment says our process posted.
  */

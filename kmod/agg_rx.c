@@ -169,18 +169,18 @@ drop:
 
 /*
  * A broadcast its data started (nck_agg_bcast_work()) got more of it.
- * While its data comes it lives as long as the communicator's time budget
- * from one fragment to the next: a parent that stops sending (or a forged
- * first frame nothing follows) fails it then, not after the hour it had
- * before.  Once it has all its data it waits for its process as long as a
- * caller may ask to wait: that process's budget is not known yet (it
- * starts when it takes the operation over).
+ * While its data comes it lives nck_agg_unposted_ms() from one fragment
+ * to the next: a parent that stops sending (or a forged first frame
+ * nothing follows) fails it then, not after the hour it had before.
+ * Once it has all its data it waits for its process as long as a caller
+ * may ask to wait: that process's budget is not known yet (it starts
+ * when it takes the operation over).
  */
 static void nck_agg_unposted_alive(struct nck_comm *c, struct nck_agg_op *op)
 {
 	op->deadline = jiffies +
 		msecs_to_jiffies(op->piece[0].complete ? NETCOLL_TIMEOUT_MS_MAX :
-				 c->timeout_ms);
+				 nck_agg_unposted_ms(c));
 }
 
 static void nck_agg_in_down(struct nck_comm *c, struct nck_agg_op *op,

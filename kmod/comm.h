@@ -43,16 +43,21 @@ struct netlink_ext_ack;
 struct genl_info;
 
 /**
- * struct nck_peer - what rank 0 keeps of another member, for joins
- * @nonce: of the incarnation let in; 0: none
- * @challenge: the value it must echo; 0: none out
- * @answer_at: jiffies of the last answer; 0: never answered
- * @answer_shift: backoff of those answers
+ * struct nck_peer - what we keep of another member
+ * @nonce: rank 0: of the incarnation let in; 0: none
+ * @challenge: rank 0: the value it must echo; 0: none out
+ * @answer_at: rank 0: jiffies of the last answer; 0: never answered
+ * @late_from: jiffies: the interval @late_acks counts in
+ * @late_acks: acks sent to it since @late_from for its frames of finished
+ *	alltoalls (nck_rx_late, transport.c)
+ * @answer_shift: rank 0: backoff of those answers
  */
 struct nck_peer {
 	u64 nonce;
 	u64 challenge;
 	unsigned long answer_at;
+	unsigned long late_from;
+	u16 late_acks;
 	u8 answer_shift;
 };
 
@@ -71,7 +76,7 @@ struct nck_peer {
  * @owner: may bind and reconfigure (fixed); INVALID_UID: nobody but the admin
  * @group: may bind; INVALID_GID: nobody (fixed)
  * @auth: frame tags; NULL: none (fixed; its replay windows have their lock)
- * @peers: [size], rank 0's join state; @lock
+ * @peers: [size], joins (rank 0) and late acks; @lock
  * @user_made: made by a user on a device open to users, and counted
  *	against that user's quota there (fixed), until freed
  * @gone: on nn->user_gone from its deletion until freed, if @user_made
@@ -122,8 +127,6 @@ struct nck_peer {
  * @next_seq: sequence of the running or next alltoall
  * @a2a_failed: the alltoall before @next_seq failed here (none starts
  *	after it: the communicator is broken)
- * @late_acks: acks sent since @late_acks_from (jiffies) for frames of
- *	finished alltoalls (nck_rx_late, transport.c)
  * @early: frames of alltoalls not started yet
  * @early_books: which fragments @early holds, to ack them (rel.h)
  * @wq: the alltoall's process sleeps here
@@ -185,8 +188,6 @@ struct nck_comm {
 	struct nck_op *op;
 	u32 next_seq;
 	bool a2a_failed;
-	u32 late_acks;
-	unsigned long late_acks_from;
 	struct sk_buff_head early;
 	struct nck_early_books early_books;
 	wait_queue_head_t wq;
