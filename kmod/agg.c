@@ -152,9 +152,11 @@
  *  - its slot (the engine's): taken when it starts, dropped when it leaves
  *    the slot.  A finished operation stays to answer repair requests of
  *    slower peers.  It leaves when its sequence comes round again, when
- *    memory is needed (nck_agg_reclaim), when its endpoint closed and its
- *    deadline passed (the peers' time budget is spent too: nobody asks
- *    any more), when it is cancelled, or when the communicator is freed;
+ *    memory is needed and our children have its result (nck_agg_reclaim;
+ *    a poster waits for them: nck_agg_prepare_wait), when its endpoint
+ *    closed and its deadline passed (the peers' time budget is spent too:
+ *    nobody asks any more), when it is cancelled, or when the
+ *    communicator is freed;
  *  - its poster's (the endpoint's table, endpoint.c): dropped by
  *    nck_agg_release() once the result was collected, or when the endpoint
  *    closes (which cancels it if it has not finished).
@@ -947,6 +949,91 @@ static struct nck_agg_op *nck_agg_take_over(struct nck_comm *c,
 }
 
 /*
+ * Memory is short: finished operations nobody waits for leave their
+ * slots, once their results reached our children (nck_agg_delivered()).
+ * Returns whether any did; *pending (if given) says whether another will
+ * once its children have it all.
+ */
+static bool __nck_agg_reclaim(struct nck_comm *c, bool *pending)
+{
+	bool freed = false;
+	u32 i;
+
+	spin_lock_bh(&c->lock);
+	for (i = 0; i < NCK_AGG_SLOTS; i++) {
+		struct nck_agg_op *op = c->agg.slot[i];
+
+		if (!op || !op->complete || !op->released)
+			continue;
+		if (nck_agg_delivered(op)) {
+			nck_agg_unslot(c, op);
+			freed = true;
+		} else if (pending) {
+			*pending = true;
+		}
+	}
+	spin_unlock_bh(&c->lock);
+	return freed;
+}
+
+bool nck_agg_reclaim(struct nck_comm *c)
+{
+	return __nck_agg_reclaim(c, NULL);
+}
+
+/* Can a poster waiting for memory stop waiting (nck_agg_prepare_wait)? */
+static bool nck_agg_reclaim_ready(struct nck_comm *c)
+{
+	bool ready = READ_ONCE(c->dead), pending = false;
+	u32 i;
+
+	spin_lock_bh(&c->lock);
+	for (i = 0; i < NCK_AGG_SLOTS && !ready; i++) {
+		struct nck_agg_op *op = c->agg.slot[i];
+
+		if (op && op->complete && op->released) {
+			ready = nck_agg_delivered(op);
+			pending = true;
+		}
+	}
+	spin_unlock_bh(&c->lock);
+	return ready || !pending;
+}
+
+/*
+ * The communicator's memory is short (nck_agg_prepare() failed with
+ * ENOBUFS), but finished operations hold some only until our children
+ * have their results: wait for that, up to the poster's time budget,
+ * rather than fail at once.  Freeing them earlier made the children time
+ * out.  ENOBUFS if nothing will be freed, or not in time.
+ */
+static struct nck_agg_op *nck_agg_prepare_wait(struct nck_comm *c,
+					       const struct nck_agg_args *a,
+					       u32 esize)
+{
+	long left = msecs_to_jiffies(a->timeout_ms ?: c->timeout_ms);
+	struct nck_agg_op *op;
+	bool pending;
+
+	do {
+		pending = false;
+		if (!__nck_agg_reclaim(c, &pending)) {
+			if (!pending || READ_ONCE(c->dead))
+				return ERR_PTR(-ENOBUFS);
+			left = wait_event_interruptible_timeout(c->agg.wq,
+								nck_agg_reclaim_ready(c),
+								left);
+			if (left < 0)
+				return ERR_PTR(-EINTR);
+			if (!left)
+				return ERR_PTR(-ENOBUFS);
+		}
+		op = nck_agg_prepare(c, a, esize, NETCOLL_NONE);
+	} while (PTR_ERR_OR_ZERO(op) == -ENOBUFS);
+	return op;
+}
+
+/*
  * Post a contribution.  Returns the operation with two references, its
  * slot's and the caller's (give it back with nck_agg_release), or an
  * ERR_PTR; an operation that never started consumed no sequence number.
@@ -977,6 +1064,8 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 	spin_unlock_bh(&c->lock);
 
 	op = nck_agg_prepare(c, a, esize, NETCOLL_NONE);
+	if (PTR_ERR_OR_ZERO(op) == -ENOBUFS)
+		op = nck_agg_prepare_wait(c, a, esize);
 	if (IS_ERR(op))
 		return op;
 	err = nck_join_wait(c, op->deadline);
@@ -1078,23 +1167,17 @@ void nck_agg_release(struct nck_comm *c, struct nck_agg_op *op, bool cancel)
 	nck_agg_op_put(c, op);
 }
 
-/* Memory is short: finished operations nobody waits for leave their slots. */
-bool nck_agg_reclaim(struct nck_comm *c)
+/*
+ * An operation's result reached all our children, and it is finished
+ * and released: its memory may be reclaimed now.  A start its data
+ * announced may fit (nck_agg_early_rescan()), and so may a poster's
+ * (nck_agg_start()).
+ */
+void nck_agg_memory_freeable(struct nck_comm *c)
 {
-	bool freed = false;
-	u32 i;
-
-	spin_lock_bh(&c->lock);
-	for (i = 0; i < NCK_AGG_SLOTS; i++) {
-		struct nck_agg_op *op = c->agg.slot[i];
-
-		if (op && op->complete && op->released) {
-			nck_agg_unslot(c, op);
-			freed = true;
-		}
-	}
-	spin_unlock_bh(&c->lock);
-	return freed;
+	lockdep_assert_held(&c->lock);
+	nck_agg_early_rescan(c);
+	wake_up_all(&c->agg.wq);
 }
 
 /*

@@ -202,6 +202,8 @@ void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
 void nck_agg_piece_check(struct nck_comm *c, struct nck_agg_op *op,
 			 struct nck_agg_piece *p);
 void nck_agg_push_down(struct nck_comm *c, struct sk_buff_head *txq);
+bool nck_agg_delivered(struct nck_agg_op *op);
+void nck_agg_memory_freeable(struct nck_comm *c);
 int nck_agg_resend_down(void *arg, u32 k);
 void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
 		      struct nck_agg_piece *p, int ci, u32 cum,

@@ -494,6 +494,7 @@ void nck_agg_push_down(struct nck_comm *c, struct sk_buff_head *txq)
 	u32 w = nck_agg_window(c), seq = c->agg.next - w, s;
 	struct nck_agg_op *op;
 	u64 n = 0, window = 0;
+	bool freeable = false;
 
 	lockdep_assert_held(&c->lock);
 	for (s = 0; s < w; s++) {
@@ -501,6 +502,7 @@ void nck_agg_push_down(struct nck_comm *c, struct sk_buff_head *txq)
 		if (op && !op->dn_done) {
 			n += nck_agg_dn_inflight(op);
 			window = nck_agg_dn_window(c, op->fs);
+			freeable |= op->dn_done && op->complete && op->released;
 		}
 	}
 	for (s = 0; s < w && n < window; s++) {
@@ -508,6 +510,22 @@ void nck_agg_push_down(struct nck_comm *c, struct sk_buff_head *txq)
 		if (op && !op->err && !op->dn_done)
 			nck_agg_push_op(c, op, &n, window, txq);
 	}
+	if (freeable)	/* nck_agg_reclaim() may take it now */
+		nck_agg_memory_freeable(c);
+}
+
+/*
+ * May nck_agg_reclaim() free op (finished and released)?  Not while its
+ * result still goes down to children that have not acked all of it: a
+ * root under its memory limit freed a 640 KB allreduce its children were
+ * still receiving as soon as its process posted the next one, and they
+ * timed out.  A failed one delivers nothing more.
+ */
+bool nck_agg_delivered(struct nck_agg_op *op)
+{
+	if (!op->dn_done && !op->err)
+		nck_agg_dn_inflight(op);
+	return op->dn_done || op->err;
 }
 
 /*

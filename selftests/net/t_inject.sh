@@ -331,6 +331,18 @@ refused_pair() {
 }
 t_check "two refused broadcast starts for one operation: their 6 frames dropped, root 2's broadcast byte-exact" \
 	refused_pair
+# Allreduces of 640 KB back to back on a communicator with 1 MiB of
+# memory: h1, the root, has its result as soon as it combined the last
+# contribution, while its children still receive it.  Its next post
+# waits for them to ack it all before it frees it; before, the post freed
+# it under them and they timed out.
+tight_mem() {
+	comm3 17 mem 1048576 &&
+	nc_ranks tight "h1 h2 h3" "$NC_RED_CHECK" --comm 17 --all --ops sum \
+		--dtypes double --count-list 80000 --iters 5 --timeout 10000
+}
+t_check "5 allreduces of 640 KB back to back with 1 MiB of memory: the root frees each result only once its children have it; bit-exact" \
+	tight_mem
 # Frames of a later operation beyond its books may fill only half the
 # receive memory.  On a communicator with 1 MiB of it, h2 sends h1 700
 # messages of 1400 bytes for alltoall 1 (about 1.6 MB of buffers): the
