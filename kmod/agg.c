@@ -825,7 +825,9 @@ static void nck_agg_install(struct nck_comm *c, struct nck_agg_op *op,
  * The worker nck_agg_early_bcast() queued: start the broadcast its data
  * announced, unless this rank's process started operation seq meanwhile
  * (then the next one's data may be waiting: looked for again), the OSO
- * window is full (looked for again when an operation finishes), the
+ * window is full or the communicator's memory is (tried again when an
+ * operation finishes or is released, not for each fragment: each try
+ * allocates the operation and builds its tree), the
  * frame did not come from our parent in that broadcast's tree (a forged
  * or stray frame must not start anything its parent would not), or the
  * communicator stopped.  One start at a time: early_bcast.queued stays
@@ -875,17 +877,26 @@ static void nck_agg_bcast_work(struct work_struct *work)
 	 * copies of such a frame made the worker allocate and free the whole
 	 * vector each (arrival now refuses it too, and a vector over mem_max).
 	 */
-	if ((IS_ERR(op) && PTR_ERR(op) != -ENOBUFS) ||
-	    (!IS_ERR(op) && op->fs != fs))
+	err = PTR_ERR_OR_ZERO(op);
+	if (!err && op->fs != fs)
+		err = -EPROTO;
+	if (err && err != -ENOBUFS)
 		nck_agg_early_refuse(c, seq, src, a.root);
-	if (!IS_ERR(op) && op->fs == fs && seq == c->agg.next &&
-	    seq - c->agg.posted < c->agg.oso && !nck_agg_may_start(c, seq)) {
-		op->unposted = true;
-		nck_agg_install(c, op, &txq);
-		started = true;
-	} else if (seq != c->agg.next || PTR_ERR_OR_ZERO(op) == -EPROTO) {
+	if (!err && seq == c->agg.next) {
+		err = seq - c->agg.posted < c->agg.oso ?
+		      nck_agg_may_start(c, seq) : -EAGAIN;
+		if (!err) {
+			op->unposted = true;
+			nck_agg_install(c, op, &txq);
+			started = true;
+		}
+	}
+	if (seq != c->agg.next || err == -EPROTO) {
 		/* the parent's own data may have come meanwhile */
 		nck_agg_early_rescan(c);
+	} else if (err == -EAGAIN || err == -ENOBUFS) {
+		/* until an operation finishes or is released */
+		c->agg.early_bcast.waiting = true;
 	}
 	nck_agg_queue_out(c, &txq);
 	spin_unlock_bh(&c->lock);
@@ -1162,6 +1173,8 @@ void nck_agg_release(struct nck_comm *c, struct nck_agg_op *op, bool cancel)
 	/* stopped: no repairs to answer, nor a timer to end the linger */
 	if (op->complete && c->dead)
 		nck_agg_unslot(c, op);
+	if (op->complete && nck_agg_delivered(op))	/* reclaimable now */
+		nck_agg_early_rescan(c);
 	spin_unlock_bh(&c->lock);
 	wake_up_all(&c->agg.wq);	/* callers queued behind it (OSO) */
 	nck_agg_op_put(c, op);

@@ -54,7 +54,10 @@ struct nck_tree;
  *	refused_seq, refused_src, refused_root: the worker refused to start
  *	that sequence from that sender's data naming that root (not our
  *	parent in its tree): it is dropped, held and arriving
- *	(nck_agg_early_refuse()); c->lock
+ *	(nck_agg_early_refuse()); @early_bcast.waiting: the worker could
+ *	not start @early_bcast.seq for now (the OSO window or the memory
+ *	limit): its data queues the worker again only after an operation
+ *	finished or was released (nck_agg_early_rescan()); c->lock
  * @bcast_work: starts that broadcast (it allocates: not in softirq)
  * @budget_ms: the time budget this rank's process last posted with (0:
  *	none yet); a broadcast its data starts waits for its data at least
@@ -88,7 +91,7 @@ struct nck_agg {
 	struct {
 		u32 seq, src, root, len, fs;
 		u32 refused_seq, refused_src, refused_root;
-		bool queued, held, refused;
+		bool queued, held, refused, waiting;
 	} early_bcast;
 	struct work_struct bcast_work;
 	u32 budget_ms;

@@ -819,12 +819,18 @@ void nck_agg_early_refuse(struct nck_comm *c, u32 seq, u32 src, u32 root)
 	}
 }
 
-/* f passed nck_agg_bcast_data(). */
+/*
+ * f passed nck_agg_bcast_data().  A start the worker found it must wait
+ * for (early_bcast.waiting) is not tried again for each fragment that
+ * comes: each try allocated the operation and built its tree, and a
+ * fragment is one frame on the wire.
+ */
 static void nck_agg_early_bcast(struct nck_comm *c, const struct nc_frame *f)
 {
 	lockdep_assert_held(&c->lock);
 	if (c->dead || c->broken || f->op_seq != c->agg.next ||
-	    c->agg.early_bcast.queued)
+	    c->agg.early_bcast.queued ||
+	    (c->agg.early_bcast.waiting && f->op_seq == c->agg.early_bcast.seq))
 		return;
 	if (!refcount_inc_not_zero(&c->ref))
 		return;
@@ -843,8 +849,9 @@ static void nck_agg_early_bcast(struct nck_comm *c, const struct nc_frame *f)
 /*
  * Does a broadcast's data wait among the early frames for the next
  * operation here?  Then start it (the next operation just became
- * possible: one started or finished, or a start queued for another
- * gave up).  This runs on every completion, often in softirq, and the
+ * possible: one started, finished or was released, or a start queued for
+ * another gave up; a start that waited may go now).  This runs on every
+ * completion, often in softirq, and the
  * early queue of a busy root can hold thousands of fragments of later
  * reductions: it walks the queue only while early_bcast.held says
  * broadcast data may be there (set when such data is held, cleared by a
@@ -856,6 +863,7 @@ void nck_agg_early_rescan(struct nck_comm *c)
 	struct nc_frame f;
 
 	lockdep_assert_held(&c->lock);
+	c->agg.early_bcast.waiting = false;
 	if (!c->agg.early_bcast.held || c->agg.early_bcast.queued)
 		return;
 	c->agg.early_bcast.held = false;

@@ -331,6 +331,61 @@ refused_pair() {
 }
 t_check "two refused broadcast starts for one operation: their 6 frames dropped, root 2's broadcast byte-exact" \
 	refused_pair
+# A broadcast's data that must wait on h1 -- the OSO window is full, or
+# the communicator's memory is -- is tried again when an operation
+# finishes or is released, not for each fragment: each try made the
+# worker allocate the operation and build its tree.  h1 posts an
+# allreduce (operation 0) alone; h3, h1's parent in root 2's tree, sends
+# 20 fragments of broadcast 1, 50 ms apart; the worker runs are counted
+# by a kprobe (one kernel for all hosts).  Then h2 and h3 post their
+# part: the allreduce is verified, and the broadcast starts on h1.
+KP=/sys/kernel/tracing
+kprobe_on() {
+	mountpoint -q $KP || mount -t tracefs nodev $KP || return 1
+	echo 'p:nc_bcast_work netcoll:nck_agg_bcast_work' >>$KP/kprobe_events &&
+		echo 1 >$KP/events/kprobes/nc_bcast_work/enable
+}
+kprobe_hits() { awk '$1 == "nc_bcast_work" { print $2 }' $KP/kprobe_profile; }
+kprobe_off() {
+	echo 0 >$KP/events/kprobes/nc_bcast_work/enable
+	echo '-:nc_bcast_work' >>$KP/kprobe_events
+}
+# bcast_waits ID COUNT [NCTL ARGS]: the case above on a new communicator
+# ID, h1's allreduce of COUNT doubles; the forged broadcast has as many
+# bytes.
+bcast_waits() {
+	local id=$1 count=$2 r i k0 k1 e0 e1 pids=() rc=0
+	shift 2
+	comm3 "$id" "$@" && kprobe_on || return 1
+	e0=$(nc_stat h1 agg_bcast_early)
+	for r in 0 1 2; do
+		on "h$((r + 1))" "$NC_RED_CHECK" --comm "$id" --rank $r --size 3 --all \
+			--ops sum --dtypes double --count-list "$count" --timeout 20000 \
+			>"$T_LOG/waits$id.$r.log" 2>&1 &
+		pids+=($!)
+		[ $r = 0 ] || continue
+		sleep 0.5
+		k0=$(kprobe_hits)
+		for i in $(seq 20); do
+			bcast_forge "$id" 1 agg-bcast --msg-len $((count * 8)) || rc=1
+			sleep 0.05
+		done
+		k1=$(kprobe_hits)
+	done
+	for r in "${pids[@]}"; do wait "$r" || rc=1; done
+	for i in $(seq 20); do
+		e1=$(nc_stat h1 agg_bcast_early)
+		[ $((e1 - e0)) -ge 1 ] && break
+		sleep 0.1
+	done
+	kprobe_off
+	echo "worker runs for 20 fragments: $((k1 - k0)); broadcasts started after the allreduce: $((e1 - e0))"
+	[ $rc = 0 ] && [ $((k1 - k0)) -le 1 ] && [ $((e1 - e0)) = 1 ]
+}
+t_check "a broadcast's data waiting for the OSO window: the worker runs once for 20 fragments, and starts it when the allreduce before it ends" \
+	bcast_waits 15 2 oso 1
+t_check "... waiting for the communicator's memory (1 MiB): the same" \
+	bcast_waits 16 80000 oso 2 mem 1048576
 # Allreduces of 640 KB back to back on a communicator with 1 MiB of
 # memory: h1, the root, has its result as soon as it combined the last
 # contribution, while its children still receive it.  Its next post
