@@ -19,8 +19,15 @@
 
 enum nck_mcgrp { NCK_MCGRP_EVENTS };
 
+/*
+ * The events tell of every communicator's failures in the namespace,
+ * other users' too: the admin's alone (CAP_NET_ADMIN over the
+ * namespace; genl_bind() checks it).  A user learns of its own
+ * operations' failures from their errno.
+ */
 static const struct genl_multicast_group nck_mcgrps[] = {
-	[NCK_MCGRP_EVENTS] = { .name = NETCOLL_GENL_MCGRP_EVENTS },
+	[NCK_MCGRP_EVENTS] = { .name = NETCOLL_GENL_MCGRP_EVENTS,
+			       .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 static struct netlink_range_validation nck_comm_id_range = {

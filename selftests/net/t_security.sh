@@ -147,6 +147,14 @@ t_expect_fail "... root without CAP_NET_ADMIN may not delete it (EPERM)" "owner 
 	on h1 "${no_net_admin[@]}" "$NCTL" comm del id 1
 t_check "... nor see its cookie" \
 	eval '! on h1 "${no_net_admin[@]}" "$NCTL" -j comm show id 1 | grep -q cookie'
+# The events group tells of every communicator's failures, other users'
+# too: only the admin may subscribe.  Before, anybody could.
+t_expect_fail "a user may not subscribe to the events group (EPERM)" \
+	"cannot subscribe to events: Operation not permitted" \
+	on h1 "${as_nobody[@]}" "$NCTL" monitor -n 1 --timeout 100
+t_expect_fail "... nor root without CAP_NET_ADMIN" \
+	"cannot subscribe to events: Operation not permitted" \
+	on h1 "${no_net_admin[@]}" "$NCTL" monitor -n 1 --timeout 100
 
 # --- 1, 3. handles belong to their endpoint; no double free ---------------
 {

@@ -575,6 +575,7 @@ struct nc_event {
 	char ifname[NC_IFNAMSIZ];
 };
 
+/* The admin's only (CAP_NET_ADMIN): -EPERM for other users. */
 int nc_ctl_subscribe(nc_ctl *ctl);
 /* Wait up to timeout_ms (-1: forever); 0 = got one, -ETIMEDOUT = none. */
 int nc_event_wait(nc_ctl *ctl, struct nc_event *ev, int timeout_ms);
