@@ -369,6 +369,7 @@ void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
 		return;
 	op->complete = true;
 	op->err = err;
+	op->dn_heard_ns = ktime_get_ns();	/* nck_agg_delivered() */
 	/*
 	 * A started operation that failed may have run on some ranks and not
 	 * on others: the ranks' sequences of operations can disagree from
@@ -847,11 +848,12 @@ static void nck_agg_bcast_work(struct work_struct *work)
 	struct sk_buff_head txq;
 	struct nck_agg_op *op;
 	bool started = false;
-	u32 seq, fs, src, esize;
+	u32 seq, fs, src, esize, rescans;
 	int err;
 
 	__skb_queue_head_init(&txq);
 	spin_lock_bh(&c->lock);
+	rescans = c->agg.early_bcast.rescans;
 	seq = c->agg.early_bcast.seq;
 	src = c->agg.early_bcast.src;
 	a.root = c->agg.early_bcast.root;
@@ -891,8 +893,14 @@ static void nck_agg_bcast_work(struct work_struct *work)
 			started = true;
 		}
 	}
-	if (seq != c->agg.next || err == -EPROTO) {
-		/* the parent's own data may have come meanwhile */
+	if (seq != c->agg.next || err == -EPROTO ||
+	    ((err == -EAGAIN || err == -ENOBUFS) &&
+	     rescans != c->agg.early_bcast.rescans)) {
+		/*
+		 * The parent's own data may have come meanwhile, or the
+		 * window or memory we lacked freed up while we tried (that
+		 * rescan found us queued): look again.
+		 */
 		nck_agg_early_rescan(c);
 	} else if (err == -EAGAIN || err == -ENOBUFS) {
 		/* until an operation finishes or is released */
@@ -1022,26 +1030,35 @@ static struct nck_agg_op *nck_agg_prepare_wait(struct nck_comm *c,
 					       const struct nck_agg_args *a,
 					       u32 esize)
 {
-	long left = msecs_to_jiffies(a->timeout_ms ?: c->timeout_ms);
+	unsigned long end = jiffies +
+		msecs_to_jiffies(a->timeout_ms ?: c->timeout_ms);
 	struct nck_agg_op *op;
 	bool pending;
+	long left;
 
-	do {
+	for (;;) {
 		pending = false;
 		if (!__nck_agg_reclaim(c, &pending)) {
-			if (!pending || READ_ONCE(c->dead))
+			left = end - jiffies;
+			if (!pending || READ_ONCE(c->dead) || left <= 0)
 				return ERR_PTR(-ENOBUFS);
-			left = wait_event_interruptible_timeout(c->agg.wq,
-								nck_agg_reclaim_ready(c),
-								left);
-			if (left < 0)
+			/*
+			 * Woken when the last child acks; a silent child
+			 * is waited for until nck_agg_delivered() gives up
+			 * on it, looked at every NCK_AGG_RECLAIM_POLL_MS.
+			 */
+			left = min_t(long, left,
+				     msecs_to_jiffies(NCK_AGG_RECLAIM_POLL_MS));
+			if (wait_event_interruptible_timeout(c->agg.wq,
+							     nck_agg_reclaim_ready(c),
+							     left) < 0)
 				return ERR_PTR(-EINTR);
-			if (!left)
-				return ERR_PTR(-ENOBUFS);
+			continue;
 		}
 		op = nck_agg_prepare(c, a, esize, NETCOLL_NONE);
-	} while (PTR_ERR_OR_ZERO(op) == -ENOBUFS);
-	return op;
+		if (PTR_ERR_OR_ZERO(op) != -ENOBUFS)
+			return op;
+	}
 }
 
 /*

@@ -57,7 +57,9 @@ struct nck_tree;
  *	(nck_agg_early_refuse()); @early_bcast.waiting: the worker could
  *	not start @early_bcast.seq for now (the OSO window or the memory
  *	limit): its data queues the worker again only after an operation
- *	finished or was released (nck_agg_early_rescan()); c->lock
+ *	finished or was released (nck_agg_early_rescan(), which counts
+ *	itself in @early_bcast.rescans: one during the worker's try means
+ *	it tries again); c->lock
  * @bcast_work: starts that broadcast (it allocates: not in softirq)
  * @budget_ms: the time budget this rank's process last posted with (0:
  *	none yet); a broadcast its data starts waits for its data at least
@@ -91,6 +93,7 @@ struct nck_agg {
 	struct {
 		u32 seq, src, root, len, fs;
 		u32 refused_seq, refused_src, refused_root;
+		u32 rescans;
 		bool queued, held, refused, waiting;
 	} early_bcast;
 	struct work_struct bcast_work;

@@ -23,6 +23,7 @@
 #define NCK_AGG_REPEAT_FRAGS	2	/* ... if their pieces are that small */
 #define NCK_AGG_OP_RTO_MIN_MS	10	/* an unwindowed operation's timeout */
 #define NCK_AGG_DN_FRAGS	16	/* larger results go down in a window */
+#define NCK_AGG_RECLAIM_POLL_MS	100	/* a poster short of memory looks again */
 #define NCK_AGG_DN_ONCE_BYTES	(24 * 1024)	/* ... and results of more bytes */
 #define NCK_AGG_DN_BYTES	(128 * 1024)	/* ... of this many bytes */
 #define NCK_AGG_DN_MIN		4	/* ... and at least these fragments */
@@ -91,6 +92,7 @@ struct nck_agg_op {
 	u32 repair_budget;	/* fragments this op may still resend on nacks */
 	bool again;		/* frames going out are sent again */
 	bool dn_done;		/* every child has its whole result: push_down */
+	u64 dn_heard_ns;	/* it finished, or a child acked its result */
 	u32 acks_held;		/* children's acks held (rel.h flow control) */
 	int err;
 	u16 opcode;

@@ -863,6 +863,7 @@ void nck_agg_early_rescan(struct nck_comm *c)
 	struct nc_frame f;
 
 	lockdep_assert_held(&c->lock);
+	c->agg.early_bcast.rescans++;
 	c->agg.early_bcast.waiting = false;
 	if (!c->agg.early_bcast.held || c->agg.early_bcast.queued)
 		return;

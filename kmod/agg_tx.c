@@ -519,13 +519,17 @@ void nck_agg_push_down(struct nck_comm *c, struct sk_buff_head *txq)
  * result still goes down to children that have not acked all of it: a
  * root under its memory limit freed a 640 KB allreduce its children were
  * still receiving as soon as its process posted the next one, and they
- * timed out.  A failed one delivers nothing more.
+ * timed out.  A failed one delivers nothing more, and neither does one
+ * no child acked for as long a silence as fails an operation
+ * (rtx.quiet_min): a child whose last ack was lost has it all and asks
+ * for nothing more, and a dead one never will.
  */
 bool nck_agg_delivered(struct nck_agg_op *op)
 {
 	if (!op->dn_done && !op->err)
 		nck_agg_dn_inflight(op);
-	return op->dn_done || op->err;
+	return op->dn_done || op->err ||
+	       ktime_get_ns() - op->dn_heard_ns >= op->rtx.quiet_min;
 }
 
 /*
@@ -575,6 +579,7 @@ void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		return;
 	}
+	op->dn_heard_ns = ktime_get_ns();	/* nck_agg_delivered() */
 	/*
 	 * The newest fragment the ack's cumulative point passes is a round
 	 * trip if it went once (Karn) and the point moved because it came:
