@@ -160,7 +160,9 @@
  *  - its poster's (the endpoint's table, endpoint.c): dropped by
  *    nck_agg_release() once the result was collected, or when the endpoint
  *    closes (which cancels it if it has not finished).
- * The last nck_agg_op_put() frees it, in whatever context.  Frames it holds
+ * The last nck_agg_op_put() frees it, under c->lock, in whatever context
+ * (a waiting start is told then: nck_agg_memory_freeable()); or
+ * nck_agg_free() with the communicator.  Frames it holds
  * are charged to the communicator's receive memory, its buffers to the
  * communicator's posted memory; both are given back by that free.
  *
@@ -254,10 +256,20 @@ bool nck_agg_posted_by_current(const struct nck_agg_op *op)
 	return op->poster == task_tgid(current) && op->poster_mm == current->mm;
 }
 
+/*
+ * Under c->lock: the free is when the memory is given back, so a start
+ * that waits for it is told then (nck_agg_memory_freeable()).  Told
+ * before, when the poster let go but the slot still held it, the worker
+ * could take the slot's reference in between, find the memory still
+ * used and wait with nobody left to tell it.
+ */
 static void nck_agg_op_put(struct nck_comm *c, struct nck_agg_op *op)
 {
-	if (refcount_dec_and_test(&op->ref))
+	lockdep_assert_held(&c->lock);
+	if (refcount_dec_and_test(&op->ref)) {
 		nck_agg_op_free(c, op);
+		nck_agg_memory_freeable(c);
+	}
 }
 
 /* op leaves its slot: the engine's reference goes. */
@@ -612,7 +624,8 @@ static int nck_agg_pieces(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	if (asked)
 		charge += (u64)c->size * sizeof(*op->askers);
-	err = nck_comm_mem_reserve(c, charge);
+	/* never fits: E2BIG, so that nobody waits for memory to free up */
+	err = charge > c->mem_max ? -E2BIG : nck_comm_mem_reserve(c, charge);
 	if (!err) {
 		op->charge = charge;
 		for (j = 0; j < op->npieces && !err; j++)
@@ -938,6 +951,7 @@ static struct nck_agg_op *nck_agg_take_over(struct nck_comm *c,
 	if (!op || !op->unposted)	/* it failed: freed by a stop or the timer */
 		return ERR_PTR(nck_comm_usable(c) ?: -EPIPE);
 	c->agg.posted++;
+	nck_agg_early_rescan(c);	/* the OSO window moved (bcast_work) */
 	op->unposted = false;
 	nck_agg_set_poster(op, a->recvbuf);
 	refcount_inc(&op->ref);		/* the poster's */
@@ -984,7 +998,7 @@ static bool __nck_agg_reclaim(struct nck_comm *c, bool *pending)
 
 		if (!op || !op->complete || !op->released)
 			continue;
-		if (nck_agg_delivered(op)) {
+		if (nck_agg_delivered(c, op)) {
 			nck_agg_unslot(c, op);
 			freed = true;
 		} else if (pending) {
@@ -1000,18 +1014,23 @@ bool nck_agg_reclaim(struct nck_comm *c)
 	return __nck_agg_reclaim(c, NULL);
 }
 
-/* Can a poster waiting for memory stop waiting (nck_agg_prepare_wait)? */
+/*
+ * Can a poster waiting for memory stop waiting (nck_agg_prepare_wait)?
+ * A finished operation's children have its result, nothing is left to
+ * wait for, or the broadcast it posts started from its data.
+ */
 static bool nck_agg_reclaim_ready(struct nck_comm *c)
 {
 	bool ready = READ_ONCE(c->dead), pending = false;
 	u32 i;
 
 	spin_lock_bh(&c->lock);
+	ready |= c->agg.posted != c->agg.next;
 	for (i = 0; i < NCK_AGG_SLOTS && !ready; i++) {
 		struct nck_agg_op *op = c->agg.slot[i];
 
 		if (op && op->complete && op->released) {
-			ready = nck_agg_delivered(op);
+			ready = nck_agg_delivered(c, op);
 			pending = true;
 		}
 	}
@@ -1022,43 +1041,66 @@ static bool nck_agg_reclaim_ready(struct nck_comm *c)
 /*
  * The communicator's memory is short (nck_agg_prepare() failed with
  * ENOBUFS), but finished operations hold some only until our children
- * have their results: wait for that, up to the poster's time budget,
+ * have their results: wait for that, until the post's deadline end,
  * rather than fail at once.  Freeing them earlier made the children time
- * out.  ENOBUFS if nothing will be freed, or not in time.
+ * out.  Each pass tries again (memory may have been freed by others);
+ * NULL: the broadcast this rank posts started from its data meanwhile
+ * (take it over).  ENOBUFS if nothing will be freed, or not in time; the
+ * communicator's error if it stopped.
  */
 static struct nck_agg_op *nck_agg_prepare_wait(struct nck_comm *c,
 					       const struct nck_agg_args *a,
-					       u32 esize)
+					       u32 esize, unsigned long end)
 {
-	unsigned long end = jiffies +
-		msecs_to_jiffies(a->timeout_ms ?: c->timeout_ms);
 	struct nck_agg_op *op;
 	bool pending;
 	long left;
+	int err;
 
 	for (;;) {
 		pending = false;
-		if (!__nck_agg_reclaim(c, &pending)) {
-			left = end - jiffies;
-			if (!pending || READ_ONCE(c->dead) || left <= 0)
-				return ERR_PTR(-ENOBUFS);
-			/*
-			 * Woken when the last child acks; a silent child
-			 * is waited for until nck_agg_delivered() gives up
-			 * on it, looked at every NCK_AGG_RECLAIM_POLL_MS.
-			 */
-			left = min_t(long, left,
-				     msecs_to_jiffies(NCK_AGG_RECLAIM_POLL_MS));
-			if (wait_event_interruptible_timeout(c->agg.wq,
-							     nck_agg_reclaim_ready(c),
-							     left) < 0)
-				return ERR_PTR(-EINTR);
-			continue;
-		}
+		__nck_agg_reclaim(c, &pending);
 		op = nck_agg_prepare(c, a, esize, NETCOLL_NONE);
 		if (PTR_ERR_OR_ZERO(op) != -ENOBUFS)
 			return op;
+		spin_lock_bh(&c->lock);
+		err = nck_comm_usable(c);
+		if (!err && c->agg.posted != c->agg.next) {
+			spin_unlock_bh(&c->lock);
+			return NULL;
+		}
+		spin_unlock_bh(&c->lock);
+		left = end - jiffies;
+		if (err || !pending || left <= 0)
+			return ERR_PTR(err ?: -ENOBUFS);
+		/*
+		 * Woken when the last child acks, or when the timer finds
+		 * them quiet (nck_agg_delivered()); looked at every
+		 * NCK_AGG_RECLAIM_POLL_MS too.
+		 */
+		left = min_t(long, left,
+			     msecs_to_jiffies(NCK_AGG_RECLAIM_POLL_MS));
+		if (wait_event_interruptible_timeout(c->agg.wq,
+						     nck_agg_reclaim_ready(c),
+						     left) < 0)
+			return ERR_PTR(-EINTR);
 	}
+}
+
+/* The process posts the broadcast its data started; c->lock released. */
+static struct nck_agg_op *nck_agg_take_over_out(struct nck_comm *c,
+						const struct nck_agg_args *a)
+	__releases(&c->lock)
+{
+	struct sk_buff_head txq;
+	struct nck_agg_op *op;
+
+	__skb_queue_head_init(&txq);
+	op = nck_agg_take_over(c, a, &txq);
+	nck_agg_queue_out(c, &txq);
+	spin_unlock_bh(&c->lock);
+	nck_agg_push_out(c);
+	return op;
 }
 
 /*
@@ -1071,7 +1113,9 @@ static struct nck_agg_op *nck_agg_prepare_wait(struct nck_comm *c,
  */
 struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *a)
 {
-	struct nck_agg_op *op, *ours;
+	unsigned long end = jiffies +
+		msecs_to_jiffies(a->timeout_ms ?: c->timeout_ms);
+	struct nck_agg_op *op;
 	struct sk_buff_head txq;
 	u32 esize;
 	int err;
@@ -1079,23 +1123,22 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 	err = nck_agg_check_args(c, a, &esize);
 	if (err)
 		return ERR_PTR(err);
-	__skb_queue_head_init(&txq);
 	spin_lock_bh(&c->lock);
 	c->agg.budget_ms = a->timeout_ms ?: c->timeout_ms;
-	if (c->agg.posted != c->agg.next) {
-		op = nck_agg_take_over(c, a, &txq);
-		nck_agg_queue_out(c, &txq);
-		spin_unlock_bh(&c->lock);
-		nck_agg_push_out(c);
-		return op;
-	}
+	if (c->agg.posted != c->agg.next)
+		return nck_agg_take_over_out(c, a);
 	spin_unlock_bh(&c->lock);
 
 	op = nck_agg_prepare(c, a, esize, NETCOLL_NONE);
 	if (PTR_ERR_OR_ZERO(op) == -ENOBUFS)
-		op = nck_agg_prepare_wait(c, a, esize);
-	if (IS_ERR(op))
-		return op;
+		op = nck_agg_prepare_wait(c, a, esize, end);
+	if (!op) {
+		spin_lock_bh(&c->lock);
+		return nck_agg_take_over_out(c, a);
+	}
+	if (IS_ERR(op))		/* E2BIG: over the limit, as any other */
+		return PTR_ERR(op) == -E2BIG ? ERR_PTR(-ENOBUFS) : op;
+	op->deadline = end;	/* its wait for memory included */
 	err = nck_join_wait(c, op->deadline);
 	if (err) {
 		nck_agg_op_free(c, op);
@@ -1110,14 +1153,13 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 		return ERR_PTR(err);
 	}
 	if (c->agg.posted != c->agg.next) {	/* its data started it */
-		ours = op;
-		op = nck_agg_take_over(c, a, &txq);
-		nck_agg_queue_out(c, &txq);
-		spin_unlock_bh(&c->lock);
+		struct nck_agg_op *ours = op;
+
+		op = nck_agg_take_over_out(c, a);
 		nck_agg_op_free(c, ours);
-		nck_agg_push_out(c);
 		return op;
 	}
+	__skb_queue_head_init(&txq);
 	refcount_inc(&op->ref);		/* the slot's */
 	c->agg.posted++;
 	nck_agg_install(c, op, &txq);
@@ -1190,11 +1232,13 @@ void nck_agg_release(struct nck_comm *c, struct nck_agg_op *op, bool cancel)
 	/* stopped: no repairs to answer, nor a timer to end the linger */
 	if (op->complete && c->dead)
 		nck_agg_unslot(c, op);
-	if (op->complete && nck_agg_delivered(op))	/* reclaimable now */
+	if (op->complete && nck_agg_delivered(c, op))	/* reclaimable now */
 		nck_agg_early_rescan(c);
+	else if (op->complete)	/* once the children have it, or are quiet */
+		nck_agg_arm_quiet(c, op);
+	nck_agg_op_put(c, op);
 	spin_unlock_bh(&c->lock);
 	wake_up_all(&c->agg.wq);	/* callers queued behind it (OSO) */
-	nck_agg_op_put(c, op);
 }
 
 /*
@@ -1365,8 +1409,8 @@ void nck_agg_free(struct nck_comm *c)
 	u32 i;
 
 	for (i = 0; i < NCK_AGG_SLOTS; i++)
-		if (c->agg.slot[i])
-			nck_agg_op_put(c, c->agg.slot[i]);
+		if (c->agg.slot[i] && refcount_dec_and_test(&c->agg.slot[i]->ref))
+			nck_agg_op_free(c, c->agg.slot[i]);	/* nobody waits */
 	nck_agg_purge_deferred(c);
 	nck_rx_purge(c, &c->agg.early);
 	nck_early_books_purge(c, &c->agg.books);

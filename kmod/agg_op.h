@@ -92,7 +92,9 @@ struct nck_agg_op {
 	u32 repair_budget;	/* fragments this op may still resend on nacks */
 	bool again;		/* frames going out are sent again */
 	bool dn_done;		/* every child has its whole result: push_down */
-	u64 dn_heard_ns;	/* it finished, or a child acked its result */
+	u64 dn_heard_ns;	/* it finished, or a child acked more of its result */
+	bool freeable_told;	/* the timer told it reclaimable: nck_agg_arm_quiet */
+	u8 dn_probes;		/* tail probes of its result: nck_agg_dn_probe */
 	u32 acks_held;		/* children's acks held (rel.h flow control) */
 	int err;
 	u16 opcode;
@@ -204,7 +206,9 @@ void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
 void nck_agg_piece_check(struct nck_comm *c, struct nck_agg_op *op,
 			 struct nck_agg_piece *p);
 void nck_agg_push_down(struct nck_comm *c, struct sk_buff_head *txq);
-bool nck_agg_delivered(struct nck_agg_op *op);
+bool nck_agg_delivered(struct nck_comm *c, struct nck_agg_op *op);
+void nck_agg_arm_quiet(struct nck_comm *c, struct nck_agg_op *op);
+u64 nck_agg_dn_probe_at(struct nck_comm *c, struct nck_agg_op *op);
 void nck_agg_memory_freeable(struct nck_comm *c);
 int nck_agg_resend_down(void *arg, u32 k);
 void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,

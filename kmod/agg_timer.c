@@ -183,6 +183,78 @@ static void nck_agg_fail(struct nck_comm *c, struct nck_agg_op *op, int err)
 		nck_agg_unslot(c, op);
 }
 
+/*
+ * op finished and was released, but its children still owe acks of its
+ * result: nothing may come to say it became reclaimable when they turn
+ * out quiet (nck_agg_delivered()), so the timer looks then and tells a
+ * start waiting for memory.  Under c->lock.
+ */
+void nck_agg_arm_quiet(struct nck_comm *c, struct nck_agg_op *op)
+{
+	lockdep_assert_held(&c->lock);
+	nck_agg_arm(c, min(op->dn_heard_ns + op->rtx.quiet_min,
+			   nck_agg_dn_probe_at(c, op)));
+}
+
+/*
+ * A tail probe (a finished operation does not retransmit its result on
+ * timeouts: children ask for what they lack): a child that got all of it
+ * asks for nothing, and if its last ack was lost the memory stayed held
+ * for the whole quiet period -- 5 s per lost ack under a tight memory
+ * limit.  So after an RTO of the results' round trip without news (then
+ * twice that, and four times), each child that has not acked it all is
+ * sent again the oldest fragment it did not ack and the newest its ack
+ * can show (nck_frags_probe()); its copy of a fragment it holds makes it
+ * ack again (a duplicate).  From the repair budget, as every resend.
+ */
+#define NCK_AGG_DN_PROBES	3
+
+u64 nck_agg_dn_probe_at(struct nck_comm *c, struct nck_agg_op *op)
+{
+	if (op->dn_probes >= NCK_AGG_DN_PROBES)
+		return U64_MAX;
+	return op->dn_heard_ns + (nck_rtt_rto(&c->agg.dn_rtt) << op->dn_probes);
+}
+
+static void nck_agg_dn_probe(struct nck_comm *c, struct nck_agg_op *op,
+			     struct sk_buff_head *txq)
+{
+	u32 j, i;
+
+	op->dn_probes++;
+	for (j = 0; j < op->npieces; j++) {
+		struct nck_agg_piece *p = &op->piece[j];
+
+		for (i = 0; p->dn && i < p->nchildren; i++) {
+			struct nck_agg_dn_ctx x = { c, op, p, i, txq, false };
+
+			if (p->dn_next[i] == p->nfrags &&
+			    !nck_frags_full(&p->dn[i]))
+				nck_frags_probe(&p->dn[i], p->dn_next[i],
+						nck_agg_resend_down, &x);
+		}
+	}
+}
+
+/* The timer's part of nck_agg_arm_quiet(): true while op is to be watched. */
+static bool nck_agg_watch_quiet(struct nck_comm *c, struct nck_agg_op *op,
+				u64 now_ns, u64 *next,
+				struct sk_buff_head *txq)
+{
+	if (!op->released || op->freeable_told)
+		return false;
+	if (nck_agg_delivered(c, op)) {
+		op->freeable_told = true;
+		nck_agg_memory_freeable(c);
+		return false;
+	}
+	if (now_ns >= nck_agg_dn_probe_at(c, op))
+		nck_agg_dn_probe(c, op, txq);
+	*next = min3(*next, op->dn_heard_ns + op->rtx.quiet_min,
+		     nck_agg_dn_probe_at(c, op));
+	return true;
+}
+
 enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 {
 	struct nck_comm *c = container_of(t, struct nck_comm, agg.timer);
@@ -204,6 +276,7 @@ enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 		if (!op)
 			continue;
 		if (op->complete) {
+			again |= nck_agg_watch_quiet(c, op, now_ns, &next, &txq);
 			if (!op->linger_until)
 				continue;
 			if (time_after_eq(now, op->linger_until)) {

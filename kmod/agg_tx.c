@@ -514,21 +514,41 @@ void nck_agg_push_down(struct nck_comm *c, struct sk_buff_head *txq)
 		nck_agg_memory_freeable(c);
 }
 
+/* Has every child of op been sent every fragment of its result once? */
+static bool nck_agg_dn_all_sent(const struct nck_agg_op *op)
+{
+	u32 j, i;
+
+	for (j = 0; j < op->npieces; j++) {
+		const struct nck_agg_piece *p = &op->piece[j];
+
+		for (i = 0; p->dn && i < p->nchildren; i++)
+			if (p->dn_next[i] < p->nfrags)
+				return false;
+	}
+	return true;
+}
+
 /*
  * May nck_agg_reclaim() free op (finished and released)?  Not while its
  * result still goes down to children that have not acked all of it: a
  * root under its memory limit freed a 640 KB allreduce its children were
  * still receiving as soon as its process posted the next one, and they
- * timed out.  A failed one delivers nothing more, and neither does one
- * no child acked for as long a silence as fails an operation
- * (rtx.quiet_min): a child whose last ack was lost has it all and asks
- * for nothing more, and a dead one never will.
+ * timed out.  A failed one delivers nothing more; nor does one whose
+ * repair budget is spent once all of it went out once; nor one whose
+ * children acked nothing new for as long a silence as fails an
+ * operation (rtx.quiet_min, from dn_heard_ns): a child whose last ack
+ * was lost has it all and asks for nothing more, and a dead one never
+ * will.  The timer tells a waiting start when that silence ends
+ * (nck_agg_arm_quiet()).
  */
-bool nck_agg_delivered(struct nck_agg_op *op)
+bool nck_agg_delivered(struct nck_comm *c, struct nck_agg_op *op)
 {
+	lockdep_assert_held(&c->lock);
 	if (!op->dn_done && !op->err)
 		nck_agg_dn_inflight(op);
 	return op->dn_done || op->err ||
+	       (!op->repair_budget && nck_agg_dn_all_sent(op)) ||
 	       ktime_get_ns() - op->dn_heard_ns >= op->rtx.quiet_min;
 }
 
@@ -572,14 +592,13 @@ void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
 		      u32 sack, bool sample, struct sk_buff_head *txq)
 {
 	struct nck_agg_dn_ctx x = { c, op, p, ci, txq, true };
-	u32 sacked, before, us;
+	u32 sacked, before, us, had;
 	bool resent = true, timed;
 
 	if (ci < 0 || !p->dn) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		return;
 	}
-	op->dn_heard_ns = ktime_get_ns();	/* nck_agg_delivered() */
 	/*
 	 * The newest fragment the ack's cumulative point passes is a round
 	 * trip if it went once (Karn) and the point moved because it came:
@@ -595,8 +614,15 @@ void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	timed = sample && cum > before &&
 		find_next_bit(p->dn[ci].bits, cum, before) >= cum;
+	had = p->dn[ci].count;
 	sacked = nck_frags_ack(&p->dn[ci], cum, sack, p->dn_next[ci], NULL,
 			       NULL);
+	/*
+	 * Only news counts (nck_agg_delivered()): a child repeating the
+	 * same ack while our repairs do not reach it is not being served.
+	 */
+	if (p->dn[ci].count != had)
+		op->dn_heard_ns = ktime_get_ns();
 	if (timed) {
 		us = nck_frags_age_us(&p->dn[ci], cum - 1, &resent);
 		if (!resent)
