@@ -935,16 +935,41 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 }
 
 /*
- * A frame of an operation whose slot went to a newer one: a late copy
- * (retransmission, duplicate) is no error; older still is.
+ * A frame of an operation that left its slot here: a late copy
+ * (retransmission, duplicate) is no error; older still is.  A windowed
+ * result's fragment (agg_tx.c) of a recent one means its sender has not
+ * heard that we have it all -- our last ack was lost, and it probes the
+ * tail (nck_agg_dn_probe()) -- or that we need nothing more of it (it
+ * left because it finished, was cancelled or failed here).  Told so,
+ * at the late-ack rate (nck_peer_late_ack()), the sender frees it for
+ * its next post at once; before, it waited out the children's silence
+ * (rtx.quiet_min, 5 s), since a leaf under its memory limit frees each
+ * result as soon as its process posts the next.  The ack's cumulative
+ * point is the whole piece: the sender counts none it did not send.
  */
 static void nck_agg_stale(struct nck_comm *c, struct sk_buff *skb,
-			  const struct nc_frame *f)
+			  const struct nc_frame *f, struct sk_buff_head *txq)
 {
-	u32 age = c->agg.next - f->op_seq;
+	u32 age = c->agg.next - f->op_seq, n = 0;
 
-	nck_stat_inc(c->nn, age <= 2 * nck_agg_window(c) ?
-		    NETCOLL_STAT_RX_DUPLICATES : NETCOLL_STAT_DROP_STATE);
+	/* (a fragment's frag_size is not 0: nc_wire_check_frag()) */
+	if (f->type == NETCOLL_T_AGG_DOWN && f->msg_len)
+		n = nc_wire_nfrags(f->msg_len, f->frag_size);
+	if (age > 2 * nck_agg_window(c)) {
+		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
+	} else if (n && !(f->flags & NETCOLL_F_MCAST) &&
+		   !nck_agg_end_by_result(f->msg_len, n)) {
+		if (nck_peer_late_ack(c, f->src_rank)) {
+			nck_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
+			nck_agg_send_ctl(c, f->op_seq, NETCOLL_T_AGG_ACK,
+					 f->src_rank, f->tag, n, 0,
+					 NETCOLL_F_RESULT, txq);
+		} else {
+			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
+		}
+	} else {
+		nck_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
+	}
 	kfree_skb(skb);
 }
 
@@ -981,7 +1006,7 @@ static void nck_agg_deliver(struct nck_comm *c, struct sk_buff *skb,
 	else if (!nck_seq_before(f->op_seq, c->agg.next))
 		nck_agg_early(c, skb, f, &txq);
 	else
-		nck_agg_stale(c, skb, f);
+		nck_agg_stale(c, skb, f, &txq);
 	nck_agg_queue_out(c, &txq);
 	spin_unlock(&c->lock);
 	nck_agg_push_out(c);

@@ -137,6 +137,32 @@ void nck_rx_purge(struct nck_comm *c, struct sk_buff_head *q)
 		nck_rx_free(c, skb);
 }
 
+/*
+ * May we answer rank's frame of an operation that finished here (an
+ * ack saying we need nothing more of it)?  Its sender missed our last
+ * ack.  At most NCK_LATE_ACKS to each peer every NCK_LATE_ACKS_MS, both
+ * engines together (the caller counts drop_ratelimit beyond): every forged copy of a
+ * recent frame got its ack too, a reflection at a member's address on an
+ * unkeyed communicator.  A peer lagging one operation misses few; one
+ * that resends many does not use up the other peers' acks.  A sender
+ * whose ack this drops asks again later.  Under c->lock.
+ */
+bool nck_peer_late_ack(struct nck_comm *c, u32 rank)
+{
+	struct nck_peer *p = &c->peers[rank];
+
+	lockdep_assert_held(&c->lock);
+	/* time elapsed, unsigned: no ordering of a stale or zero start */
+	if (jiffies - p->late_from >= msecs_to_jiffies(NCK_LATE_ACKS_MS)) {
+		p->late_from = jiffies;
+		p->late_acks = 0;
+	}
+	if (p->late_acks >= NCK_LATE_ACKS)
+		return false;
+	p->late_acks++;
+	return true;
+}
+
 /* ---------------------------------------------------------------- */
 /* Life                                                              */
 /* ---------------------------------------------------------------- */

@@ -49,7 +49,7 @@ struct genl_info;
  * @answer_at: rank 0: jiffies of the last answer; 0: never answered
  * @late_from: jiffies: the interval @late_acks counts in
  * @late_acks: acks sent to it since @late_from for its frames of finished
- *	alltoalls (nck_rx_late, transport.c)
+ *	operations, of both engines (nck_peer_late_ack())
  * @answer_shift: rank 0: backoff of those answers
  */
 struct nck_peer {
@@ -274,6 +274,11 @@ int nck_comm_state(struct nck_comm *c);
 int nck_comm_mem_reserve(struct nck_comm *c, u64 bytes);
 bool nck_comm_mem_try(struct nck_comm *c, u64 bytes);
 void nck_comm_mem_release(struct nck_comm *c, u64 bytes);
+
+/* Acks for frames of finished operations, per peer (comm.c). */
+#define NCK_LATE_ACKS		8
+#define NCK_LATE_ACKS_MS	100
+bool nck_peer_late_ack(struct nck_comm *c, u32 rank);
 
 /* The receive memory of a communicator: one limit for every holder. */
 bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb);

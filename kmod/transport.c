@@ -56,8 +56,6 @@
 /* Future operations whose frames we hold before they start. */
 #define NCK_EARLY_OPS		4
 /* Acks for finished operations: so many to each peer, every so many ms. */
-#define NCK_LATE_ACKS		8
-#define NCK_LATE_ACKS_MS	100
 /* A sender may cut at most this many times finer than the receiver. */
 #define NCK_FRAG_RATIO_MAX	8
 
@@ -1002,30 +1000,14 @@ static void nck_rx_early(struct nck_comm *c, struct sk_buff *skb,
  * NCK_EARLY_OPS operations: a sender still in operation n has not sent
  * the data of n + 1 we need to finish n + 1, so it lags one at most, and
  * an older frame is a copy or a forgery (drop_state; each got an ack).
- * At most NCK_LATE_ACKS acks to each peer every NCK_LATE_ACKS_MS
- * (drop_ratelimit beyond): every forged copy of a recent frame got its
- * ack too, a reflection at a member's address on an unkeyed
- * communicator.  Each ack acks a whole message, and a peer lagging one
- * operation misses few; one that resends many frames does not use up
- * the other peers' acks.  A sender whose ack this drops asks again on its
- * next timeout.
+ * Each ack acks a whole message, at a bounded rate (nck_peer_late_ack()).
  */
 static int nck_rx_late(struct nck_comm *c, const struct nc_frame *f)
 {
-	struct nck_peer *p = &c->peers[f->src_rank];
-
 	lockdep_assert_held(&c->lock);
 	if (c->next_seq - f->op_seq > NCK_EARLY_OPS)
 		return NETCOLL_STAT_DROP_STATE;
-	/* time elapsed, unsigned: no ordering of a stale or zero start */
-	if (jiffies - p->late_from >= msecs_to_jiffies(NCK_LATE_ACKS_MS)) {
-		p->late_from = jiffies;
-		p->late_acks = 0;
-	}
-	if (p->late_acks >= NCK_LATE_ACKS)
-		return NETCOLL_STAT_DROP_RATELIMIT;
-	p->late_acks++;
-	return 0;
+	return nck_peer_late_ack(c, f->src_rank) ? 0 : NETCOLL_STAT_DROP_RATELIMIT;
 }
 
 void nck_transport_rcv(struct nck_comm *c, struct sk_buff *skb,

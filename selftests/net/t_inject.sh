@@ -398,6 +398,27 @@ tight_mem() {
 }
 t_check "5 allreduces of 640 KB back to back with 1 MiB of memory: the root frees each result only once its children have it; bit-exact" \
 	tight_mem
+# A windowed result's fragment of an operation that left its slot (h1
+# freed allreduce 3 for its post of 4) means its sender missed our last
+# ack: h1 acks it as whole, at the late-ack rate (8 per peer per 100 ms).
+# Before, it dropped them all, and a parent whose last ack from a child
+# was lost held that result for 5 s of silence.  20 copies from h3: 8
+# acks (h3 receives them), 12 drop_ratelimit.
+stale_result() {
+	local d0 r0 f0 d1 r1 f1
+	d0=$(nc_stat h1 rx_duplicates)
+	r0=$(nc_stat h1 drop_ratelimit)
+	f0=$(nc_stat h3 rx_frames)
+	bcast_forge 17 3 agg-bcast --msg-len 640000 --count 20 || return 1
+	sleep 0.5
+	d1=$(nc_stat h1 rx_duplicates)
+	r1=$(nc_stat h1 drop_ratelimit)
+	f1=$(nc_stat h3 rx_frames)
+	echo "20 stale result fragments: $((d1 - d0)) acked, $((r1 - r0)) over the rate; h3 received $((f1 - f0)) frames"
+	[ $((d1 - d0)) = 8 ] && [ $((r1 - r0)) = 12 ] && [ $((f1 - f0)) -ge 8 ]
+}
+t_check "20 copies of a result fragment of an allreduce h1 freed: 8 whole acks go back (the late-ack rate), 12 are dropped (drop_ratelimit)" \
+	stale_result
 # Frames of a later operation beyond its books may fill only half the
 # receive memory.  On a communicator with 1 MiB of it, h2 sends h1 700
 # messages of 1400 bytes for alltoall 1 (about 1.6 MB of buffers): the
