@@ -414,7 +414,7 @@ stale_result() {
 	d1=$(nc_stat h1 rx_duplicates)
 	r1=$(nc_stat h1 drop_ratelimit)
 	f1=$(nc_stat h3 rx_frames)
-	echo "20 stale result fragments: $((d1 - d0)) acked, $((r1 - r0)) over the rate; h3 received $((f1 - f0)) frames"
+	echo "20 stale result fragments: rx_duplicates +$((d1 - d0)) (acked), drop_ratelimit +$((r1 - r0)); h3 received $((f1 - f0)) frames"
 	[ $((d1 - d0)) = 8 ] && [ $((r1 - r0)) = 12 ] && [ $((f1 - f0)) -ge 8 ]
 }
 t_check "20 copies of a result fragment of an allreduce h1 freed: 8 whole acks go back (the late-ack rate), 12 are dropped (drop_ratelimit)" \
