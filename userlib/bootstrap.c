@@ -243,38 +243,52 @@ static int split_store(const char *store, char *host, size_t host_size,
 	return 0;
 }
 
-/* Rank 0's listening socket on port, IPv6 and IPv4 where it can. */
-static int listen_on(const char *port)
+/*
+ * Rank 0's listening socket on host:port, every address host resolves to
+ * tried in turn; host NULL: every address of this host, IPv6 and IPv4
+ * where it can.  -EADDRNOTAVAIL: host does not resolve, or to no address
+ * of this host.
+ */
+static int listen_on(const char *host, const char *port)
 {
-	static const int families[] = { AF_INET6, AF_INET };
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
-	struct addrinfo *ai;
-	int one = 1, zero = 0, fd, err = EAFNOSUPPORT;
-	size_t i;
+	struct addrinfo *res, *ai;
+	int one = 1, zero = 0, fd, err = -EADDRNOTAVAIL, gai;
 
-	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
-		hints.ai_family = families[i];
-		if (getaddrinfo(NULL, port, &hints, &ai))
-			continue;
+	/* NULL: the IPv6 wildcard first, which takes IPv4 too (V6ONLY off) */
+	if (!host)
+		hints.ai_family = AF_INET6;
+	gai = getaddrinfo(host, port, &hints, &res);
+	if (gai && !host) {
+		hints.ai_family = AF_INET;	/* no IPv6 here */
+		gai = getaddrinfo(host, port, &hints, &res);
+	}
+	if (gai == EAI_MEMORY || (gai == EAI_SYSTEM && errno == ENOMEM))
+		return -ENOMEM;
+	if (gai)
+		return -EADDRNOTAVAIL;
+	for (ai = res; ai; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd >= 0) {
-			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-			if (ai->ai_family == AF_INET6)
-				setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-			if (!bind(fd, ai->ai_addr, ai->ai_addrlen) &&
-			    !listen(fd, NETCOLL_COMM_SIZE_MAX)) {
-				freeaddrinfo(ai);
-				return fd;
-			}
-			err = errno;
-			close(fd);
+		if (fd < 0) {
+			err = -errno;
+			continue;
 		}
-		freeaddrinfo(ai);
-		/* the port is taken: IPv4 would find it taken too */
-		if (err == EADDRINUSE || err == EACCES)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ai->ai_family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) &&
+		    !listen(fd, NETCOLL_COMM_SIZE_MAX)) {
+			freeaddrinfo(res);
+			return fd;
+		}
+		err = -errno;
+		close(fd);
+		/* the port is taken: another address would find it taken too */
+		if (err == -EADDRINUSE || err == -EACCES)
 			break;
 	}
-	return -err;
+	freeaddrinfo(res);
+	return err;
 }
 
 /*
@@ -960,7 +974,7 @@ static int boot_root(const struct nc_boot_self *s, const struct nc_boot_ops *ops
 	char host[256], why[TEXT_MAX], again[TEXT_MAX];
 	uint64_t deadline = now_ms() + s->wait_ms;
 	int lfd, err, created0 = 0, tries;
-	const char *port;
+	const char *port, *lhost;
 	uint32_t r, who = 0;
 
 	err = split_store(s->store, host, sizeof(host), &port);
@@ -968,10 +982,22 @@ static int boot_root(const struct nc_boot_self *s, const struct nc_boot_ops *ops
 		snprintf(msg, msg_size, "store \"%s\" is not HOST:PORT", s->store);
 		return err;
 	}
-	lfd = listen_on(port);
+	/*
+	 * On the store's address, not on every one of this host: whoever
+	 * reaches the store learns the job's members (and without a token
+	 * its key), and the job's network need not be every network rank 0
+	 * is on.  s->listen names another, "*" every one: where the store's
+	 * name resolves to no address of this host (behind a NAT), or to
+	 * another than the other ranks reach it at (Debian's /etc/hosts maps
+	 * the host's own name to 127.0.1.1).
+	 */
+	lhost = s->listen && *s->listen ? s->listen : host;
+	lfd = listen_on(strcmp(lhost, "*") ? lhost : NULL, port);
 	if (lfd < 0) {
-		snprintf(msg, msg_size, "rank 0 cannot listen on port %s: %s", port,
-			 nc_strerror(lfd));
+		snprintf(msg, msg_size, "rank 0 cannot listen on %s port %s: %s%s",
+			 lhost, port, nc_strerror(lfd),
+			 lfd == -EADDRNOTAVAIL ?
+			 " (not an address of this host? NETCOLL_STORE_LISTEN names another, * every one)" : "");
 		return lfd;
 	}
 	b.fds = malloc(s->size * sizeof(*b.fds));

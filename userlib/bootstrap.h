@@ -36,6 +36,12 @@ struct nc_boot_plan {
 /* This rank's part. */
 struct nc_boot_self {
 	const char *store;		/* "HOST:PORT" rank 0 listens on */
+	/*
+	 * Rank 0: listen on this address instead of HOST
+	 * (NETCOLL_STORE_LISTEN); "*": every address of the host; NULL or
+	 * "": HOST.
+	 */
+	const char *listen;
 	uint32_t rank, size;
 	const uint8_t *addr;		/* this rank's bearer address */
 	uint32_t addr_len;

@@ -208,7 +208,8 @@ int nc_comm_bootstrap(nc_ctl *ctl, const struct nc_bootstrap_args *in,
 		.transient = !!(a.flags & NC_BOOTSTRAP_TRANSIENT),
 	};
 	self = (struct nc_boot_self){
-		.store = a.store, .rank = a.rank, .size = a.size,
+		.store = a.store, .listen = getenv("NETCOLL_STORE_LISTEN"),
+		.rank = a.rank, .size = a.size,
 		.addr = dev.addr, .addr_len = dev.addr_len, .wait_ms = a.wait_ms,
 		.id = a.id, .auth = !!(a.flags & NC_BOOTSTRAP_AUTH), .token = token,
 		.timeout_ms = a.timeout_ms, .oso = a.oso, .tree_degree = a.tree_degree,

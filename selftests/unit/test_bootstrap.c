@@ -42,6 +42,7 @@ struct proc {
 	int auth;
 	const char *token;
 	const char *store;		/* NULL: the job's */
+	const char *listen;		/* rank 0: NETCOLL_STORE_LISTEN */
 	/* out */
 	int err;
 	uint32_t got_id;
@@ -127,6 +128,7 @@ static void run(int n)
 			struct nc_boot_ops ops = { fake_create, fake_destroy, NULL, me };
 			struct nc_boot_self s = {
 				.store = me->store ? me->store : store,
+				.listen = me->listen,
 				.rank = me->rank, .size = me->size,
 				.addr = me->addr, .addr_len = ADDR_LEN,
 				.wait_ms = me->wait_ms, .id = me->id, .auth = me->auth,
@@ -284,6 +286,66 @@ TEST(no_rank0_at_store)
 	run(1);
 	CHECK_EQ(procs[0].err, -ETIMEDOUT);
 	CHECK(strstr(procs[0].msg, "no rank 0 at 127.0.0.1:") != NULL);
+}
+
+/*
+ * In a child: connect to the store's port at 127.0.0.2, another address
+ * of this host (all of 127/8 is), while rank 0 waits for rank 1; exits
+ * 0 if it connected, 1 if refused.
+ */
+static pid_t probe_other_address(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	pid_t pid = fork();
+	int fd;
+
+	if (pid)
+		return pid;
+	sin.sin_addr.s_addr = htonl(0x7f000002);
+	sin.sin_port = htons((uint16_t)atoi(strrchr(store, ':') + 1));
+	usleep(300 * 1000);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	_exit(fd >= 0 && !connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ? 0 : 1);
+}
+
+/*
+ * Rank 0 listens on the store's address only: whoever reaches the store
+ * learns the job's members (and without a token its key), and the job's
+ * network is not every network rank 0 is on.  With the store at
+ * 127.0.0.1, 127.0.0.2 is refused; NETCOLL_STORE_LISTEN "*" (every
+ * address, as before) takes it; a store address that is not this host's
+ * fails at once, naming the way out.
+ */
+TEST(rank0_listens_on_the_store_address)
+{
+	int status;
+	pid_t pid;
+
+	job(2, 2, 4000);
+	procs[1].delay_ms = 1000;
+	pid = probe_other_address();
+	run(2);
+	waitpid(pid, &status, 0);
+	CHECK_EQ(procs[0].err, 0);
+	CHECK_EQ(procs[1].err, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+
+	job(2, 2, 4000);
+	procs[0].listen = "*";
+	procs[1].delay_ms = 1000;
+	pid = probe_other_address();
+	run(2);
+	waitpid(pid, &status, 0);
+	CHECK_EQ(procs[0].err, 0);
+	CHECK_EQ(procs[1].err, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	job(1, 2, 4000);	/* TEST-NET-1: nobody's address */
+	procs[0].store = "192.0.2.1:4000";
+	run(1);
+	CHECK_EQ(procs[0].err, -EADDRNOTAVAIL);
+	CHECK(strstr(procs[0].msg, "rank 0 cannot listen on 192.0.2.1 port 4000") != NULL);
+	CHECK(strstr(procs[0].msg, "NETCOLL_STORE_LISTEN") != NULL);
 }
 
 /*
@@ -865,6 +927,7 @@ int main(void)
 	RUN(shared_address_accepted);
 	RUN(size_disagreement_refused);
 	RUN(no_rank0_at_store);
+	RUN(rank0_listens_on_the_store_address);
 	RUN(store_dropping_syns_times_out);
 	RUN(unresolvable_store);
 	RUN(random_id_taken_is_retried);
