@@ -205,7 +205,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 	int err, truth;
 
 	if (c && ncmpi_red_ok(count, type, op, &dt, &nop, &truth)) {
-		path = ncmpi_allreduce_path((size_t)count * nc_elem_size(nop, dt));
+		path = ncmpi_allreduce_path(c, (size_t)count * nc_elem_size(nop, dt));
 		ncmpi.allreduce_measured_mpi += path == NCMPI_PATH_MPI;
 	}
 	if (path == NCMPI_PATH_MPI) {

@@ -51,6 +51,33 @@ enum ncmpi_kind {
 	NCMPI_KINDS
 };
 
+/* Which way an MPI_Allreduce goes (tune.c). */
+enum ncmpi_path {
+	NCMPI_PATH_MPI,		/* the MPI library's own */
+	NCMPI_PATH_TREES,	/* netcoll's aggregation trees */
+	NCMPI_PATH_RSAG,	/* netcoll's reduce-scatter + allgather */
+	NCMPI_PATHS,
+	NCMPI_PATH_LIB = NCMPI_PATHS,	/* not measured: netcoll, as the library chooses */
+};
+
+/* Sizes measured by NETCOLL_MPI_ALLREDUCE_TUNE: 8 B to 2 MiB by fours. */
+#define NCMPI_TUNE_SIZES	10
+
+/* Shapes of sub-communicator whose measurements a process keeps. */
+#define NCMPI_SHAPES		4
+
+/*
+ * How a communicator's calls go, as measured (tune.c): the same on every
+ * rank of it.  Each shape of communicator (its ranks and hosts) is
+ * measured once; others of that shape get the same.
+ */
+struct ncmpi_tuning {
+	int allreduce;		/* NETCOLL_MPI_ALLREDUCE_TUNE: path[] measured */
+	enum ncmpi_path path[NCMPI_TUNE_SIZES];	/* ... each size's fastest */
+	int bcast;		/* NETCOLL_MPI_BCAST_TUNE: mcast[] measured */
+	size_t mcast[2];	/* ... broadcasts of [0] .. [1] - 1 bytes multicast */
+};
+
 /*
  * A netcoll communicator serving one MPI communicator and its duplicates.
  *
@@ -80,6 +107,7 @@ struct ncmpi_comm {
 	int hosts;		/* members of the netcoll communicator */
 	int *host;		/* [size] */
 	unsigned char *lead;	/* [size] */
+	struct ncmpi_tuning tune;
 };
 
 /* Several ranks on a host: the host-local step runs before and after. */
@@ -88,26 +116,16 @@ static inline int ncmpi_hier(const struct ncmpi_comm *c)
 	return c->node != MPI_COMM_NULL;
 }
 
-/* Which way an MPI_Allreduce goes (tune.c). */
-enum ncmpi_path {
-	NCMPI_PATH_MPI,		/* the MPI library's own */
-	NCMPI_PATH_TREES,	/* netcoll's aggregation trees */
-	NCMPI_PATH_RSAG,	/* netcoll's reduce-scatter + allgather */
-	NCMPI_PATHS,
-	NCMPI_PATH_LIB = NCMPI_PATHS,	/* not measured: netcoll, as the library chooses */
-};
-
-/* Sizes measured by NETCOLL_MPI_ALLREDUCE_TUNE: 8 B to 2 MiB by fours. */
-#define NCMPI_TUNE_SIZES	10
-
 struct ncmpi_state {
 	int verbose;		/* NETCOLL_MPI_VERBOSE */
 	uint32_t timeout_ms;	/* NETCOLL_MPI_TIMEOUT_MS: each operation's budget */
-	int bcast_tuned;	/* NETCOLL_MPI_BCAST_TUNE: measured at MPI_Init */
-	size_t bcast_mcast[2];	/* ... broadcasts of [0] .. [1] - 1 bytes multicast */
-	int allreduce_tuned;	/* NETCOLL_MPI_ALLREDUCE_TUNE: measured at MPI_Init */
-	enum ncmpi_path allreduce_path[NCMPI_TUNE_SIZES];	/* ... each size's fastest */
-	unsigned long allreduce_measured_mpi;	/* calls sent to MPI by that */
+	int tune_allreduce;	/* NETCOLL_MPI_ALLREDUCE_TUNE set */
+	int tune_bcast;		/* NETCOLL_MPI_BCAST_TUNE set */
+	struct ncmpi_shape {	/* what each shape measured, up to NCMPI_SHAPES */
+		int size, hosts;	/* 0: none yet */
+		struct ncmpi_tuning tune;
+	} shapes[NCMPI_SHAPES];
+	unsigned long allreduce_measured_mpi;	/* calls sent to MPI by tuning */
 	int rank, size;		/* in MPI_COMM_WORLD */
 	int on;			/* netcoll takes calls (world made) */
 	struct ncmpi_comm world;
@@ -142,8 +160,9 @@ int ncmpi_allreduce_on(struct ncmpi_comm *c, const void *sendbuf,
 		       enum ncmpi_path path);
 
 /* tune.c */
-int ncmpi_allreduce_tune(void);
-enum ncmpi_path ncmpi_allreduce_path(size_t bytes);
+void ncmpi_tune_env(void);
+int ncmpi_tune(MPI_Comm comm, struct ncmpi_comm *c);
+enum ncmpi_path ncmpi_allreduce_path(const struct ncmpi_comm *c, size_t bytes);
 
 /* types.c */
 int ncmpi_contig_bytes(MPI_Datatype type, size_t count, size_t *bytes);

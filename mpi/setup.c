@@ -12,9 +12,9 @@
  * prints at MPI_Finalize, per call kind, the calls that went to netcoll
  * and those that went to MPI, summed over the ranks;
  * NETCOLL_MPI_TIMEOUT_MS sets each operation's time budget (below);
- * NETCOLL_MPI_BCAST_TUNE=1 and NETCOLL_MPI_ALLREDUCE_TUNE=1 measure, once
- * here, how broadcasts and allreduces of each size go fastest (below, and
- * tune.c).
+ * NETCOLL_MPI_BCAST_TUNE=1 and NETCOLL_MPI_ALLREDUCE_TUNE=1 measure, here
+ * and for each other shape of communicator at its first call, how
+ * broadcasts and allreduces of each size go fastest (tune.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -152,9 +152,6 @@ static int ncmpi_create(MPI_Comm comm, int rank, int size,
 	err = nc_open(&c->ep, NULL);
 	if (!err)
 		err = nc_bind(c->ep, c->id, rank);
-	if (!err && ncmpi.bcast_tuned)	/* the same on every rank */
-		err = nc_set_bcast_mcast(c->ep, ncmpi.bcast_mcast[0],
-					 ncmpi.bcast_mcast[1]);
 	all = ncmpi_agree(comm, err);
 	if (all) {
 		if (c->ep)
@@ -183,52 +180,6 @@ static void ncmpi_destroy(struct ncmpi_comm *c)
 
 static int ncmpi_build(MPI_Comm comm, struct ncmpi_comm *c);
 
-/*
- * NETCOLL_MPI_BCAST_TUNE=1: the world's netcoll members (the hosts'
- * leaders) measure broadcasts down the tree against multicast
- * (nc_bcast_tune) once, here; every rank learns the sizes where
- * multicast won from world rank 0 (it leads its host), and every netcoll
- * communicator of the job multicasts MPI_Bcast of those sizes.  Without
- * it, NETCOLL_BCAST_MCAST_MIN/MAX or the library's default (the tree).  0
- * on every rank, or an error on every rank.
- */
-static int ncmpi_bcast_tune(struct ncmpi_comm *w)
-{
-	const char *env = getenv("NETCOLL_MPI_BCAST_TUNE");
-	struct nc_bcast_tune t = { .mcast_min = SIZE_MAX, .mcast_max = SIZE_MAX };
-	unsigned long long range[2];
-	int err = 0, i;
-
-	if (!env || !*env || !strcmp(env, "0"))
-		return 0;	/* the same environment on every rank */
-	if (w->ep)
-		err = nc_bcast_tune(w->ep, &t);
-	err = ncmpi_agree(MPI_COMM_WORLD, err);
-	if (err)
-		return err;
-	range[0] = t.mcast_min;
-	range[1] = t.mcast_max;
-	if (PMPI_Bcast(range, 2, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD) !=
-	    MPI_SUCCESS)
-		return -EIO;
-	for (i = 0; i < 2; i++)
-		ncmpi.bcast_mcast[i] = range[i] > SIZE_MAX ? SIZE_MAX : (size_t)range[i];
-	ncmpi.bcast_tuned = 1;
-	if (w->ep)
-		nc_set_bcast_mcast(w->ep, ncmpi.bcast_mcast[0], ncmpi.bcast_mcast[1]);
-	if (ncmpi.rank == 0 && ncmpi.verbose) {
-		if (ncmpi.bcast_mcast[0] >= ncmpi.bcast_mcast[1])
-			fprintf(stderr, "netcoll-mpi: broadcasts multicast: never (measured)\n");
-		else if (ncmpi.bcast_mcast[1] == SIZE_MAX)
-			fprintf(stderr, "netcoll-mpi: broadcasts multicast: from %zu bytes (measured)\n",
-				ncmpi.bcast_mcast[0]);
-		else
-			fprintf(stderr, "netcoll-mpi: broadcasts multicast: %zu to %zu bytes (measured)\n",
-				ncmpi.bcast_mcast[0], ncmpi.bcast_mcast[1] - 1);
-	}
-	return 0;
-}
-
 static void ncmpi_setup(int provided)
 {
 	struct ncmpi_comm *w = &ncmpi.world;
@@ -250,6 +201,7 @@ static void ncmpi_setup(int provided)
 				"one rank" : "MPI_THREAD_MULTIPLE");
 		return;
 	}
+	ncmpi_tune_env();
 	err = ncmpi_timeout(&ncmpi.timeout_ms);
 	if (err) {
 		ncmpi_say("netcoll-mpi: rank %d: off (%s: %s)\n",
@@ -274,9 +226,7 @@ static void ncmpi_setup(int provided)
 	err = ncmpi_build(MPI_COMM_WORLD, w);
 	if (err)
 		goto fail;
-	err = ncmpi_bcast_tune(w);
-	if (!err)
-		err = ncmpi_allreduce_tune();
+	err = ncmpi_tune(MPI_COMM_WORLD, w);
 	if (err) {
 		ncmpi_destroy(w);	/* a failed operation broke it */
 		goto fail;
@@ -329,8 +279,8 @@ static void ncmpi_report(void)
 		if (sum[k][0] || sum[k][1])
 			fprintf(stderr, "netcoll-mpi: %s: %lu netcoll, %lu MPI\n",
 				ncmpi_kind_names[k], sum[k][0], sum[k][1]);
-	if (ncmpi.allreduce_tuned)
-		fprintf(stderr, "netcoll-mpi: MPI_Allreduce: %lu of them to MPI, the faster there at MPI_Init\n",
+	if (ncmpi.tune_allreduce)
+		fprintf(stderr, "netcoll-mpi: MPI_Allreduce: %lu of them to MPI, the faster there when measured\n",
 			measured);
 	if (subs[0] || subs[1])
 		fprintf(stderr, "netcoll-mpi: sub-communicators (a side per rank): %lu netcoll, %lu MPI\n",
@@ -581,6 +531,11 @@ static struct ncmpi_comm *ncmpi_make(MPI_Comm comm)
 	if (!err) {
 		c->node = MPI_COMM_NULL;
 		err = ncmpi_build(comm, c);
+	}
+	if (!err) {
+		err = ncmpi_tune(comm, c);
+		if (err)
+			ncmpi_destroy(c);
 	}
 	ncmpi.subs_made[!!err]++;
 	if (err) {

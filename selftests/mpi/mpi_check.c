@@ -11,7 +11,9 @@
  * pass.  Prints "not ok" lines (every line with MPI_CHECK_VERBOSE set) and
  * a summary; exits 1 if any check failed.  "mpi_check quick": the
  * alltoall-shaped calls only; "mpi_check reductions": the reductions on
- * MPI_COMM_WORLD and a duplicate only.  "mpi_check late MS": an MPI_Allreduce and
+ * MPI_COMM_WORLD, a duplicate, the world in reverse order (its shape),
+ * halves (another shape: NETCOLL_MPI_ALLREDUCE_TUNE measures them), and
+ * halves again (their shape's results kept) only.  "mpi_check late MS": an MPI_Allreduce and
  * an MPI_Alltoall that one rank enters MS milliseconds after the others
  * (load imbalance: MPI waits for it however long it takes).
  */
@@ -334,6 +336,25 @@ static void subcomms(void)
 	check(good, "17 split communicators at once");
 }
 
+/*
+ * The communicators "mpi_check reductions" adds to the world and its
+ * duplicate: each shape of communicator goes by its own measurements.
+ */
+static void tuned_shapes(void)
+{
+	MPI_Comm rev, half;
+
+	MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
+	reductions(rev, "reversed", 0);
+	MPI_Comm_free(&rev);
+	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+	reductions(half, "split", 0);
+	MPI_Comm_free(&half);
+	MPI_Comm_split(MPI_COMM_WORLD, (rank + 1) % 2, rank, &half);
+	reductions(half, "split again", 0);
+	MPI_Comm_free(&half);
+}
+
 /* What netcoll does not take: MPI must, and right. */
 static void fallbacks(void)
 {
@@ -420,6 +441,7 @@ int main(int argc, char **argv)
 		MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 		reductions(dup, "dup", 0);
 		MPI_Comm_free(&dup);
+		tuned_shapes();
 		goto out;
 	}
 	if (argc > 2 && !strcmp(argv[1], "late")) {

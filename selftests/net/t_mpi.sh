@@ -59,6 +59,9 @@ t_check "NETCOLL_MPI=off: every call to MPI" \
 # NETCOLL_MPI_ALLREDUCE_TUNE=1: at MPI_Init the ranks time Open MPI's own
 # allreduce, netcoll's trees and its reduce-scatter + allgather from 8 B to
 # 2 MiB, and each later MPI_Allreduce goes the way its size was fastest.
+# Per shape of communicator: the world in reverse order takes the world's
+# results, its halves (2 ranks on 2 hosts) measure their own at their
+# first call, and halves split again take those.
 # Which way wins is timing, not for a test to assert; what is asserted:
 # every rank took the same way for every call (else the run hangs or a
 # result differs from PMPI_Allreduce's), the table was made, and the calls
@@ -73,7 +76,7 @@ tuned_run() {
 tuned_calls() {
 	local to_mpi measured
 	to_mpi=$(sed -n 's/^netcoll-mpi: MPI_Allreduce: [0-9]* netcoll, \([0-9]*\) MPI$/\1/p' "$T_LOG/tuned.log")
-	measured=$(sed -n 's/^netcoll-mpi: MPI_Allreduce: \([0-9]*\) of them to MPI, the faster there at MPI_Init$/\1/p' \
+	measured=$(sed -n 's/^netcoll-mpi: MPI_Allreduce: \([0-9]*\) of them to MPI, the faster there when measured$/\1/p' \
 		"$T_LOG/tuned.log")
 	[ -n "$to_mpi" ] && [ -n "$measured" ] && [ "$measured" -le "$to_mpi" ]
 }
@@ -81,6 +84,10 @@ t_check "NETCOLL_MPI_ALLREDUCE_TUNE=1: measured at MPI_Init, 10 sizes three ways
 	tuned_run
 t_check "... the sizes went: $(sed -n 's/^netcoll-mpi: MPI_Allreduce of \([0-9]*\) bytes .*: /\1 B /p' "$T_LOG/tuned.log" | paste -sd, -); $(grep "^netcoll-mpi: MPI_Allreduce: " "$T_LOG/tuned.log" | cut -d' ' -f2- | paste -sd';')" \
 	tuned_calls
+t_check "... each half measured its own (10 sizes, 2 halves), the halves split again and the reversed world measured nothing: $(sed -n 's/^netcoll-mpi: a communicator of 2 ranks on 2 hosts: MPI_Allreduce of \([0-9]*\) bytes .*: /\1 B /p' "$T_LOG/tuned.log" | paste -sd, -)" \
+	eval 'test "$(grep -c "^netcoll-mpi: a communicator of 2 ranks on 2 hosts: MPI_Allreduce of [0-9]* bytes (ms per call, MPI / trees / RS+AG): .*: \(MPI\|trees\|RS+AG\)$" \
+			"$T_LOG/tuned.log")" = 20 &&
+	      test "$(grep -c "^netcoll-mpi: a communicator of" "$T_LOG/tuned.log")" = 20'
 t_check "... and nothing is left: no communicator on any host" \
 	eval 'for h in h1 h2 h3 h4; do nc_json $h "len(d) == 0" comm list || exit 1; done'
 
@@ -96,8 +103,11 @@ t_check "2 ranks per host (8 ranks on 4 hosts), NETCOLL_MPI_BCAST_TUNE=1: mpi_ch
 	      grep -q "^netcoll-mpi: on, communicator [0-9]* of 8 ranks on 4 hosts" "$T_LOG/ppn2.log"'
 t_check "... the same $checks as with one rank per host" \
 	test "$(grep -o "[0-9]* checks" "$T_LOG/ppn2.log")" = "$checks"
-t_check "... the hosts measured tree against multicast at MPI_Init: $(grep -o "broadcasts multicast:.*" "$T_LOG/ppn2.log")" \
+t_check "... the hosts measured tree against multicast at MPI_Init: $(sed -n 's/^netcoll-mpi: \(broadcasts multicast:.*\)/\1/p' "$T_LOG/ppn2.log")" \
 	grep -q "^netcoll-mpi: broadcasts multicast:" "$T_LOG/ppn2.log"
+t_check "... and each half of the world at its first call, once for all the halves of its shape: $(sed -n 's/^netcoll-mpi: \(a communicator of .*\)/\1/p' "$T_LOG/ppn2.log" | paste -sd';' -)" \
+	eval 'test "$(grep -c "^netcoll-mpi: a communicator of [0-9]* ranks on [0-9]* hosts: broadcasts multicast:" "$T_LOG/ppn2.log")" = 2 &&
+	      test "$(grep -c "^netcoll-mpi: a communicator of" "$T_LOG/ppn2.log")" = 2'
 # Alltoall-shaped calls go to netcoll only on communicators with one rank
 # per host (some splits), to MPI on the others.
 ppn2_calls() {
