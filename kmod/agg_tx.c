@@ -178,6 +178,10 @@ void nck_agg_ack_child(struct nck_comm *c, struct nck_agg_op *op,
 {
 	u32 cum, sack;
 
+	if (op->taking_early) {		/* one ack when they are all in */
+		nck_frags_defer_ack(&p->got[ci], &op->acks_held);
+		return;
+	}
 	nck_frags_unhold_ack(&p->got[ci], &op->acks_held);
 	nck_frags_summary(&p->got[ci], &cum, &sack);
 	nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
@@ -202,12 +206,15 @@ static bool nck_agg_child_waits(const struct nck_agg_piece *p, u32 ci)
  * behind and keeps its fragments, it is told only that we are alive (an
  * ack of nothing, which resets its retry count without opening its
  * window), and its ack waits.  A child the others wait for gets its ack.
+ * While the operation takes its early frames, every answer waits for the
+ * one ack at their end (nck_agg_ack_child()).
  */
 void nck_agg_answer_child(struct nck_comm *c, struct nck_agg_op *op,
 			  struct nck_agg_piece *p, u32 ci, u16 flags,
 			  struct sk_buff_head *txq)
 {
-	if (nck_rx_behind(c) && nck_agg_child_waits(p, ci)) {
+	if (nck_rx_behind(c) && nck_agg_child_waits(p, ci) &&
+	    !op->taking_early) {
 		nck_frags_hold_ack(c, &p->got[ci], &op->acks_held);
 		nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
 				 nck_agg_tag(op, p), 0, 0, flags, txq);

@@ -193,8 +193,7 @@ void nck_frags_hold_ack(struct nck_comm *c, struct nck_frags *s, u32 *held)
 {
 	if (s->ack_held)
 		return;
-	s->ack_held = true;
-	(*held)++;
+	nck_frags_defer_ack(s, held);
 	nck_stat_inc(c->nn, NETCOLL_STAT_ACKS_HELD);
 }
 

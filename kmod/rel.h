@@ -249,6 +249,18 @@ void nck_frags_summary(struct nck_frags *s, u32 *cum, u32 *sack);
 bool nck_rx_behind(const struct nck_comm *c);
 /* Hold the ack of s (counted once in *held and in the acks_held counter). */
 void nck_frags_hold_ack(struct nck_comm *c, struct nck_frags *s, u32 *held);
+/*
+ * The ack of s goes out later, with the owner's other held acks (not
+ * flow control: no counter).
+ */
+static inline void nck_frags_defer_ack(struct nck_frags *s, u32 *held)
+{
+	if (!s->ack_held) {
+		s->ack_held = true;
+		(*held)++;
+	}
+}
+
 /* The ack of s goes out now: it is held no more. */
 static inline void nck_frags_unhold_ack(struct nck_frags *s, u32 *held)
 {
