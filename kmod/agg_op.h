@@ -94,7 +94,7 @@ struct nck_agg_op {
 	bool dn_done;		/* every child has its whole result: push_down */
 	u64 dn_heard_ns;	/* it finished, or a child acked more of its result */
 	bool freeable_told;	/* the timer told it reclaimable: nck_agg_arm_quiet */
-	u8 dn_probes;		/* tail probes of its result: nck_agg_dn_probe */
+	u8 dn_probes;		/* tail probes since dn_heard_ns: nck_agg_dn_probe */
 	u32 acks_held;		/* children's acks held (rel.h flow control) */
 	int err;
 	u16 opcode;

@@ -612,14 +612,15 @@ void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
 	 * when a repaired hole moves it past fragments acked before, those
 	 * came long ago, and timing them grew the estimate under 10 % loss
 	 * until no timeout was answered.  Nor is a request timed (!sample):
-	 * a child asks on its timer, so the wait would be its timeout's.
+	 * a child asks on its timer, so the wait would be its timeout's; nor
+	 * the answer to a tail probe, which may ack fragments sent long ago.
 	 */
 	before = p->dn[ci].cum;
 	if (cum > p->dn_next[ci]) {	/* more than we sent: nothing to learn */
 		cum = p->dn_next[ci];
 		sack = 0;
 	}
-	timed = sample && cum > before &&
+	timed = sample && !p->dn[ci].probed && cum > before &&
 		find_next_bit(p->dn[ci].bits, cum, before) >= cum;
 	had = p->dn[ci].count;
 	sacked = nck_frags_ack(&p->dn[ci], cum, sack, p->dn_next[ci], NULL,
@@ -628,8 +629,10 @@ void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,
 	 * Only news counts (nck_agg_delivered()): a child repeating the
 	 * same ack while our repairs do not reach it is not being served.
 	 */
-	if (p->dn[ci].count != had)
+	if (p->dn[ci].count != had) {
 		op->dn_heard_ns = ktime_get_ns();
+		op->dn_probes = 0;	/* the tail probes' backoff too */
+	}
 	if (timed) {
 		us = nck_frags_age_us(&p->dn[ci], cum - 1, &resent);
 		if (!resent)
