@@ -242,6 +242,19 @@ static void nck_agg_op_free(struct nck_comm *c, struct nck_agg_op *op)
 	kfree(op);
 }
 
+/*
+ * op never started (nobody else knows it): a poster waiting for memory
+ * (nck_agg_prepare_wait()) looks again.
+ */
+static void nck_agg_op_discard(struct nck_comm *c, struct nck_agg_op *op)
+{
+	nck_agg_op_free(c, op);
+	spin_lock_bh(&c->lock);
+	c->agg.frees++;
+	spin_unlock_bh(&c->lock);
+	wake_up_all(&c->agg.wq);
+}
+
 /* The calling process posts op, its result to go to ubuf (agg_op.h). */
 static void nck_agg_set_poster(struct nck_agg_op *op, void __user *ubuf)
 {
@@ -938,7 +951,7 @@ static void nck_agg_bcast_work(struct work_struct *work)
 		nck_stat_inc(c->nn, NETCOLL_STAT_AGG_BCAST_EARLY);
 		wake_up_all(&c->agg.wq);	/* a poster waiting for its turn */
 	} else if (!IS_ERR(op)) {
-		nck_agg_op_free(c, op);
+		nck_agg_op_discard(c, op);
 	}
 	nck_comm_put(c);
 }
@@ -948,10 +961,12 @@ static void nck_agg_bcast_work(struct work_struct *work)
  * c->agg.next): it must be the same broadcast (root, length,
  * distribution), or the ranks disagree on their sequence of operations
  * and the communicator breaks (EPROTO).  Its empty piece goes up now, and
- * its time budget starts again.
+ * its time budget becomes the post's, which ends at end (a wait for
+ * memory spent part of it).
  */
 static struct nck_agg_op *nck_agg_take_over(struct nck_comm *c,
 					    const struct nck_agg_args *a,
+					    unsigned long end,
 					    struct sk_buff_head *txq)
 	__must_hold(&c->lock)
 {
@@ -984,7 +999,7 @@ static struct nck_agg_op *nck_agg_take_over(struct nck_comm *c,
 	}
 	if (op->complete)
 		return op;
-	op->deadline = jiffies + msecs_to_jiffies(a->timeout_ms ?: c->timeout_ms);
+	op->deadline = end;
 	nck_rtx_progress(&op->rtx, &c->agg.rtt, 0); /* none overdue */
 	p = &op->piece[1];
 	for (k = 0; k < p->nfrags; k++)
@@ -1028,16 +1043,17 @@ bool nck_agg_reclaim(struct nck_comm *c)
 
 /*
  * Can a poster waiting for memory stop waiting (nck_agg_prepare_wait)?
- * A finished operation's children have its result, nothing is left to
- * wait for, or the broadcast it posts started from its data.
+ * An operation was freed since it looked (frees), a finished operation's
+ * children have its result, nothing is left to wait for, or the
+ * broadcast it posts started from its data.
  */
-static bool nck_agg_reclaim_ready(struct nck_comm *c)
+static bool nck_agg_reclaim_ready(struct nck_comm *c, u32 frees)
 {
 	bool ready = READ_ONCE(c->dead), pending = false;
 	u32 i;
 
 	spin_lock_bh(&c->lock);
-	ready |= c->agg.posted != c->agg.next;
+	ready |= c->agg.posted != c->agg.next || c->agg.frees != frees;
 	for (i = 0; i < NCK_AGG_SLOTS && !ready; i++) {
 		struct nck_agg_op *op = c->agg.slot[i];
 
@@ -1066,11 +1082,13 @@ static struct nck_agg_op *nck_agg_prepare_wait(struct nck_comm *c,
 {
 	struct nck_agg_op *op;
 	bool pending;
+	u32 frees;
 	long left;
 	int err;
 
 	for (;;) {
 		pending = false;
+		frees = READ_ONCE(c->agg.frees);	/* before we try */
 		__nck_agg_reclaim(c, &pending);
 		op = nck_agg_prepare(c, a, esize, NETCOLL_NONE);
 		if (PTR_ERR_OR_ZERO(op) != -ENOBUFS)
@@ -1093,7 +1111,7 @@ static struct nck_agg_op *nck_agg_prepare_wait(struct nck_comm *c,
 		left = min_t(long, left,
 			     msecs_to_jiffies(NCK_AGG_RECLAIM_POLL_MS));
 		if (wait_event_interruptible_timeout(c->agg.wq,
-						     nck_agg_reclaim_ready(c),
+						     nck_agg_reclaim_ready(c, frees),
 						     left) < 0)
 			return ERR_PTR(-EINTR);
 	}
@@ -1101,14 +1119,15 @@ static struct nck_agg_op *nck_agg_prepare_wait(struct nck_comm *c,
 
 /* The process posts the broadcast its data started; c->lock released. */
 static struct nck_agg_op *nck_agg_take_over_out(struct nck_comm *c,
-						const struct nck_agg_args *a)
+						const struct nck_agg_args *a,
+						unsigned long end)
 	__releases(&c->lock)
 {
 	struct sk_buff_head txq;
 	struct nck_agg_op *op;
 
 	__skb_queue_head_init(&txq);
-	op = nck_agg_take_over(c, a, &txq);
+	op = nck_agg_take_over(c, a, end, &txq);
 	nck_agg_queue_out(c, &txq);
 	spin_unlock_bh(&c->lock);
 	nck_agg_push_out(c);
@@ -1138,7 +1157,7 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 	spin_lock_bh(&c->lock);
 	c->agg.budget_ms = a->timeout_ms ?: c->timeout_ms;
 	if (c->agg.posted != c->agg.next)
-		return nck_agg_take_over_out(c, a);
+		return nck_agg_take_over_out(c, a, end);
 	spin_unlock_bh(&c->lock);
 
 	op = nck_agg_prepare(c, a, esize, NETCOLL_NONE);
@@ -1146,14 +1165,14 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 		op = nck_agg_prepare_wait(c, a, esize, end);
 	if (!op) {
 		spin_lock_bh(&c->lock);
-		return nck_agg_take_over_out(c, a);
+		return nck_agg_take_over_out(c, a, end);
 	}
 	if (IS_ERR(op))		/* E2BIG: over the limit, as any other */
 		return PTR_ERR(op) == -E2BIG ? ERR_PTR(-ENOBUFS) : op;
 	op->deadline = end;	/* its wait for memory included */
 	err = nck_join_wait(c, op->deadline);
 	if (err) {
-		nck_agg_op_free(c, op);
+		nck_agg_op_discard(c, op);
 		return ERR_PTR(err);
 	}
 
@@ -1161,14 +1180,14 @@ struct nck_agg_op *nck_agg_start(struct nck_comm *c, const struct nck_agg_args *
 	err = nck_agg_wait_turn(c, op);
 	if (err) {
 		spin_unlock_bh(&c->lock);
-		nck_agg_op_free(c, op);
+		nck_agg_op_discard(c, op);
 		return ERR_PTR(err);
 	}
 	if (c->agg.posted != c->agg.next) {	/* its data started it */
 		struct nck_agg_op *ours = op;
 
-		op = nck_agg_take_over_out(c, a);
-		nck_agg_op_free(c, ours);
+		op = nck_agg_take_over_out(c, a, end);
+		nck_agg_op_discard(c, ours);
 		return op;
 	}
 	__skb_queue_head_init(&txq);
@@ -1262,6 +1281,7 @@ void nck_agg_release(struct nck_comm *c, struct nck_agg_op *op, bool cancel)
 void nck_agg_memory_freeable(struct nck_comm *c)
 {
 	lockdep_assert_held(&c->lock);
+	c->agg.frees++;
 	nck_agg_early_rescan(c);
 	wake_up_all(&c->agg.wq);
 }

@@ -79,7 +79,9 @@ struct nck_tree;
  *	in softirq: a round trip is well under a tick); runs under c->lock
  * @work: float frames softirq could not reduce (no FPU there)
  * @deferred: those frames; the queue's own lock
- * @wq: callers waiting for a result or for an OSO slot
+ * @wq: callers waiting for a result, for an OSO slot or for memory
+ * @frees: operations freed so far, for a poster waiting for memory
+ *	(nck_agg_prepare_wait()); c->lock
  */
 struct nck_agg {
 	u32 oso;
@@ -109,6 +111,7 @@ struct nck_agg {
 	struct work_struct work;
 	struct sk_buff_head deferred;
 	wait_queue_head_t wq;
+	u32 frees;
 };
 
 /* One reduction as the caller describes it (checked by coll_reduce.c). */
