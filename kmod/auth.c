@@ -24,6 +24,7 @@
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
 #include <crypto/sha2.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 
 #include "auth.h"
@@ -76,15 +77,35 @@ void nck_auth_free(struct nck_auth *a)
 	kvfree(a);
 }
 
-/* The truncated tag of len bytes at data. */
-static int nck_auth_tag(struct nck_auth *a, const u8 *data, u32 len, u8 *tag)
+/*
+ * The truncated tag of skb's first len bytes, read where they lie: a
+ * received frame is checked before anything is allocated for it.
+ */
+static int nck_auth_tag(struct nck_auth *a, struct sk_buff *skb, u32 len,
+			u8 *tag)
 {
 	SHASH_DESC_ON_STACK(desc, a->tfm);
 	u8 mac[SHA256_DIGEST_SIZE];
+	struct skb_seq_state st;
+	const u8 *data;
+	u32 off, n;
 	int err;
 
 	desc->tfm = a->tfm;
-	err = crypto_shash_digest(desc, data, len, mac);
+	err = crypto_shash_init(desc);
+	skb_prepare_seq_read(skb, 0, len, &st);
+	for (off = 0; !err && off < len; off += n) {
+		/* a block may run past len: skb_seq_read() does not cut it */
+		n = min(skb_seq_read(off, &data, &st), len - off);
+		if (!n) {
+			err = -EINVAL;
+			break;
+		}
+		err = crypto_shash_update(desc, data, n);
+	}
+	skb_abort_seq_read(&st);
+	if (!err)
+		err = crypto_shash_final(desc, mac);
 	shash_desc_zero(desc);
 	memcpy(tag, mac, NCK_AUTH_TAG_LEN);
 	memzero_explicit(mac, sizeof(mac));
@@ -107,7 +128,7 @@ int nck_auth_seal(struct nck_auth *a, struct sk_buff *skb)
 		pn |= NETCOLL_PN_CONTROL;
 	t = skb_put(skb, NETCOLL_AUTH_LEN);
 	t->pn = cpu_to_be64(pn);
-	return nck_auth_tag(a, skb->data, skb->len - NCK_AUTH_TAG_LEN, t->tag);
+	return nck_auth_tag(a, skb, skb->len - NCK_AUTH_TAG_LEN, t->tag);
 }
 
 /* Accept pn from sender's class once, if not too old. */
@@ -148,16 +169,15 @@ int nck_auth_open(struct nck_auth *a, struct sk_buff *skb,
 	if (!(f->flags & NETCOLL_F_AUTH))
 		return NETCOLL_STAT_DROP_AUTH;
 	/* nc_wire_check() made sure the trailer is there */
-	if (skb_linearize(skb))
-		return NETCOLL_STAT_DROP_MEMORY;
-	memcpy(&t, skb->data + body, sizeof(t));
-	if (nck_auth_tag(a, skb->data, body + sizeof(t.pn), tag) ||
+	if (skb_copy_bits(skb, body, &t, sizeof(t)) ||
+	    nck_auth_tag(a, skb, body + sizeof(t.pn), tag) ||
 	    crypto_memneq(tag, t.tag, NCK_AUTH_TAG_LEN))
 		return NETCOLL_STAT_DROP_AUTH;
 	pn = be64_to_cpu(t.pn);
 	if (!!(pn & NETCOLL_PN_CONTROL) != ctl)
 		return NETCOLL_STAT_DROP_AUTH;
-	if (pskb_trim(skb, body))
+	/* only a frame that is ours costs a copy */
+	if (pskb_trim(skb, body) || skb_linearize(skb))
 		return NETCOLL_STAT_DROP_MEMORY;
 	*pnp = pn;
 	return 0;
