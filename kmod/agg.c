@@ -33,113 +33,65 @@
  * pieces into fragments of the device MTU, so a large vector is pipelined
  * through the tree fragment by fragment.
  *
- * Reliability is the core's (rel.h), in both directions:
+ * Reliability is the core's (rel.h), in both directions.  The
+ * measurements behind each choice are in docs/agg-design.md.
  *  - up: a piece's partial result is a message from child to parent.  The
  *    parent keeps a fragment set per child and acks as the core says (every
  *    NCK_ACK_EVERY fragments, on holes, duplicates and request), before
  *    its process posted too (the core's early books); the child resends
  *    holes its selective acks show lost (the path's reordering threshold,
  *    rel.c), again when a later transmission arrived first (RACK), and
- *    on its retransmission timeout
- *    probes: the first fragment missing and the newest an ack can show
- *    (nck_frags_probe, as the transport's tail-loss probe), whose ack
- *    shows the rest.  It resent up to NCK_AGG_BURST fragments there
- *    before: a timeout here is mostly a parent busy elsewhere (5 hosts
- *    on 2 CPUs, 5 allreduces of 128 KiB: the children's timeouts resent
- *    513-932 of their 1840 fragments), and an ack shows what is lost.
- *    The result arriving later acks everything implicitly, so a
- *    one-fragment allreduce costs one frame per tree edge and no acks:
- *    a child's part of a piece of at most NCK_AGG_DN_FRAGS fragments and
- *    NCK_AGG_DN_ONCE_BYTES (a result that goes down at once) is not
+ *    on its retransmission timeout probes the first fragment missing and
+ *    the newest an ack can show (nck_frags_probe): a timeout here mostly
+ *    means a parent busy elsewhere, and the ack shows what is lost.
+ *    The result acks everything implicitly: a child's part of a piece of
+ *    at most NCK_AGG_DN_FRAGS fragments and NCK_AGG_DN_ONCE_BYTES is not
  *    acked when it is whole (the core's end_by_reply), only every ack
- *    interval (NCK_ACK_EVERY fragments, fewer if large), when it
- *    asks (a round-trip probe, a timeout's probe, a broadcast's empty
- *    piece, which its parent's ack finishes) or shows a hole.  With an
- *    ack for each, 8 hosts on 2 CPUs sent 46 frames per allreduce of 8 B
- *    and its barrier instead of 29, and took 1.5x as long; at 16 KiB
- *    (4 pieces of 3 fragments) 232-246 instead of 186, 43 of them acks.
- *    A larger piece's end is acked: its result is far behind it.
+ *    interval, on request or on a hole, so a one-fragment allreduce
+ *    costs one frame per tree edge.  A larger piece's end is acked.
  *  - down: the result is a message from the root (multicast) or the
  *    parent (down the tree).  A rank whose result shows a hole sends the
  *    sender its set's ack (AGG_NACK) for the holes below the fragment
- *    that showed them, once they are a round trip old (reordered
- *    fragments come sooner: nck_agg_hole_wait); holes still missing a
- *    retransmission timeout later are asked for again, in a new round, by
- *    the next fragment that arrives; a result still missing when the timer
- *    fires is asked for whole.  The missing fragments come by unicast.
- *    With multicast distribution that is the repair path: the fast path
- *    stays one frame per result fragment.  SHARP sends every result twice
- *    (UD multicast and RC); on a software switch that doubles the per-host
- *    frame cost for a loss that is rare, so we repair on demand instead.
- *    A larger result (nck_agg_end_by_result()) going down the tree
- *    is also a windowed message: each child acks it as the parent does
- *    fragments going up (AGG_ACK with NETCOLL_F_RESULT; its requests
- *    ack too), and a sender has at most NCK_AGG_DN_BYTES of results
- *    unacked at its children (nck_agg_push_down).  What an ack shows
- *    lost goes again at once (the core's fast retransmission and RACK,
- *    with the down direction's own reordering threshold);
- *    a child's timeout gets the oldest fragment it lacks, if that went
- *    longer ago than the down direction's own round trip (queues
- *    included) allows, else only "alive".  Sent all at once, a 1 MiB
- *    broadcast on 100 Mbit/s cables overflowed the senders' queues: 4600
- *    frames refused there, 9000 repairs.
+ *    that showed them, once they are a round trip old (nck_agg_hole_wait);
+ *    holes still missing a timeout later are asked for again, in a new
+ *    round; a result still missing when the timer fires is asked for
+ *    whole.  Repairs come by unicast: the fast path stays one frame per
+ *    result fragment (SHARP sends every result twice; we repair on
+ *    demand).  A larger result (nck_agg_end_by_result()) going down the
+ *    tree is a windowed message: each child acks it (AGG_ACK with
+ *    NETCOLL_F_RESULT), a sender has at most NCK_AGG_DN_BYTES unacked at
+ *    its children (nck_agg_push_down), and what an ack shows lost goes
+ *    again at once; a child's timeout gets the oldest fragment it lacks
+ *    if that went longer ago than the down direction's round trip
+ *    allows, else only "alive".
  *  - timing: the round trip of fragments going up gives the
- *    retransmission timeout, as for the alltoall transport, but without
- *    its tail-loss probes.  Timed are the parent's acks of data whose
+ *    retransmission timeout.  Timed are the parent's acks of data whose
  *    cumulative point moved because the newest fragment it passes came
- *    (sent once: Karn; at most one ack interval: not a held ack; not the
- *    answer to a request), and a probe now and then that asks for an ack
- *    at once.  Timed from probes and header-only answers alone (control
- *    frames pass the queued fragments), the timeout was 2-7 ms while a
- *    fragment queued behind its siblings on a shared 100 Mbit/s link was
- *    acked 10-80 ms after it went.  Timing the data's acks cut the
- *    timeouts of 16-host allreduces 2-5x, and on 6.12-rt the resent share
- *    of a clean network's 128 KiB allreduces from 6-8 % to 2 %.  (Their
- *    15-16 % duplicates stayed: repairs send most.)  A child's answer to the
- *    root's request is timed only while there is no estimate.  The root sends
- *    nothing up: it times its requests to children that owe fragments,
- *    not one that went again before an answer (Karn); without, its timer
- *    ran at rto_min_ms and asked its children every tick.  Tried:
- *    probing the fragments going up at 2 SRTT made 128 KiB allreduces
- *    under 10 % loss slower (median of four runs 5.1 s against 3.1 s),
- *    asking for the result as well made them 10x slower under CPU noise:
- *    at 2 SRTT a rank here mostly waits for a slower subtree, not for a
- *    lost frame.  A rank asked about an operation it has not
- *    finished answers with an ack, so slow but alive peers reset the
- *    retry count; only the operation's time budget then ends the wait.
- *    A rank whose children owe fragments asks them on its timeout (its
- *    ack with ACK_NOW), so a late subtree is told apart from a dead one
- *    too.  Requests do not count as life (a child asking for the
- *    result, a parent asking us say nothing of the peers we wait for),
- *    so a dead child's silence climbs the tree and reaches every rank
- *    after a few retry periods, not the whole budget.
+ *    (sent once: Karn; at most one ack interval; not the answer to a
+ *    request), and a probe now and then: control frames alone pass the
+ *    queued fragments and gave a timeout far below the data's round
+ *    trip.  The root times its requests to children that owe fragments.
+ *    Nothing going up is probed at 2 SRTT: a rank here mostly waits for
+ *    a slower subtree, not for a lost frame.  A rank asked about an
+ *    operation it has not finished answers with an ack, and one whose
+ *    children owe fragments asks them on its timeout (ACK_NOW), so a
+ *    late subtree is told apart from a dead one.  Requests do not count
+ *    as life, so a dead child's silence climbs the tree in a few retry
+ *    periods, not the whole budget.
  *  - repetition: a frame whose loss nothing later would reveal costs a
- *    timeout, many times a round trip: the fragments of a small operation
- *    (pieces of one or two fragments: the operation is one round trip),
- *    the last fragment of a piece to leave a rank, and every frame sent
- *    to make up for a loss (retransmissions an ack showed needed, repairs,
- *    fragments a peer asked for before this rank had them; not a
- *    timeout's probe, which is mostly late frames).  So once a rank has
- *    had to repair (it resent what an ack showed lost, or asked, or was
- *    asked: a loss, or a peer slower than the timeout -- one fragment
- *    cannot tell them apart; a large result asked for by a rank that has
- *    none of it, or a windowed one, whose acks show its losses, is late,
- *    not lost: nck_agg_late()) it sends those frames twice, back to back,
- *    for the next NCK_AGG_REPEAT_OPS operations; the first-time fragments of larger
- *    pieces still go once, their losses show as holes.  A request on a
- *    timeout and the repair answering it start repetition but do not
- *    prolong it (nck_agg_saw_timeout), and while nothing is repeated an
- *    operation waits out how long its kind takes before it times out
- *    (nck_agg_rtx_restart).  Where no
- *    operation ever times out nothing is repeated; a copy that arrives
- *    second is an ordinary duplicate (a parent answers it with an ack, a
- *    result copy is dropped).  A frame more is cheap next to a timeout:
- *    with lost requests asked again, 128 KiB allreduces under 5
- *    and 10 % loss per cable took 1.6x less time.  Not while our own
- *    link's queue overflows (nck_comm_congested()): those losses come
- *    from sending faster than a slow cable takes, and copies lost more --
- *    64 KiB allreduces over a tree with 10 Mbit/s cables among 100 Mbit/s
- *    ones timed out after a few operations.
+ *    timeout: the fragments of a small operation, the last fragment of a
+ *    piece to leave a rank, and every frame sent to make up for a loss
+ *    (not a timeout's probe, which is mostly late frames).  So once a
+ *    rank has had to repair (a loss, or a peer slower than the timeout;
+ *    a large or windowed result asked for by a rank that has none of it
+ *    is late, not lost: nck_agg_late()) it sends those frames twice, back
+ *    to back, for the next NCK_AGG_REPEAT_OPS operations.  A request on
+ *    a timeout and its repair start repetition but do not prolong it
+ *    (nck_agg_saw_timeout); while nothing is repeated an operation waits
+ *    out how long its kind takes before it times out
+ *    (nck_agg_rtx_restart).  Not while our own link's queue overflows
+ *    (nck_comm_congested()): those losses come from sending faster than
+ *    a slow cable takes, and copies lose more.
  *
  * Outstanding operations: a rank starts operation s only when its
  * operation s - OSO is finished (callers sleep, they do not fail).  Hence
@@ -328,20 +280,13 @@ static void nck_agg_linger(struct nck_comm *c, struct nck_agg_op *op)
 /*
  * Operation timing.  The up direction's round trip times a hop, but a
  * rank that sent its part waits for the whole tree: the slowest rank's
- * posting and every level up and down.  On a slow guest an 8 B allreduce
- * on 8 hosts took 1.6-2.7 ms at the median against a 2 ms timeout: 1.7
- * timeouts per operation, each asking for the result and so repeating
- * the next NCK_AGG_REPEAT_OPS operations (76 frames per allreduce
- * instead of 28, 1.3-1.6x the time).  So an operation's timeout is at
- * least what operations of its size took here (SRTT + 4 RTTVAR), and at
- * least NCK_AGG_OP_RTO_MIN_MS, the reductions' smallest timeout before
- * the core: every rank's process must run, and on a busy guest (HZ=250)
- * a woken one waits a tick or more.  With the estimate alone 46 of 100
- * such allreduces still timed out somewhere and kept repeating (64
- * frames); with the floor 5 (32 frames, the time before the core).  A
- * lost frame of a small operation waits longer, but repetition covers
- * most.  Windowed results have acks in both directions and broadcasts
- * their own pace: not timed, their losses keep the short timeout.
+ * posting and every level up and down; a timeout shorter than that asks
+ * for the result and turns repetition on for nothing.  So an operation's
+ * timeout is at least what operations of its size took here (SRTT + 4
+ * RTTVAR), and at least NCK_AGG_OP_RTO_MIN_MS: every rank's process must
+ * run, and on a busy guest a woken one waits a tick or more
+ * (docs/agg-design.md, "Operation timing").  Windowed results have acks
+ * in both directions and broadcasts their own pace: not timed.
  */
 static s8 nck_agg_op_class(const struct nck_agg_op *op)
 {
@@ -363,15 +308,10 @@ static s8 nck_agg_op_class(const struct nck_agg_op *op)
  * a retransmitted segment is not.  It is timed when the wait was for a
  * slower rank: a peer we asked answered that it is alive but not done
  * (late), and we neither resent nor asked again for anything lost
- * (lost).  Without that, the operations that waited for a descheduled
- * process -- all that time out under CPU load -- were never timed, the
- * estimate kept the quick ones' time and the timeout its 10 ms floor:
- * on 8 hosts sharing one vCPU with 2 spinners each (6.12), 200 16 KiB
- * allreduces, each after a barrier, timed out 8000 times (3200
- * operation-ranks), every timeout a request that turned on repetition:
- * 86366 frames, p50 24.7 ms.  Timed so: 971 timeouts, 44522 frames, p50
- * 10.0 ms.  The first sample is taken whatever it is: else none might
- * ever be.
+ * (lost).  Otherwise the operations that waited for a descheduled
+ * process -- all that time out under CPU load -- are never timed and the
+ * timeout stays at the quick ones' (docs/agg-design.md).  The first
+ * sample is taken whatever it is: else none might ever be.
  */
 static void nck_agg_time_op(struct nck_comm *c, struct nck_agg_op *op)
 {
@@ -430,8 +370,7 @@ bool nck_agg_repeats_op(const struct nck_comm *c,
  * The timeout's floor: while nothing is repeated, the operation's own
  * estimate.  While repetition is on a loss was seen lately, and a
  * timeout is mostly one more (both copies lost): the hop's estimate
- * alone (no floor), else 100 allreduces of 1 KiB under 10 % loss took
- * 2.6 s instead of 1.3.
+ * alone, no floor (docs/agg-design.md).
  */
 static u64 nck_agg_rto_floor(const struct nck_comm *c,
 			     const struct nck_agg_op *op)

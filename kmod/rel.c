@@ -313,18 +313,13 @@ static bool nck_frags_rack_lost(const struct nck_frags *s, u32 k, u32 thresh,
  * Linux's tp->reordering: a hole is lost once that many fragments above it
  * are acked.  It starts at NCK_DUPTHRESH and grows to how far a fragment
  * sent once was seen overtaken (nck_frags_stamp_acked), NCK_REORDER_MAX at
- * most (what an ack shows must leave room for losses).  With two CPUs
- * each draining its own backlog, veth delivers a stream in batches out of
- * order: on 16 hosts, 100000 of 141000 resent fragments were acked by
- * their first copy, overtaken by up to 30 later ones.
+ * most (what an ack shows must leave room for losses): veth on two
+ * CPUs delivers a stream in batches out of order.
  *
  * A tail hole (the newest fragment sent is acked: nothing more will come
  * to tell) is lost at once (RFC 5827's early retransmit), whatever the
- * path's reordering: waiting it out there means waiting for the timer.
- * Only while the path reordered less than NCK_DUPTHRESH, as before, made
- * alltoalls of 1 MiB under 10 % loss take 44.6 s instead of 37.3 s (30
- * operations, 4 hosts) and cost no more duplicates on 16 hosts (6
- * allreduces of 4 MiB: 38 k of 809 k frames, now 40 k of 812 k).
+ * path's reordering: waiting it out there means waiting for the timer
+ * (docs/rel-design.md has the measurements).
  */
 int nck_frags_fast_retransmit(struct nck_comm *c, struct nck_frags *s,
 			      u32 sacked, struct nck_rtt *r,

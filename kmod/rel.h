@@ -90,9 +90,7 @@ static inline u32 nck_ack_every(u32 fs)
  * ... and at most: an ack shows only NCK_SACK_BITS fragments past its
  * cumulative point, so a threshold near that many is never met under loss
  * (at 10 % per cable all 32 arrive 3 times in 100) and every hole waits
- * for the timer.  With the path's reordering grown to 32, alltoalls of
- * 1 MiB on 4 hosts under 10 % loss took 3.8x as long as before it was
- * learnt (30 operations: 117.1 s against 30.5 s); capped at 16, 44.6 s.
+ * for the timer (docs/rel-design.md).
  */
 #define NCK_REORDER_MAX		(NCK_SACK_BITS / 2)
 /* A sender's window in bytes: see nck_window_frags(). */
@@ -363,12 +361,8 @@ u64 nck_rtt_pto(const struct nck_rtt *r);
  * aggregation engine does not (agg.c, timing).
  *
  * Times are nanoseconds and the owners sleep on hrtimers, not jiffies: a
- * round trip is half a millisecond here, a tick 4 ms (HZ=250, Debian's).
- * Rounded to ticks, a 1 ms probe and a 2.5 ms RTO both became "the next
- * tick", so the probe never came first and every lost tail waited for an
- * RTO that, once a loss was seen, resent the whole window (64 KiB
- * alltoalls at 10 % loss per cable: p50 22.6 ms, p99 154 ms; on
- * hrtimers 8.1 and 31.5 ms, against 2.9 and 8.6 ms without loss).
+ * round trip is half a millisecond here, a tick 4 ms (HZ=250, Debian's),
+ * and rounded to ticks a probe would never come before the RTO.
  */
 struct nck_rtx {
 	u64 rto, pto, at, due, backed;
@@ -406,12 +400,7 @@ int nck_rtx_expired(struct nck_rtx *t);
  * queue longer than the estimate), and r, the estimate t's timeouts come
  * from, keeps t's backed-off timeout.  Under incast most of what a
  * timeout resends was lost, but some was queued: one duplicate alone
- * does not say the timeout was too short.  16 hosts on 12.5 Mbit/s
- * cables, 8 KiB per peer: LAM's linear order took 1557 ms with every
- * backoff kept, 270-330 with this (before the core, 422); the scheduled
- * order 81-98 either way.  A threshold of three quarters kept less in
- * linear (16 KiB: 1250 ms against 1840-2610) but cost the scheduled
- * order at 8 KiB (100-111 ms).
+ * does not say the timeout was too short (docs/rel-design.md).
  */
 void nck_rtx_dup(struct nck_rtx *t, struct nck_rtt *r);
 
