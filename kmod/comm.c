@@ -89,9 +89,10 @@ static bool __nck_rx_charge(struct nck_comm *c, struct sk_buff *skb, u32 limit,
 	return true;
 }
 
-bool nck_rx_charge_bytes(struct nck_comm *c, u32 n)
+/* Charge n bytes, as long as c's receive memory stays at most limit. */
+bool nck_rx_charge_bytes(struct nck_comm *c, u32 n, u32 limit)
 {
-	return __nck_rx_charge_bytes(c, n, c->rx_mem_max, false);
+	return __nck_rx_charge_bytes(c, n, limit, false);
 }
 
 void nck_rx_uncharge_bytes(struct nck_comm *c, u32 n)

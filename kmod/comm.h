@@ -290,7 +290,7 @@ bool nck_rx_charge_upto(struct nck_comm *c, struct sk_buff *skb, u32 limit);
 void nck_rx_charge_force(struct nck_comm *c, struct sk_buff *skb);
 void nck_rx_uncharge(struct nck_comm *c, struct sk_buff *skb);
 /* Bookkeeping kept for held frames (the early books), charged alike. */
-bool nck_rx_charge_bytes(struct nck_comm *c, u32 n);
+bool nck_rx_charge_bytes(struct nck_comm *c, u32 n, u32 limit);
 void nck_rx_uncharge_bytes(struct nck_comm *c, u32 n);
 void nck_rx_free(struct nck_comm *c, struct sk_buff *skb);
 void nck_rx_purge(struct nck_comm *c, struct sk_buff_head *q);

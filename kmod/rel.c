@@ -594,7 +594,10 @@ static void nck_early_book_free(struct nck_comm *c, struct nck_early_books *b,
 	kfree(e);
 }
 
-/* A book for f's message, charged; NULL when there is no room or memory. */
+/*
+ * A book for f's message, charged up to the running operation's reserve
+ * (as the frames it books); NULL when there is no room or memory.
+ */
 static struct nck_frags *nck_early_book_new(struct nck_comm *c,
 					    struct nck_early_books *b,
 					    const struct nc_frame *f)
@@ -605,7 +608,9 @@ static struct nck_frags *nck_early_book_new(struct nck_comm *c,
 		     BITS_TO_LONGS(n) * sizeof(long);
 	struct nck_early_book *e;
 
-	if (b->n >= NCK_EARLY_BOOKS || !nck_rx_charge_bytes(c, charge))
+	if (b->n >= NCK_EARLY_BOOKS ||
+	    !nck_rx_charge_bytes(c, charge,
+				 c->rx_mem_max - NCK_EARLY_RESERVE(c)))
 		return NULL;
 	e = kzalloc(sizeof(*e), GFP_ATOMIC);
 	if (!e || nck_frags_init(&e->got, n, GFP_ATOMIC)) {
@@ -640,7 +645,8 @@ bool nck_early_hold_booked(struct nck_comm *c, struct sk_buff_head *q,
 			   const struct nc_frame *f, u32 *cum, u32 *sack,
 			   bool *copy)
 {
-	bool asked = f->flags & NETCOLL_F_ACK_NOW, booked;
+	bool asked = f->flags & NETCOLL_F_ACK_NOW;
+	struct nck_early_book *made = NULL;
 	struct nck_frags *s;
 
 	lockdep_assert_held(&c->lock);
@@ -653,17 +659,22 @@ bool nck_early_hold_booked(struct nck_comm *c, struct sk_buff_head *q,
 		return true;
 	}
 	/*
-	 * Charged first: a booked fragment is acked, so it must be kept.
-	 * One that will be booked may use all the receive memory but the
-	 * running operation's reserve, one that will not only half.
+	 * Charged before it is acked: a booked fragment must be kept.  One
+	 * its message's book (made first) takes may use all the receive
+	 * memory but the running operation's reserve, any other only half.
 	 */
-	booked = s ? f->seq < s->n : b->n < NCK_EARLY_BOOKS;
-	if (!__nck_early_hold(c, q, skb, booked ?
-			      c->rx_mem_max - NCK_EARLY_RESERVE(c) :
-			      c->rx_mem_max / 2))
-		s = NULL;
-	else if (!s)
+	if (!s) {
 		s = nck_early_book_new(c, b, f);
+		if (s)
+			made = container_of(s, struct nck_early_book, got);
+	}
+	if (!__nck_early_hold(c, q, skb, s && f->seq < s->n ?
+			      c->rx_mem_max - NCK_EARLY_RESERVE(c) :
+			      c->rx_mem_max / 2)) {
+		if (made)	/* nothing in it */
+			nck_early_book_free(c, b, made);
+		s = NULL;
+	}
 	if (!s || f->seq >= s->n) {	/* not booked: only "alive", if asked */
 		nck_early_book_ack(c, NULL, cum, sack);
 		return asked;
