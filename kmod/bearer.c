@@ -72,6 +72,7 @@ int nck_bearer_attach(struct net *net, struct net_device *dev,
 		return err;
 	}
 	list_add_tail_rcu(&b->list, &nn->bearers);
+	WRITE_ONCE(nn->bearers_gen, nn->bearers_gen + 1);
 	return 0;
 }
 
@@ -81,6 +82,7 @@ static void nck_bearer_release(struct net *net, struct nck_bearer *b, int reason
 	struct nck_net *nn = nck_net(net);
 
 	list_del_rcu(&b->list);
+	WRITE_ONCE(nn->bearers_gen, nn->bearers_gen + 1);
 	nck_comm_unbind_bearer(nn, b);
 	b->ops->disable(b);
 	/* Receive handlers and transmitters (via comm->bearer) use b under RCU. */
@@ -201,8 +203,9 @@ out:
 	return err;
 }
 
+/* One device's message; in a dump (@cb) marked if the list changed. */
 static int nck_nl_fill_dev(struct sk_buff *skb, struct nck_bearer *b, u32 portid,
-			   u32 seq, int flags)
+			   u32 seq, int flags, struct netlink_callback *cb)
 {
 	struct net_device *dev = b->dev;
 	void *hdr;
@@ -211,6 +214,8 @@ static int nck_nl_fill_dev(struct sk_buff *skb, struct nck_bearer *b, u32 portid
 			  NETCOLL_CMD_DEV_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
 	if (nla_put_u32(skb, NETCOLL_A_IFINDEX, dev->ifindex) ||
 	    nla_put_string(skb, NETCOLL_A_IFNAME, dev->name) ||
 	    nla_put_string(skb, NETCOLL_A_BEARER, b->name) ||
@@ -238,7 +243,7 @@ int nck_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 	rtnl_lock();
 	b = nck_nl_bearer(info);
 	err = IS_ERR(b) ? PTR_ERR(b) :
-	      nck_nl_fill_dev(msg, b, info->snd_portid, info->snd_seq, 0);
+	      nck_nl_fill_dev(msg, b, info->snd_portid, info->snd_seq, 0, NULL);
 	rtnl_unlock();
 	if (err) {
 		nlmsg_free(msg);
@@ -247,6 +252,12 @@ int nck_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+/*
+ * Resumed by position in the list: a device attached or detached between
+ * two parts of the dump shifts it, and the generation tells user space to
+ * dump again (nc_dev_list() does).  Bit 31 keeps cb->seq from 0, which
+ * nl_dump_check_consistent() takes for "not set".
+ */
 int nck_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nck_net *nn = nck_net(sock_net(skb->sk));
@@ -254,10 +265,11 @@ int nck_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct nck_bearer *b;
 
 	rcu_read_lock();
+	cb->seq = READ_ONCE(nn->bearers_gen) | BIT(31);
 	list_for_each_entry_rcu(b, &nn->bearers, list) {
 		if (idx >= start &&
 		    nck_nl_fill_dev(skb, b, NETLINK_CB(cb->skb).portid,
-				    cb->nlh->nlmsg_seq, NLM_F_MULTI))
+				    cb->nlh->nlmsg_seq, NLM_F_MULTI, cb))
 			break;
 		idx++;
 	}

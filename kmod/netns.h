@@ -36,6 +36,8 @@ struct nck_stats {
 /**
  * struct nck_net - netcoll in one network namespace (pernet ops own it)
  * @bearers: attached devices; written under RTNL, read under RCU
+ * @bearers_gen: bumped under RTNL at every change of @bearers, so that a
+ *	dump resumed after one is marked NLM_F_DUMP_INTR (nck_nl_dev_dump())
  * @comms: communicator id -> struct nck_comm; the xarray's own lock for
  *	writers (under RTNL too), RCU for the receive path
  * @stats: counters, per CPU; updated anywhere, summed by nck_stats_read()
@@ -48,6 +50,7 @@ struct nck_stats {
  */
 struct nck_net {
 	struct list_head bearers;
+	unsigned int bearers_gen;
 	struct xarray comms;
 	/*
 	 * Users' communicators deleted from @comms whose last reference

@@ -295,6 +295,9 @@ int nc_nl_request(nc_ctl *ctl, struct nl_msg *msg, nc_reply_fn fn, void *arg)
 	return ctl->req.error;
 }
 
+/* Dumps the kernel marks as interrupted are tried again this often. */
+#define NC_DUMP_TRIES 8
+
 /* Growable array for dumps. */
 struct nc_vec {
 	void *items;
@@ -439,12 +442,13 @@ int nc_dev_list(nc_ctl *ctl, const char *ifname, struct nc_dev_info **devs,
 {
 	struct nc_vec v = { .size = sizeof(struct nc_dev_info) };
 	struct nl_msg *msg;
-	int err;
+	int err, tries = 0;
 
 	if (!ctl || !devs || !ndevs || (ifname && nc_check_ifname(ifname)))
 		return -EINVAL;
 	*devs = NULL;
 	*ndevs = 0;
+again:
 	msg = nc_msg(ctl, NETCOLL_CMD_DEV_GET, ifname ? 0 : NLM_F_DUMP, 0);
 	if (!msg)
 		return -ENOMEM;
@@ -457,6 +461,11 @@ int nc_dev_list(nc_ctl *ctl, const char *ifname, struct nc_dev_info **devs,
 		err = nc_proto(ctl, "%zu answers to a single device request", v.n);
 	if (err) {
 		free(v.items);
+		/* a device came or went during the dump (NLM_F_DUMP_INTR) */
+		if (err == -EAGAIN && !ifname && ++tries < NC_DUMP_TRIES) {
+			v = (struct nc_vec){ .size = sizeof(struct nc_dev_info) };
+			goto again;
+		}
 		return err;
 	}
 	*devs = v.items;

@@ -26,6 +26,14 @@
  *				the one before; unprivileged, nothing may
  *				have changed at all
  *
+ *   nl_reject --dump-intr N	as root: attaches ncd0 .. ncd<N-1> (made by the
+ *				caller, N >= 120: a dump in three parts or
+ *				more), detaches and re-attaches ncd0 while a
+ *				device dump is read part by part, and checks
+ *				that the kernel marks that dump interrupted
+ *				(NLM_F_DUMP_INTR) and that libnetcoll then
+ *				lists every device once
+ *
  * Values outside a range the family's policy declares (COMM_ID 0,
  * COMM_TIMEOUT_MS 0, ...) are refused by the netlink core before the
  * module sees them, and the core says ERANGE for those; everything the
@@ -1271,11 +1279,82 @@ static int run_unprivileged(struct ctx *c)
 	return 0;
 }
 
+/*
+ * A device dump read one part per recvmsg(), with ncd0 detached and
+ * attached again (it moves to the end of the list) after the first part:
+ * the parts made after that must carry NLM_F_DUMP_INTR, since the dump
+ * resumes by position.  The kernel makes a part when the one before is
+ * read, so the change lands before the third part at the latest.
+ */
+static int run_dump_intr(struct ctx *c, unsigned int n)
+{
+	struct sockaddr_nl peer;
+	unsigned int i, listed = 0, parts = 0, intr = 0, done = 0;
+	struct nc_dev_info *devs = NULL;
+	unsigned char *buf = NULL;
+	struct nl_sock *sk;
+	char name[IFNAMSIZ];
+	size_t ndevs = 0;
+	int len, err;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "ncd%u", i);
+		err = nc_dev_attach(c->ctl, name);
+		if (err) {
+			fprintf(stderr, "nl_reject: attach %s: %s\n", name, nc_strerror(err));
+			return 1;
+		}
+	}
+	/*
+	 * A socket of its own that never read more than a page at once: the
+	 * kernel sizes a dump's parts by the largest read so far.
+	 */
+	sk = nl_socket_alloc();
+	if (!sk || genl_connect(sk) < 0)
+		return 1;
+	nl_socket_disable_msg_peek(sk);
+	nl_socket_set_msg_buf_size(sk, 4096);
+	if (nl_send_auto(sk, new_msg(c, NETCOLL_CMD_DEV_GET, NLM_F_DUMP)) < 0)
+		return 1;
+	while (!done && (len = nl_recv(sk, &peer, &buf, NULL)) > 0) {
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+
+		for (; nlmsg_ok(h, len); h = nlmsg_next(h, &len)) {
+			intr |= !!(h->nlmsg_flags & NLM_F_DUMP_INTR);
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+				done = 1;
+			else
+				listed++;
+		}
+		free(buf);
+		buf = NULL;
+		if (++parts == 1 && (nc_dev_detach(c->ctl, "ncd0") ||
+				     nc_dev_attach(c->ctl, "ncd0")))
+			return 1;
+	}
+	nl_socket_free(sk);
+	printf("# the dump: %u parts, %u devices listed, %smarked interrupted%s%s\n",
+	       parts, listed, intr ? "" : "not ", len < 0 ? ", then " : "",
+	       len < 0 ? nl_geterror(len) : "");
+	check(c, "a device dump in parts is marked NLM_F_DUMP_INTR by a device detached and attached meanwhile",
+	      parts >= 3 && intr, "not marked, or in fewer than three parts");
+	err = nc_dev_list(c->ctl, NULL, &devs, &ndevs);
+	check(c, "nc_dev_list() then lists every device once", !err && ndevs == n,
+	      "a device missing or listed twice");
+	free(devs);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "ncd%u", i);
+		(void)nc_dev_detach(c->ctl, name);
+	}
+	return 0;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: nl_reject --ifname IFNAME\n"
 		     "       nl_reject --unpriv [--ifname IFNAME] [--comm ID]\n"
-		     "       nl_reject --fuzz N [--unpriv] [--ifname IFNAME] [--seed S]\n");
+		     "       nl_reject --fuzz N [--unpriv] [--ifname IFNAME] [--seed S]\n"
+		     "       nl_reject --dump-intr N\n");
 }
 
 int main(int argc, char **argv)
@@ -1286,12 +1365,13 @@ int main(int argc, char **argv)
 		{ "comm",   required_argument, NULL, 'c' },
 		{ "fuzz",   required_argument, NULL, 'f' },
 		{ "seed",   required_argument, NULL, 's' },
+		{ "dump-intr", required_argument, NULL, 'd' },
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctx c = { 0 };
 	int opt, unpriv = 0, ret = 1, err;
-	unsigned int fuzz = 0, seed = 1;
+	unsigned int fuzz = 0, seed = 1, dump_intr = 0;
 
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -1310,6 +1390,9 @@ int main(int argc, char **argv)
 		case 's':
 			seed = strtoul(optarg, NULL, 0);
 			break;
+		case 'd':
+			dump_intr = strtoul(optarg, NULL, 0);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1318,7 +1401,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (optind < argc || (!unpriv && !c.ifname)) {
+	if (optind < argc || (!unpriv && !c.ifname && !dump_intr)) {
 		usage(stderr);
 		return 1;
 	}
@@ -1341,7 +1424,9 @@ int main(int argc, char **argv)
 	}
 	srand(seed);
 	/* A setup failure (non-zero) leaves the remaining cases unrun. */
-	if (fuzz && unpriv) {
+	if (dump_intr) {
+		err = run_dump_intr(&c, dump_intr);
+	} else if (fuzz && unpriv) {
 		c.addr_len = 6;
 		memcpy(c.addr[0], "\x02\x00\x00\x00\x00\x01", 6);
 		memcpy(c.addr[1], "\x02\x00\x00\x00\x00\x02", 6);

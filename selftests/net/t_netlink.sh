@@ -51,6 +51,19 @@ t_check "the detach left the group address" test "$(nc_groups_joined)" = 0
 t_check "comm del of the unbound communicator" on h1 "$NCTL" comm del id 11
 t_expect_fail "detach again" "not attached" on h1 "$NCTL" dev detach dev eth0
 
+# A device dump comes in parts of a few KiB; one resumes by position, so a
+# device attached or detached between two parts shifts the list under it.
+# nl_reject reads a dump of 120 devices (veth ends) part by part, moves one
+# meanwhile, and checks the kernel's mark on the dump (NLM_F_DUMP_INTR).
+on h1 ip -batch - <<<"$(for i in $(seq 0 119); do
+	echo "link add ncd$i type veth peer name ncp$i"
+	echo "link set ncd$i up"
+	echo "link set ncp$i up"
+done)" || t_fail "120 veth pairs on h1"
+on h1 "$NL_REJECT" --dump-intr 120 >"$T_LOG/nl_reject_dump_intr.log" 2>&1
+t_tally <"$T_LOG/nl_reject_dump_intr.log"
+on h1 ip -batch - <<<"$(for i in $(seq 0 119); do echo "link del ncd$i"; done)"
+
 cluster_down
 t_check "rmmod" nc_unload
 t_done

@@ -318,7 +318,11 @@ struct nc_dev_info {
 
 int nc_dev_attach(nc_ctl *ctl, const char *ifname);
 int nc_dev_detach(nc_ctl *ctl, const char *ifname);
-/* ifname NULL: all attached devices.  *devs is malloc'ed; free() it. */
+/*
+ * ifname NULL: all attached devices, dumped again (up to 8 times) when a
+ * device was attached or detached meanwhile; -EAGAIN if that kept
+ * happening.  *devs is malloc'ed; free() it.
+ */
 int nc_dev_list(nc_ctl *ctl, const char *ifname, struct nc_dev_info **devs,
 		size_t *ndevs);
 
