@@ -48,7 +48,7 @@
 #include "comm.h"
 #include "netns.h"
 
-bool nck_may_admin_net(struct net *net)
+static bool nck_may_admin_net(struct net *net)
 {
 	return capable(CAP_NET_ADMIN);
 }

@@ -30,8 +30,8 @@ struct nck_bearer *nck_bearer_find(struct nck_net *nn, const struct net_device *
 	return NULL;
 }
 
-int nck_bearer_attach(struct net *net, struct net_device *dev,
-		      struct netlink_ext_ack *extack)
+static int nck_bearer_attach(struct net *net, struct net_device *dev,
+			     struct netlink_ext_ack *extack)
 {
 	struct nck_net *nn = nck_net(net);
 	const struct nck_bearer_ops *ops;
@@ -93,7 +93,7 @@ static void nck_bearer_release(struct net *net, struct nck_bearer *b, int reason
 	kfree(b);
 }
 
-int nck_bearer_detach(struct net *net, struct net_device *dev, int reason)
+static int nck_bearer_detach(struct net *net, struct net_device *dev, int reason)
 {
 	struct nck_bearer *b;
 

@@ -71,9 +71,6 @@ static inline bool nck_addr_equal(const u8 *a, const u8 *b, u8 len)
 }
 
 /* bearer.c; all under RTNL */
-int nck_bearer_attach(struct net *net, struct net_device *dev,
-		      struct netlink_ext_ack *extack);
-int nck_bearer_detach(struct net *net, struct net_device *dev, int reason);
 struct nck_bearer *nck_bearer_find(struct nck_net *nn,
 				   const struct net_device *dev);
 void nck_bearer_detach_all(struct net *net);

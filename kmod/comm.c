@@ -323,9 +323,9 @@ static bool nck_comm_host_shared(const struct nck_comm *c)
 	return false;
 }
 
-struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *cfg,
-				 struct nck_bearer *b,
-			       struct netlink_ext_ack *extack)
+static struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *cfg,
+					struct nck_bearer *b,
+				      struct netlink_ext_ack *extack)
 {
 	u8 alen = b->ops->addr_len;
 	struct nck_comm *c;
@@ -446,7 +446,7 @@ void nck_comm_set_sched(struct nck_comm *c, struct nck_sched *s)
  * The given rank of communicator id on this host, under RCU or RTNL;
  * with NCK_RANK_ANY its only rank here (NULL if it has several).
  */
-struct nck_comm *nck_comm_find(struct nck_net *nn, u32 id, u32 rank)
+static struct nck_comm *nck_comm_find(struct nck_net *nn, u32 id, u32 rank)
 {
 	struct nck_comm *c = xa_load(&nn->comms, id);
 
@@ -471,7 +471,7 @@ struct nck_comm *nck_comm_get(struct nck_net *nn, u32 id, u32 rank)
 }
 
 /* enum netcoll_comm_state, for dumps. */
-int nck_comm_state(struct nck_comm *c)
+static int nck_comm_state(struct nck_comm *c)
 {
 	int state;
 
@@ -509,7 +509,7 @@ void nck_comm_break(struct nck_comm *c)
  * The communicator can no longer run operations: fail the running one,
  * refuse the next ones, drop frames held for them.
  */
-void nck_comm_fail(struct nck_comm *c, int err)
+static void nck_comm_fail(struct nck_comm *c, int err)
 {
 	struct sk_buff_head q;
 
@@ -527,7 +527,7 @@ void nck_comm_fail(struct nck_comm *c, int err)
 }
 
 /* c is in nn's table, under RTNL: out of it, failed, the table's reference put. */
-int nck_comm_delete(struct nck_net *nn, struct nck_comm *c)
+static int nck_comm_delete(struct nck_net *nn, struct nck_comm *c)
 {
 	struct nck_bearer *b;
 

@@ -246,10 +246,6 @@ struct nck_comm_cfg {
 	const u8 *addrs;		/* size * the bearer's addr_len */
 };
 
-struct nck_comm *nck_comm_create(struct nck_net *nn, const struct nck_comm_cfg *cfg,
-				 struct nck_bearer *b,
-			       struct netlink_ext_ack *extack);
-int nck_comm_delete(struct nck_net *nn, struct nck_comm *c);
 /* A user's deleted communicators still held: *n more, *mem more bytes. */
 void nck_comm_gone_usage(struct nck_net *nn, kuid_t uid, u32 *n, u64 *mem);
 /* The namespace exits, its communicators deleted: wait until all are freed. */
@@ -263,14 +259,11 @@ static inline struct nck_comm *nck_comm_sibling(const struct nck_comm *c)
 	return rcu_dereference_rtnl(c->sibling);
 }
 
-struct nck_comm *nck_comm_find(struct nck_net *nn, u32 id, u32 rank);
 struct nck_comm *nck_comm_get(struct nck_net *nn, u32 id, u32 rank);
 void nck_comm_put(struct nck_comm *c);
-void nck_comm_fail(struct nck_comm *c, int err);
 void nck_comm_unbind_bearer(struct nck_net *nn, struct nck_bearer *b);
 void nck_comm_delete_all(struct nck_net *nn);
 void nck_comm_set_sched(struct nck_comm *c, struct nck_sched *s);
-int nck_comm_state(struct nck_comm *c);
 int nck_comm_mem_reserve(struct nck_comm *c, u64 bytes);
 bool nck_comm_mem_try(struct nck_comm *c, u64 bytes);
 void nck_comm_mem_release(struct nck_comm *c, u64 bytes);
@@ -310,7 +303,6 @@ static inline int nck_comm_usable(const struct nck_comm *c)
 void nck_comm_break(struct nck_comm *c);
 
 /* access.c: who may do what */
-bool nck_may_admin_net(struct net *net);
 bool nck_may_bind(const struct nck_comm *c, const struct file *file);
 bool nck_may_end(const struct nck_comm *c, const struct file *file);
 kuid_t nck_nl_uid(void);

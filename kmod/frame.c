@@ -74,7 +74,7 @@ static int nck_frame_xmit_host(struct nck_comm *c, struct nck_bearer *b,
  * bearer, for dst; consumes skb.  Every frame of a keyed communicator
  * leaves here with its tag.
  */
-int nck_frame_xmit_to(struct nck_comm *c, struct sk_buff *skb, const u8 *dst)
+static int nck_frame_xmit_to(struct nck_comm *c, struct sk_buff *skb, const u8 *dst)
 {
 	unsigned int len;
 	struct nck_bearer *b;
@@ -135,7 +135,7 @@ void nck_frame_defer(struct sk_buff_head *q, struct sk_buff *skb, u32 dst)
 }
 
 /* Send a frame nck_frame_defer() queued; consumes skb. */
-int nck_frame_send_deferred(struct nck_comm *c, struct sk_buff *skb)
+static int nck_frame_send_deferred(struct nck_comm *c, struct sk_buff *skb)
 {
 	u32 dst = nck_skb_cb(skb)->dst;
 

@@ -55,10 +55,8 @@
 struct nck_comm;
 
 struct sk_buff *nck_frame_alloc(unsigned int payload, gfp_t gfp);
-int nck_frame_xmit_to(struct nck_comm *c, struct sk_buff *skb, const u8 *dst);
 int nck_frame_xmit(struct nck_comm *c, struct sk_buff *skb, u32 peer);
 void nck_frame_defer(struct sk_buff_head *q, struct sk_buff *skb, u32 dst);
-int nck_frame_send_deferred(struct nck_comm *c, struct sk_buff *skb);
 void nck_frames_flush(struct nck_comm *c, struct sk_buff_head *q);
 void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q);
 void nck_frames_push(struct nck_comm *c);

@@ -437,7 +437,8 @@ u64 nck_rtt_rto(const struct nck_rtt *r)
 	return max((u64)nck_rtt_rto_us(r) * NSEC_PER_USEC, r->backoff_ns);
 }
 
-u64 nck_rtt_pto(const struct nck_rtt *r)
+/* Twice the smoothed round trip, in nanoseconds (0: no estimate yet). */
+static u64 nck_rtt_pto(const struct nck_rtt *r)
 {
 	return (u64)r->srtt_us * 2 * NSEC_PER_USEC;
 }

@@ -327,9 +327,6 @@ u32 nck_rtt_rto_us(const struct nck_rtt *r);
 /* The same in nanoseconds. */
 u64 nck_rtt_rto(const struct nck_rtt *r);
 
-/* Twice the smoothed round trip, in nanoseconds (0: no estimate yet). */
-u64 nck_rtt_pto(const struct nck_rtt *r);
-
 /**
  * struct nck_rtx - an operation's retransmission timer
  * @rto: current timeout, ns

@@ -132,11 +132,11 @@ static int nck_sched_number_tokens(struct nck_tag_key *keys, u32 n,
  * concatenated, token tags numbered.  in_phase[i] / out_phase[i] give the
  * phase (for sync_out: the receiver's) of token i.
  */
-struct nck_sched *nck_sched_from_slice(const struct nck_phase *ph, u32 nphases,
-				       const struct nck_sync_ref *in,
-				     const u32 *in_phase, u32 nin,
-				     const struct nck_sync_ref *out,
-				     const u32 *out_phase, u32 nout, int *err)
+static struct nck_sched *nck_sched_from_slice(const struct nck_phase *ph, u32 nphases,
+					      const struct nck_sync_ref *in,
+					    const u32 *in_phase, u32 nin,
+					    const struct nck_sync_ref *out,
+					    const u32 *out_phase, u32 nout, int *err)
 {
 	struct nck_tag_key *keys;
 	struct nck_sched *s;

@@ -66,11 +66,6 @@ struct nck_sched {
 };
 
 struct nck_sched *nck_sched_builtin(u32 algo, u32 rank, u32 size);
-struct nck_sched *nck_sched_from_slice(const struct nck_phase *ph, u32 nphases,
-				       const struct nck_sync_ref *in,
-				     const u32 *in_phase, u32 nin,
-				     const struct nck_sync_ref *out,
-				     const u32 *out_phase, u32 nout, int *err);
 void nck_sched_free(struct nck_sched *s);
 
 #endif /* NCK_SCHED_H */

@@ -335,8 +335,8 @@ struct nck_tree *nck_tree_fnomial_ordered(u32 rank, u32 size, u32 degree,
 }
 
 /* order[size] holds every rank once.  0 or -EINVAL. */
-int nck_tree_order_check(const u32 *order, u32 size,
-			 struct netlink_ext_ack *extack)
+static int nck_tree_order_check(const u32 *order, u32 size,
+				struct netlink_ext_ack *extack)
 {
 	unsigned long *seen = bitmap_zalloc(size, GFP_KERNEL_ACCOUNT);
 	int err = 0;
@@ -361,8 +361,8 @@ int nck_tree_order_check(const u32 *order, u32 size,
  * From parents[size]: exactly one root (its own parent), and every rank
  * reaches it (no cycles).  Returns the tree or an ERR_PTR.
  */
-struct nck_tree *nck_tree_from_parents(u32 rank, u32 size, const u32 *parents,
-				       struct netlink_ext_ack *extack)
+static struct nck_tree *nck_tree_from_parents(u32 rank, u32 size, const u32 *parents,
+					      struct netlink_ext_ack *extack)
 {
 	u32 root = NETCOLL_NONE, n = 0, i;
 	struct nck_tree *t;

@@ -68,9 +68,5 @@ struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree,
 struct nck_tree *nck_tree_fnomial_ordered(u32 rank, u32 size, u32 degree,
 					  u32 root, const u32 *order,
 					  const struct nck_hosts *hs);
-int nck_tree_order_check(const u32 *order, u32 size,
-			 struct netlink_ext_ack *extack);
-struct nck_tree *nck_tree_from_parents(u32 rank, u32 size, const u32 *parents,
-				       struct netlink_ext_ack *extack);
 
 #endif /* NCK_TREE_H */

@@ -110,154 +110,75 @@ static inline int nc_red_check(__u32 op, __u32 dtype)
 		}							\
 	} while (0)
 
+/*
+ * nc_red_NAME(op, acc, in, n): every operator but the bitwise ones, on n
+ * elements of type `type` (or {value, index} pairs: struct nc_loc_NAME).
+ * Sums and products are computed in `wide`: unsigned for integers, so
+ * that they wrap.  (The arguments other than `type` appear only in
+ * __typeof__ and ##: they are types and a name.)
+ */
+#define NC_RED_DEFINE(name, type, wide)					\
+static inline void nc_red_##name(__u32 op, void *acc, const void *in,	\
+				 __u32 n)				\
+{									\
+	struct nc_loc_##name *l = acc;					\
+	type *x = acc;							\
+									\
+	switch (op) {							\
+	case NETCOLL_OP_SUM:						\
+		NC_RED_EACH(x, in, n, (type)((__typeof__(wide))a +	\
+					     (__typeof__(wide))b));	\
+		break;							\
+	case NETCOLL_OP_PROD:						\
+		NC_RED_EACH(x, in, n, (type)((__typeof__(wide))a *	\
+					     (__typeof__(wide))b));	\
+		break;							\
+	case NETCOLL_OP_MIN:						\
+		NC_RED_EACH(x, in, n, b < a ? b : a);			\
+		break;							\
+	case NETCOLL_OP_MAX:						\
+		NC_RED_EACH(x, in, n, b > a ? b : a);			\
+		break;							\
+	case NETCOLL_OP_MINLOC:						\
+		NC_RED_LOC(l, in, n, b.v < a.v);			\
+		break;							\
+	case NETCOLL_OP_MAXLOC:						\
+		NC_RED_LOC(l, in, n, b.v > a.v);			\
+		break;							\
+	}								\
+}
+
+/* The bitwise ops see only bits: one function per element size. */
+#define NC_RED_BITS_DEFINE(name, type)					\
+static inline void nc_red_bits_##name(__u32 op, void *acc,		\
+				      const void *in, __u32 n)		\
+{									\
+	type *x = acc;							\
+									\
+	switch (op) {							\
+	case NETCOLL_OP_BAND:						\
+		NC_RED_EACH(x, in, n, a & b);				\
+		break;							\
+	case NETCOLL_OP_BOR:						\
+		NC_RED_EACH(x, in, n, a | b);				\
+		break;							\
+	case NETCOLL_OP_BXOR:						\
+		NC_RED_EACH(x, in, n, a ^ b);				\
+		break;							\
+	}								\
+}
+
 struct nc_loc_s32 { __s32 v; __s32 i; };
 struct nc_loc_s64 { __s64 v; __s32 i; };
 struct nc_loc_u32 { __u32 v; __s32 i; };
 struct nc_loc_u64 { __u64 v; __s32 i; };
 
-static inline void nc_red_s32(__u32 op, void *acc, const void *in, __u32 n)
-{
-	__s32 *x = acc;
-	struct nc_loc_s32 *l = acc;
-
-	switch (op) {
-	case NETCOLL_OP_SUM:
-		NC_RED_EACH(x, in, n, (__s32)((__u32)a + (__u32)b));
-		break;
-	case NETCOLL_OP_PROD:
-		NC_RED_EACH(x, in, n, (__s32)((__u32)a * (__u32)b));
-		break;
-	case NETCOLL_OP_MIN:
-		NC_RED_EACH(x, in, n, b < a ? b : a);
-		break;
-	case NETCOLL_OP_MAX:
-		NC_RED_EACH(x, in, n, b > a ? b : a);
-		break;
-	case NETCOLL_OP_BAND:
-		NC_RED_EACH(x, in, n, a & b);
-		break;
-	case NETCOLL_OP_BOR:
-		NC_RED_EACH(x, in, n, a | b);
-		break;
-	case NETCOLL_OP_BXOR:
-		NC_RED_EACH(x, in, n, a ^ b);
-		break;
-	case NETCOLL_OP_MINLOC:
-		NC_RED_LOC(l, in, n, b.v < a.v);
-		break;
-	case NETCOLL_OP_MAXLOC:
-		NC_RED_LOC(l, in, n, b.v > a.v);
-		break;
-	}
-}
-
-static inline void nc_red_s64(__u32 op, void *acc, const void *in, __u32 n)
-{
-	__s64 *x = acc;
-	struct nc_loc_s64 *l = acc;
-
-	switch (op) {
-	case NETCOLL_OP_SUM:
-		NC_RED_EACH(x, in, n, (__s64)((__u64)a + (__u64)b));
-		break;
-	case NETCOLL_OP_PROD:
-		NC_RED_EACH(x, in, n, (__s64)((__u64)a * (__u64)b));
-		break;
-	case NETCOLL_OP_MIN:
-		NC_RED_EACH(x, in, n, b < a ? b : a);
-		break;
-	case NETCOLL_OP_MAX:
-		NC_RED_EACH(x, in, n, b > a ? b : a);
-		break;
-	case NETCOLL_OP_BAND:
-		NC_RED_EACH(x, in, n, a & b);
-		break;
-	case NETCOLL_OP_BOR:
-		NC_RED_EACH(x, in, n, a | b);
-		break;
-	case NETCOLL_OP_BXOR:
-		NC_RED_EACH(x, in, n, a ^ b);
-		break;
-	case NETCOLL_OP_MINLOC:
-		NC_RED_LOC(l, in, n, b.v < a.v);
-		break;
-	case NETCOLL_OP_MAXLOC:
-		NC_RED_LOC(l, in, n, b.v > a.v);
-		break;
-	}
-}
-
-static inline void nc_red_u32(__u32 op, void *acc, const void *in, __u32 n)
-{
-	__u32 *x = acc;
-	struct nc_loc_u32 *l = acc;
-
-	switch (op) {
-	case NETCOLL_OP_SUM:
-		NC_RED_EACH(x, in, n, (__u32)((__u32)a + (__u32)b));
-		break;
-	case NETCOLL_OP_PROD:
-		NC_RED_EACH(x, in, n, (__u32)((__u32)a * (__u32)b));
-		break;
-	case NETCOLL_OP_MIN:
-		NC_RED_EACH(x, in, n, b < a ? b : a);
-		break;
-	case NETCOLL_OP_MAX:
-		NC_RED_EACH(x, in, n, b > a ? b : a);
-		break;
-	case NETCOLL_OP_BAND:
-		NC_RED_EACH(x, in, n, a & b);
-		break;
-	case NETCOLL_OP_BOR:
-		NC_RED_EACH(x, in, n, a | b);
-		break;
-	case NETCOLL_OP_BXOR:
-		NC_RED_EACH(x, in, n, a ^ b);
-		break;
-	case NETCOLL_OP_MINLOC:
-		NC_RED_LOC(l, in, n, b.v < a.v);
-		break;
-	case NETCOLL_OP_MAXLOC:
-		NC_RED_LOC(l, in, n, b.v > a.v);
-		break;
-	}
-}
-
-static inline void nc_red_u64(__u32 op, void *acc, const void *in, __u32 n)
-{
-	__u64 *x = acc;
-	struct nc_loc_u64 *l = acc;
-
-	switch (op) {
-	case NETCOLL_OP_SUM:
-		NC_RED_EACH(x, in, n, (__u64)((__u64)a + (__u64)b));
-		break;
-	case NETCOLL_OP_PROD:
-		NC_RED_EACH(x, in, n, (__u64)((__u64)a * (__u64)b));
-		break;
-	case NETCOLL_OP_MIN:
-		NC_RED_EACH(x, in, n, b < a ? b : a);
-		break;
-	case NETCOLL_OP_MAX:
-		NC_RED_EACH(x, in, n, b > a ? b : a);
-		break;
-	case NETCOLL_OP_BAND:
-		NC_RED_EACH(x, in, n, a & b);
-		break;
-	case NETCOLL_OP_BOR:
-		NC_RED_EACH(x, in, n, a | b);
-		break;
-	case NETCOLL_OP_BXOR:
-		NC_RED_EACH(x, in, n, a ^ b);
-		break;
-	case NETCOLL_OP_MINLOC:
-		NC_RED_LOC(l, in, n, b.v < a.v);
-		break;
-	case NETCOLL_OP_MAXLOC:
-		NC_RED_LOC(l, in, n, b.v > a.v);
-		break;
-	}
-}
+NC_RED_DEFINE(s32, __s32, __u32)
+NC_RED_DEFINE(s64, __s64, __u64)
+NC_RED_DEFINE(u32, __u32, __u32)
+NC_RED_DEFINE(u64, __u64, __u64)
+NC_RED_BITS_DEFINE(u32, __u32)
+NC_RED_BITS_DEFINE(u64, __u64)
 
 /* Integer types; returns false for a float dtype (not handled here). */
 static inline bool nc_red_apply_int(__u32 op, __u32 dtype, void *acc,
@@ -265,21 +186,31 @@ static inline bool nc_red_apply_int(__u32 op, __u32 dtype, void *acc,
 {
 	__u32 n = bytes / nc_red_elem_size(op, dtype);
 
+	if (nc_dt_is_float(dtype) || dtype >= NETCOLL_DT_COUNT)
+		return false;
+	if (op == NETCOLL_OP_BAND || op == NETCOLL_OP_BOR ||
+	    op == NETCOLL_OP_BXOR) {
+		if (nc_dt_size(dtype) == 4)
+			nc_red_bits_u32(op, acc, in, n);
+		else
+			nc_red_bits_u64(op, acc, in, n);
+		return true;
+	}
 	switch (dtype) {
 	case NETCOLL_DT_INT32:
 		nc_red_s32(op, acc, in, n);
-		return true;
+		break;
 	case NETCOLL_DT_INT64:
 		nc_red_s64(op, acc, in, n);
-		return true;
+		break;
 	case NETCOLL_DT_UINT32:
 		nc_red_u32(op, acc, in, n);
-		return true;
+		break;
 	case NETCOLL_DT_UINT64:
 		nc_red_u64(op, acc, in, n);
-		return true;
+		break;
 	}
-	return false;
+	return true;
 }
 
 #ifdef NC_RED_FLOAT
@@ -287,60 +218,8 @@ struct nc_loc_f32 { float v; __s32 i; };
 struct nc_loc_f64 { double v; __s32 i; };
 
 /* Floats have no bitwise ops: nc_red_check() refused those already. */
-static inline void nc_red_f32(__u32 op, void *acc, const void *in, __u32 n)
-{
-	float *x = acc;
-	struct nc_loc_f32 *l = acc;
-
-	switch (op) {
-	case NETCOLL_OP_SUM:
-		NC_RED_EACH(x, in, n, a + b);
-		break;
-	case NETCOLL_OP_PROD:
-		NC_RED_EACH(x, in, n, a * b);
-		break;
-	case NETCOLL_OP_MIN:
-		NC_RED_EACH(x, in, n, b < a ? b : a);
-		break;
-	case NETCOLL_OP_MAX:
-		NC_RED_EACH(x, in, n, b > a ? b : a);
-		break;
-	case NETCOLL_OP_MINLOC:
-		NC_RED_LOC(l, in, n, b.v < a.v);
-		break;
-	case NETCOLL_OP_MAXLOC:
-		NC_RED_LOC(l, in, n, b.v > a.v);
-		break;
-	}
-}
-
-/* Floats have no bitwise ops: nc_red_check() refused those already. */
-static inline void nc_red_f64(__u32 op, void *acc, const void *in, __u32 n)
-{
-	double *x = acc;
-	struct nc_loc_f64 *l = acc;
-
-	switch (op) {
-	case NETCOLL_OP_SUM:
-		NC_RED_EACH(x, in, n, a + b);
-		break;
-	case NETCOLL_OP_PROD:
-		NC_RED_EACH(x, in, n, a * b);
-		break;
-	case NETCOLL_OP_MIN:
-		NC_RED_EACH(x, in, n, b < a ? b : a);
-		break;
-	case NETCOLL_OP_MAX:
-		NC_RED_EACH(x, in, n, b > a ? b : a);
-		break;
-	case NETCOLL_OP_MINLOC:
-		NC_RED_LOC(l, in, n, b.v < a.v);
-		break;
-	case NETCOLL_OP_MAXLOC:
-		NC_RED_LOC(l, in, n, b.v > a.v);
-		break;
-	}
-}
+NC_RED_DEFINE(f32, float, float)
+NC_RED_DEFINE(f64, double, double)
 
 static inline bool nc_red_apply_float(__u32 op, __u32 dtype, void *acc,
 				      const void *in, __u32 bytes)
