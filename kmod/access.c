@@ -25,7 +25,7 @@
  * unix socket) must not bind with that program's rights and come back
  * bound to a communicator the user may not use.  Netlink checks the
  * sender's effective uid, as BIND does (the handlers run in the sender's
- * context: nck_nl_uid()), and the sender's and the socket's capabilities
+ * context: current_euid()), and the sender's and the socket's capabilities
  * (netlink_capable()).  The uid stamped on the request
  * (NETLINK_CB(skb).creds) is the real one, or another the sender chose
  * (SCM_CREDENTIALS): a root daemon acting for a user with seteuid()
@@ -45,13 +45,6 @@
 #include <net/sock.h>
 
 #include "bearer.h"
-#include "comm.h"
-#include "netns.h"
-
-static bool nck_may_admin_net(struct net *net)
-{
-	return capable(CAP_NET_ADMIN);
-}
 
 /* Is gid cred's effective group or one of its supplementary ones? */
 static bool nck_cred_in_group(const struct cred *cred, kgid_t gid)
@@ -80,7 +73,7 @@ bool nck_may_bind(const struct nck_comm *c, const struct file *file)
 
 	return ((group && in_egroup_p(c->group)) ||
 		uid_eq(current_euid(), c->owner) ||
-		nck_may_admin_net(c->nn->net)) &&
+		capable(CAP_NET_ADMIN)) &&
 	       ((group && nck_cred_in_group(file->f_cred, c->group)) ||
 		nck_opener_may_end(c, file));
 }
@@ -94,19 +87,13 @@ bool nck_may_bind(const struct nck_comm *c, const struct file *file)
 bool nck_may_end(const struct nck_comm *c, const struct file *file)
 {
 	return (uid_eq(current_euid(), c->owner) ||
-		nck_may_admin_net(c->nn->net)) &&
+		capable(CAP_NET_ADMIN)) &&
 	       nck_opener_may_end(c, file);
 }
 
-kuid_t nck_nl_uid(void)
+bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb)
 {
-	return current_euid();
-}
-
-bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb,
-			   struct net *net)
-{
-	return uid_eq(nck_nl_uid(), c->owner) ||
+	return uid_eq(current_euid(), c->owner) ||
 	       netlink_capable(skb, CAP_NET_ADMIN);
 }
 
@@ -122,7 +109,7 @@ bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
 {
 	const struct socket *sock = NETLINK_CB(skb).sk->sk_socket;
 
-	if (uid_eq(nck_nl_uid(), c->owner))
+	if (uid_eq(current_euid(), c->owner))
 		return true;
 	return ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN) && sock &&
 	       file_ns_capable(sock->file, &init_user_ns, CAP_NET_ADMIN);
@@ -164,7 +151,7 @@ int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 			   struct sk_buff *skb, struct genl_info *info,
 			   struct nck_comm_cfg *cfg)
 {
-	kuid_t uid = nck_nl_uid();
+	kuid_t uid = current_euid();
 	u64 mem = (u64)cfg->mem_max + cfg->rx_mem_max;
 	u32 n = 0;
 

@@ -141,9 +141,7 @@
 
 #include "bearer.h"
 #include "event.h"
-#include "frame.h"
 #include "reduce.h"
-#include "rel.h"
 #include "tree.h"
 #include "shared/nc_reduce.h"
 #include "agg_op.h"

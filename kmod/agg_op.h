@@ -12,7 +12,6 @@
 
 #include "comm.h"
 #include "frame.h"
-#include "rel.h"
 
 #define NCK_AGG_BURST		64	/* fragments resent per nack */
 #define NCK_AGG_BURST_CONGESTED	8	/* ... while our link's queue overflows */
@@ -208,7 +207,6 @@ void nck_agg_piece_check(struct nck_comm *c, struct nck_agg_op *op,
 void nck_agg_push_down(struct nck_comm *c, struct sk_buff_head *txq);
 bool nck_agg_delivered(struct nck_comm *c, struct nck_agg_op *op);
 void nck_agg_arm_quiet(struct nck_comm *c, struct nck_agg_op *op);
-u64 nck_agg_dn_probe_at(struct nck_comm *c, struct nck_agg_op *op);
 void nck_agg_memory_freeable(struct nck_comm *c);
 int nck_agg_resend_down(void *arg, u32 k);
 void nck_agg_dn_acked(struct nck_comm *c, struct nck_agg_op *op,

@@ -184,19 +184,6 @@ static void nck_agg_fail(struct nck_comm *c, struct nck_agg_op *op, int err)
 }
 
 /*
- * op finished and was released, but its children still owe acks of its
- * result: nothing may come to say it became reclaimable when they turn
- * out quiet (nck_agg_delivered()), so the timer looks then and tells a
- * start waiting for memory.  Under c->lock.
- */
-void nck_agg_arm_quiet(struct nck_comm *c, struct nck_agg_op *op)
-{
-	lockdep_assert_held(&c->lock);
-	nck_agg_arm(c, min(op->dn_heard_ns + op->rtx.quiet_min,
-			   nck_agg_dn_probe_at(c, op)));
-}
-
-/*
  * A tail probe (a finished operation does not retransmit its result on
  * timeouts: children ask for what they lack): a child that got all of it
  * asks for nothing, and if its last ack was lost the memory stayed held
@@ -209,11 +196,24 @@ void nck_agg_arm_quiet(struct nck_comm *c, struct nck_agg_op *op)
  */
 #define NCK_AGG_DN_PROBES	3
 
-u64 nck_agg_dn_probe_at(struct nck_comm *c, struct nck_agg_op *op)
+static u64 nck_agg_dn_probe_at(struct nck_comm *c, struct nck_agg_op *op)
 {
 	if (op->dn_probes >= NCK_AGG_DN_PROBES)
 		return U64_MAX;
 	return op->dn_heard_ns + (nck_rtt_rto(&c->agg.dn_rtt) << op->dn_probes);
+}
+
+/*
+ * op finished and was released, but its children still owe acks of its
+ * result: nothing may come to say it became reclaimable when they turn
+ * out quiet (nck_agg_delivered()), so the timer looks then and tells a
+ * start waiting for memory.  Under c->lock.
+ */
+void nck_agg_arm_quiet(struct nck_comm *c, struct nck_agg_op *op)
+{
+	lockdep_assert_held(&c->lock);
+	nck_agg_arm(c, min(op->dn_heard_ns + op->rtx.quiet_min,
+			   nck_agg_dn_probe_at(c, op)));
 }
 
 static void nck_agg_dn_probe(struct nck_comm *c, struct nck_agg_op *op,

@@ -53,7 +53,6 @@ struct nck_bearer {
 	bool user_comms;
 	u32 user_comms_max;
 	u32 user_mem_max;
-	struct rcu_head rcu;
 };
 
 extern const struct nck_bearer_ops nck_eth_bearer_ops;
@@ -79,12 +78,6 @@ void nck_bearer_notifier_exit(void);
 
 /* The shared receive path of every medium (rx.c). */
 void nck_rcv(struct nck_bearer *b, struct sk_buff *skb);
-
-/* Room a frame for this bearer needs in front of the netcoll header. */
-static inline unsigned int nck_bearer_headroom(const struct nck_bearer *b)
-{
-	return LL_RESERVED_SPACE(b->dev);
-}
 
 /* The MTU of c's device, 0 if c has no bearer (detached). */
 static inline unsigned int nck_comm_mtu(struct nck_comm *c)

@@ -69,30 +69,14 @@ void nck_comm_mem_release(struct nck_comm *c, u64 bytes)
 		atomic64_sub(bytes, &c->mem_used);
 }
 
-/* Charge n bytes to c's receive memory; past limit only if force. */
-static bool __nck_rx_charge_bytes(struct nck_comm *c, u32 n, u32 limit,
-				  bool force)
+/* Charge n bytes, as long as c's receive memory stays at most limit. */
+bool nck_rx_charge_bytes(struct nck_comm *c, u32 n, u32 limit)
 {
-	if (atomic_long_add_return(n, &c->rx_mem) > limit && !force) {
+	if (atomic_long_add_return(n, &c->rx_mem) > limit) {
 		atomic_long_sub(n, &c->rx_mem);
 		return false;
 	}
 	return true;
-}
-
-static bool __nck_rx_charge(struct nck_comm *c, struct sk_buff *skb, u32 limit,
-			    bool force)
-{
-	if (!__nck_rx_charge_bytes(c, skb->truesize, limit, force))
-		return false;
-	nck_skb_cb(skb)->charge = skb->truesize;
-	return true;
-}
-
-/* Charge n bytes, as long as c's receive memory stays at most limit. */
-bool nck_rx_charge_bytes(struct nck_comm *c, u32 n, u32 limit)
-{
-	return __nck_rx_charge_bytes(c, n, limit, false);
 }
 
 void nck_rx_uncharge_bytes(struct nck_comm *c, u32 n)
@@ -100,21 +84,20 @@ void nck_rx_uncharge_bytes(struct nck_comm *c, u32 n)
 	atomic_long_sub(n, &c->rx_mem);
 }
 
-/* Hold skb on receive: charge it, or false when over the limit. */
-bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb)
-{
-	return __nck_rx_charge(c, skb, c->rx_mem_max, false);
-}
-
 /* ... as long as c's receive memory stays at most limit (<= rx_mem_max). */
 bool nck_rx_charge_upto(struct nck_comm *c, struct sk_buff *skb, u32 limit)
 {
-	return __nck_rx_charge(c, skb, limit, false);
+	if (!nck_rx_charge_bytes(c, skb->truesize, limit))
+		return false;
+	nck_skb_cb(skb)->charge = skb->truesize;
+	return true;
 }
 
 void nck_rx_charge_force(struct nck_comm *c, struct sk_buff *skb)
 {
-	__nck_rx_charge(c, skb, c->rx_mem_max, true);
+	/* add_return: ordered as the limited charges are */
+	atomic_long_add_return(skb->truesize, &c->rx_mem);
+	nck_skb_cb(skb)->charge = skb->truesize;
 }
 
 void nck_rx_uncharge(struct nck_comm *c, struct sk_buff *skb)
@@ -682,7 +665,7 @@ static int nck_nl_owner(struct sk_buff *skb, struct genl_info *info,
 
 	/* the admin's own has none: uid 0 is not the admin (access.c) */
 	cfg->owner = netlink_capable(skb, CAP_NET_ADMIN) ? INVALID_UID :
-							  nck_nl_uid();
+							  current_euid();
 	cfg->group = INVALID_GID;
 	if (uid) {
 		cfg->owner = make_kuid(ns, nla_get_u32(uid));
@@ -807,7 +790,7 @@ int nck_nl_comm_del(struct sk_buff *skb, struct genl_info *info)
 		err = -EINVAL;
 	} else if (!c) {
 		err = -ENOENT;
-	} else if (!nck_nl_may_admin_comm(c, skb, net)) {
+	} else if (!nck_nl_may_admin_comm(c, skb)) {
 		NL_SET_ERR_MSG(info->extack,
 			       "only the communicator's owner or an admin may delete it");
 		err = -EPERM;

@@ -31,7 +31,6 @@
 #include <linux/netcoll.h>
 
 #include "netns.h"
-#include "rel.h"
 #include "agg.h"
 
 struct nck_bearer;
@@ -39,7 +38,6 @@ struct nck_auth;
 struct nck_hosts;
 struct nck_op;
 struct nck_sched;
-struct netlink_ext_ack;
 struct genl_info;
 
 /**
@@ -274,8 +272,13 @@ void nck_comm_mem_release(struct nck_comm *c, u64 bytes);
 bool nck_peer_late_ack(struct nck_comm *c, u32 rank);
 
 /* The receive memory of a communicator: one limit for every holder. */
-bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb);
 bool nck_rx_charge_upto(struct nck_comm *c, struct sk_buff *skb, u32 limit);
+/* Hold skb on receive: charge it, or false when over the limit. */
+static inline bool nck_rx_charge(struct nck_comm *c, struct sk_buff *skb)
+{
+	return nck_rx_charge_upto(c, skb, c->rx_mem_max);
+}
+
 /*
  * Charged past the limit: only for a frame its consumer takes at once
  * (refusing it could leave everything charged waiting for it).
@@ -305,9 +308,7 @@ void nck_comm_break(struct nck_comm *c);
 /* access.c: who may do what */
 bool nck_may_bind(const struct nck_comm *c, const struct file *file);
 bool nck_may_end(const struct nck_comm *c, const struct file *file);
-kuid_t nck_nl_uid(void);
-bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb,
-			   struct net *net);
+bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb);
 bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
 			    struct net *net);
 int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,

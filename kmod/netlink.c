@@ -40,16 +40,6 @@ static struct netlink_range_validation nck_timeout_range = {
 	.max = NETCOLL_TIMEOUT_MS_MAX,
 };
 
-static struct netlink_range_validation nck_oso_range = {
-	.min = 1,
-	.max = NETCOLL_OSO_MAX,
-};
-
-static struct netlink_range_validation nck_degree_range = {
-	.min = 2,
-	.max = NETCOLL_TREE_DEGREE_MAX,
-};
-
 /* Memory limits: at least room for a few frames, at most 2 GiB - 1. */
 static struct netlink_range_validation nck_mem_range = {
 	.min = 64 << 10,
@@ -91,9 +81,9 @@ static const struct nla_policy nck_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_COMM_MEMBERS] = NLA_POLICY_NESTED(nck_members_policy),
 	[NETCOLL_A_COMM_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_timeout_range),
 	[NETCOLL_A_SCHED_PHASE] = NLA_POLICY_NESTED(nck_phase_policy),
-	[NETCOLL_A_COMM_OSO] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_oso_range),
+	[NETCOLL_A_COMM_OSO] = NLA_POLICY_RANGE(NLA_U32, 1, NETCOLL_OSO_MAX),
 	[NETCOLL_A_COMM_MCAST_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 1, NETCOLL_ADDR_MAX),
-	[NETCOLL_A_COMM_TREE_DEGREE] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_degree_range),
+	[NETCOLL_A_COMM_TREE_DEGREE] = NLA_POLICY_RANGE(NLA_U32, 2, NETCOLL_TREE_DEGREE_MAX),
 	[NETCOLL_A_TREE_INDEX] = NLA_POLICY_MAX(NLA_U32, NETCOLL_TREES_MAX - 1),
 	[NETCOLL_A_TREE_PARENTS] = NLA_POLICY_RANGE(NLA_BINARY, sizeof(__u32),
 						    NETCOLL_COMM_SIZE_MAX * sizeof(__u32)),
@@ -126,23 +116,19 @@ struct user_namespace *nck_nl_userns(struct sk_buff *skb)
 /* The device a request names, by index or name; under RTNL. */
 struct net_device *nck_nl_dev(struct genl_info *info)
 {
+	struct nlattr *idx = info->attrs[NETCOLL_A_IFINDEX];
+	struct nlattr *a = idx ?: info->attrs[NETCOLL_A_IFNAME];
 	struct net *net = genl_info_net(info);
-	struct net_device *dev = NULL;
+	struct net_device *dev;
 
-	if (info->attrs[NETCOLL_A_IFINDEX]) {
-		dev = __dev_get_by_index(net, nla_get_u32(info->attrs[NETCOLL_A_IFINDEX]));
-		if (!dev)
-			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_IFINDEX],
-					    "no such device");
-	} else if (info->attrs[NETCOLL_A_IFNAME]) {
-		dev = __dev_get_by_name(net, nla_data(info->attrs[NETCOLL_A_IFNAME]));
-		if (!dev)
-			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NETCOLL_A_IFNAME],
-					    "no such device");
-	} else {
+	if (!a) {
 		NL_SET_ERR_MSG(info->extack, "IFINDEX or IFNAME required");
 		return ERR_PTR(-EINVAL);
 	}
+	dev = idx ? __dev_get_by_index(net, nla_get_u32(idx)) :
+		    __dev_get_by_name(net, nla_data(a));
+	if (!dev)
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "no such device");
 	return dev ?: ERR_PTR(-ENODEV);
 }
 
@@ -198,7 +184,7 @@ struct nck_comm *nck_nl_comm_admin(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nck_comm *c = nck_nl_comm(info);
 
-	if (!IS_ERR(c) && !nck_nl_may_admin_comm(c, skb, genl_info_net(info))) {
+	if (!IS_ERR(c) && !nck_nl_may_admin_comm(c, skb)) {
 		nck_comm_put(c);
 		NL_SET_ERR_MSG(info->extack,
 			       "only the communicator's owner or an admin may change it");

@@ -15,7 +15,6 @@
 #include <linux/sort.h>
 #include <net/genetlink.h>
 
-#include "netns.h"
 #include "sched.h"
 #include "comm.h"
 #include "netlink.h"
@@ -96,14 +95,15 @@ struct nck_tag_key {
 	u32 rank, phase, idx;
 };
 
-static int nck_tag_key_cmp(const void *a, const void *b)
+/* sort()/bsearch() of structs led by two u32 keys (also transport.c). */
+int nck_u32x2_cmp(const void *a, const void *b)
 {
-	const struct nck_tag_key *x = a, *y = b;
+	const u32 *x = a, *y = b;
 
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->phase != y->phase)
-		return x->phase < y->phase ? -1 : 1;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	if (x[1] != y[1])
+		return x[1] < y[1] ? -1 : 1;
 	return 0;
 }
 
@@ -116,7 +116,7 @@ static int nck_sched_number_tokens(struct nck_tag_key *keys, u32 n,
 {
 	u32 i, k = 0;
 
-	sort(keys, n, sizeof(*keys), nck_tag_key_cmp, NULL);
+	sort(keys, n, sizeof(*keys), nck_u32x2_cmp, NULL);
 	for (i = 0; i < n; i++) {
 		if (i && keys[i].rank != keys[i - 1].rank)
 			k = 0;

@@ -68,4 +68,6 @@ struct nck_sched {
 struct nck_sched *nck_sched_builtin(u32 algo, u32 rank, u32 size);
 void nck_sched_free(struct nck_sched *s);
 
+int nck_u32x2_cmp(const void *a, const void *b);
+
 #endif /* NCK_SCHED_H */

@@ -49,7 +49,6 @@
 #include "bearer.h"
 #include "event.h"
 #include "frame.h"
-#include "rel.h"
 #include "sched.h"
 #include "transport.h"
 
@@ -149,23 +148,12 @@ static int nck_send_frag(struct nck_op *op, struct nck_msg *m, u32 idx, u16 flag
 /* Operation set-up                                                  */
 /* ---------------------------------------------------------------- */
 
-static int nck_key_cmp(const void *a, const void *b)
-{
-	const struct nck_key *x = a, *y = b;
-
-	if (x->peer != y->peer)
-		return x->peer < y->peer ? -1 : 1;
-	if (x->tag != y->tag)
-		return x->tag < y->tag ? -1 : 1;
-	return 0;
-}
-
 static struct nck_msg *nck_msg_find(struct nck_msg *msgs, struct nck_key *keys,
 				    u32 n, u32 peer, u16 tag)
 {
 	struct nck_key k = { .peer = peer, .tag = tag }, *hit;
 
-	hit = bsearch(&k, keys, n, sizeof(k), nck_key_cmp);
+	hit = bsearch(&k, keys, n, sizeof(k), nck_u32x2_cmp);
 	return hit ? &msgs[hit->idx] : NULL;
 }
 
@@ -193,7 +181,7 @@ static int nck_msgs_init(struct nck_msg **msgs, struct nck_key **keys,
 		if (err)
 			return err;
 	}
-	sort(*keys, n, sizeof(**keys), nck_key_cmp, NULL);
+	sort(*keys, n, sizeof(**keys), nck_u32x2_cmp, NULL);
 	return 0;
 }
 

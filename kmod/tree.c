@@ -21,7 +21,6 @@
 #include <linux/sort.h>
 #include <net/genetlink.h>
 
-#include "netns.h"
 #include "tree.h"
 #include "comm.h"
 #include "netlink.h"

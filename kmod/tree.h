@@ -11,8 +11,6 @@
 
 #include <linux/types.h>
 
-struct netlink_ext_ack;
-
 /**
  * struct nck_tree - this rank's view of an aggregation tree
  * @root: the tree's root rank

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The reduction operators, shared by the module (reduce_int.c, reduce_fp.c)
+ * The reduction operators, shared by the module (reduce.c, reduce_fp.c)
  * and user space (the reference the tests compare against, the UDP tree
  * baseline of ncbench), so every one of them computes the same bits.
  *
