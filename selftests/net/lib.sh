@@ -102,7 +102,15 @@ nc_record_start() {
 	on "$1" "$NC_REPLAY" record --dev eth0 --outgoing --seconds 600 \
 		--count "${3:-3000}" --out "$NC_REC_FILE" >"$NC_REC_FILE.log" 2>&1 &
 	NC_REC_PID=$!
-	sleep 0.3	# its socket open
+	# until its socket is bound (a busy guest took more than 0.3 s, and
+	# a test found none of the frames it wanted)
+	local i
+	for i in $(seq 100); do
+		grep -q "recording" "$NC_REC_FILE.log" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "nc_record_start: the recorder did not start" >&2
+	return 1
 }
 nc_record_stop() {
 	pkill -TERM -f -- "--out $NC_REC_FILE\$"

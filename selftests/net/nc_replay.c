@@ -134,6 +134,9 @@ static int record(const struct opts *o)
 		perror("nc_replay: output");
 		return 1;
 	}
+	/* the socket is bound: nc_record_start() waits for this line */
+	printf("nc_replay: recording\n");
+	fflush(stdout);
 	while (kept < o->count && now_s() < end && !record_stop) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		uint16_t len;
