@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Frame authentication: HMAC-SHA256 with the kernel crypto API, truncated
- * to 128 bits, and an anti-replay window of 64 packet numbers per sender
- * and class (as IPsec's ESP, RFC 4303 3.4.3).
+ * to 128 bits, and an anti-replay window per sender and class (as IPsec's
+ * ESP, RFC 4303 3.4.3, but 1024 numbers wide: shared/nc_replay.h says why).
  *
  * Why HMAC and not an AEAD such as gcm(aes), as TIPC uses: netcoll only
  * needs integrity, and a MAC needs no nonce.  A communicator's key is
@@ -28,20 +28,15 @@
 #include <linux/slab.h>
 
 #include "auth.h"
+#include "shared/nc_replay.h"
 
 #define NCK_AUTH_TAG_LEN		16
-#define NCK_AUTH_WINDOW		64
-
-struct nck_replay {
-	u64 top;		/* highest packet number accepted */
-	u64 seen;		/* bit i: top - i accepted */
-};
 
 struct nck_auth {
 	struct crypto_shash *tfm;
 	atomic64_t tx_pn[2];	/* [1]: control frames */
 	spinlock_t lock;	/* protects win[] */
-	struct nck_replay win[];	/* [sender * 2 + class] */
+	struct nc_replay win[];	/* [sender * 2 + class] */
 };
 
 struct nck_auth *nck_auth_create(const u8 *key, u32 key_len, u32 peers)
@@ -134,25 +129,10 @@ int nck_auth_seal(struct nck_auth *a, struct sk_buff *skb)
 /* Accept pn from sender's class once, if not too old. */
 static bool nck_auth_fresh(struct nck_auth *a, u32 sender, bool ctl, u64 pn)
 {
-	struct nck_replay *w = &a->win[2 * sender + ctl];
-	bool fresh = true;
-	u64 d;
+	bool fresh;
 
-	if (!pn)
-		return false;
 	spin_lock(&a->lock);
-	if (pn > w->top) {
-		d = pn - w->top;
-		w->seen = d >= NCK_AUTH_WINDOW ? 0 : w->seen << d;
-		w->seen |= 1;
-		w->top = pn;
-	} else {
-		d = w->top - pn;
-		if (d >= NCK_AUTH_WINDOW || (w->seen & BIT_ULL(d)))
-			fresh = false;
-		else
-			w->seen |= BIT_ULL(d);
-	}
+	fresh = nc_replay_fresh(&a->win[2 * sender + ctl], pn);
 	spin_unlock(&a->lock);
 	return fresh;
 }

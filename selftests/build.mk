@@ -3,7 +3,7 @@
 # A new test is one more name in a list.
 
 UNIT_TEST_NAMES := test_text test_api_args test_wire test_topo test_sched test_bcast \
-		   test_tree test_plan test_bootstrap
+		   test_tree test_plan test_bootstrap test_replay
 UNIT_TEST_BINS := $(UNIT_TEST_NAMES:%=$(B)/selftests/unit/%)
 
 # -lm: tests compare against closed forms (the tree model's logarithms).
