@@ -95,8 +95,7 @@ bool nck_rx_charge_upto(struct nck_comm *c, struct sk_buff *skb, u32 limit)
 
 void nck_rx_charge_force(struct nck_comm *c, struct sk_buff *skb)
 {
-	/* add_return: ordered as the limited charges are */
-	atomic_long_add_return(skb->truesize, &c->rx_mem);
+	atomic_long_add(skb->truesize, &c->rx_mem);
 	nck_skb_cb(skb)->charge = skb->truesize;
 }
 
