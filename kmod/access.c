@@ -104,8 +104,7 @@ bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb)
  * netlink_capable() has it: a user's socket handed to a privileged
  * program as its output must not have the secrets written into it.
  */
-bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
-			    struct net *net)
+bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb)
 {
 	const struct socket *sock = NETLINK_CB(skb).sk->sk_socket;
 

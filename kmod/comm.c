@@ -823,16 +823,11 @@ static int nck_nl_fill_members(struct sk_buff *skb, const struct nck_comm *c)
 	return 0;
 }
 
-/* Who asks, for what a dump may show (the cookie and epoch or not). */
-struct nck_nl_viewer {
-	struct sk_buff *req;
-	struct net *net;
-};
-
+/* The cookie and epoch, if the sender of req may see them. */
 static int nck_nl_fill_secrets(struct sk_buff *skb, struct nck_comm *c,
-			       const struct nck_nl_viewer *v)
+			       struct sk_buff *req)
 {
-	if (!nck_nl_may_see_secrets(c, v->req, v->net))
+	if (!nck_nl_may_see_secrets(c, req))
 		return 0;
 	return nla_put_u64_64bit(skb, NETCOLL_A_COMM_COOKIE, c->cookie,
 				 NETCOLL_A_PAD) ||
@@ -864,10 +859,10 @@ static int nck_nl_fill_rtt(struct sk_buff *skb, int type,
 }
 
 static int nck_nl_fill_comm(struct sk_buff *skb, struct nck_comm *c,
-			    bool with_members, const struct nck_nl_viewer *v,
-			   u32 portid, u32 seq, int flags)
+			    bool with_members, struct sk_buff *req,
+			    u32 portid, u32 seq, int flags)
 {
-	struct user_namespace *ns = nck_nl_userns(v->req);
+	struct user_namespace *ns = nck_nl_userns(req);
 	void *hdr;
 
 	hdr = genlmsg_put(skb, portid, seq, &nck_genl_family, flags,
@@ -878,7 +873,7 @@ static int nck_nl_fill_comm(struct sk_buff *skb, struct nck_comm *c,
 	    nla_put_u32(skb, NETCOLL_A_IFINDEX, c->ifindex) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_RANK, c->rank) ||
 	    nla_put_u32(skb, NETCOLL_A_COMM_SIZE, c->size) ||
-	    nck_nl_fill_secrets(skb, c, v) ||
+	    nck_nl_fill_secrets(skb, c, req) ||
 	    (uid_valid(c->owner) &&
 	     nla_put_u32(skb, NETCOLL_A_COMM_OWNER, from_kuid_munged(ns, c->owner))) ||
 	    (gid_valid(c->group) &&
@@ -916,7 +911,6 @@ static int nck_nl_fill_comm(struct sk_buff *skb, struct nck_comm *c,
 
 int nck_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nck_nl_viewer v = { skb, genl_info_net(info) };
 	struct nck_comm *c;
 	struct sk_buff *msg;
 	int err;
@@ -932,7 +926,7 @@ int nck_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
 		nck_comm_put(c);
 		return -ENOMEM;
 	}
-	err = nck_nl_fill_comm(msg, c, true, &v, info->snd_portid,
+	err = nck_nl_fill_comm(msg, c, true, skb, info->snd_portid,
 			       info->snd_seq, 0);
 	nck_comm_put(c);
 	if (err) {
@@ -944,8 +938,7 @@ int nck_nl_comm_get(struct sk_buff *skb, struct genl_info *info)
 
 int nck_nl_comm_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct nck_nl_viewer v = { cb->skb, sock_net(skb->sk) };
-	struct nck_net *nn = nck_net(v.net);
+	struct nck_net *nn = nck_net(sock_net(skb->sk));
 	unsigned long id = cb->args[0];
 	struct nck_comm *c;
 
@@ -959,7 +952,7 @@ int nck_nl_comm_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		for (; c; c = rcu_dereference(c->sibling)) {
 			if (id == cb->args[0] && c->rank < cb->args[1])
 				continue;
-			if (nck_nl_fill_comm(skb, c, false, &v,
+			if (nck_nl_fill_comm(skb, c, false, cb->skb,
 					     NETLINK_CB(cb->skb).portid,
 					     cb->nlh->nlmsg_seq, NLM_F_MULTI))
 				goto out;

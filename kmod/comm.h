@@ -309,8 +309,7 @@ void nck_comm_break(struct nck_comm *c);
 bool nck_may_bind(const struct nck_comm *c, const struct file *file);
 bool nck_may_end(const struct nck_comm *c, const struct file *file);
 bool nck_nl_may_admin_comm(const struct nck_comm *c, struct sk_buff *skb);
-bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb,
-			    struct net *net);
+bool nck_nl_may_see_secrets(const struct nck_comm *c, struct sk_buff *skb);
 int nck_nl_may_create_comm(struct nck_net *nn, struct nck_bearer *b,
 			   struct sk_buff *skb, struct genl_info *info,
 			   struct nck_comm_cfg *cfg);
