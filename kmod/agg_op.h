@@ -224,8 +224,7 @@ void nck_agg_push_all(struct nck_comm *c, struct nck_agg_op *op,
 		      struct sk_buff_head *txq);
 void nck_agg_try(struct nck_comm *c, struct nck_agg_op *op,
 		 struct nck_agg_piece *p, u32 k, struct sk_buff_head *txq);
-void nck_agg_up_acked(struct nck_comm *c, struct nck_agg_op *op,
-		      struct nck_agg_piece *p, u32 k);
+void nck_agg_up_acked(struct nck_agg_op *op, struct nck_agg_piece *p, u32 k);
 
 /* agg_rx.c: frames in */
 int nck_agg_resend_up(void *arg, u32 k);

@@ -215,7 +215,7 @@ static void nck_agg_in_down(struct nck_comm *c, struct nck_agg_op *op,
 			goto dup;
 		p->done_mark = true;
 		for (k = 0; k < p->up_next; k++)
-			nck_agg_up_acked(c, op, p, k);
+			nck_agg_up_acked(op, p, k);
 		if (nck_agg_tree_dist(op))
 			nck_agg_to_children(c, op, p, 0, true, txq);
 		if (p->want_data && !p->len)
@@ -243,7 +243,7 @@ static void nck_agg_in_down(struct nck_comm *c, struct nck_agg_op *op,
 	else if (nck_frags_receive(&p->res, k, f->frag_size, false) ==
 		 NCK_RX_NEW_ACK)
 		nck_agg_ack_result(c, op, p, txq);
-	nck_agg_up_acked(c, op, p, k);
+	nck_agg_up_acked(op, p, k);
 	nck_agg_progress(c, op);
 	nck_agg_push_all(c, op, txq);
 	if (p->windowed)

@@ -793,8 +793,7 @@ ready:
  * The result (or the done marker) acks fragment k of piece p going up:
  * progress, but no round-trip sample (the tree's time is in it).
  */
-void nck_agg_up_acked(struct nck_comm *c, struct nck_agg_op *op,
-		      struct nck_agg_piece *p, u32 k)
+void nck_agg_up_acked(struct nck_agg_op *op, struct nck_agg_piece *p, u32 k)
 {
 	if (k >= p->up_next || !nck_frags_set(&p->up, k))
 		return;
