@@ -375,7 +375,6 @@ void nck_agg_ask_waited(struct nck_comm *c, struct nck_agg_op *op,
  */
 bool nck_agg_late(const struct nck_agg_piece *p, bool had)
 {
-	/* windowed: acks and fast retransmit find its losses */
 	return p->windowed || (!had && p->nfrags > NCK_AGG_REPEAT_FRAGS);
 }
 

@@ -246,7 +246,6 @@ struct nck_comm_cfg {
 
 /* A user's deleted communicators still held: *n more, *mem more bytes. */
 void nck_comm_gone_usage(struct nck_net *nn, kuid_t uid, u32 *n, u64 *mem);
-/* The namespace exits, its communicators deleted: wait until all are freed. */
 void nck_comm_wait_freed(struct nck_net *nn);
 void nck_comm_delete_this(struct nck_net *nn, struct nck_comm *c);
 /* rank NCK_RANK_ANY: the only rank of id on this host */

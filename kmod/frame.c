@@ -4,9 +4,7 @@
  * sending, for every engine.  Every frame leaves through
  * nck_frame_xmit_to(): there it gets its priority (control frames first)
  * and, on a keyed communicator, its tag, and a frame for another rank of
- * this host is turned back into the host's own receive path.  Frames
- * built under c->lock wait on a list (nck_frame_defer) and leave once it
- * is released.
+ * this host is turned back into the host's own receive path.
  */
 #include "auth.h"
 #include "bearer.h"
@@ -71,8 +69,7 @@ static int nck_frame_xmit_host(struct nck_comm *c, struct nck_bearer *b,
 
 /*
  * Hand a frame (header and payload, encoded) to the communicator's
- * bearer, for dst; consumes skb.  Every frame of a keyed communicator
- * leaves here with its tag.
+ * bearer, for dst; consumes skb.
  */
 static int nck_frame_xmit_to(struct nck_comm *c, struct sk_buff *skb, const u8 *dst)
 {
@@ -123,10 +120,7 @@ int nck_frame_xmit(struct nck_comm *c, struct sk_buff *skb, u32 peer)
 	return nck_frame_xmit_to(c, skb, nck_comm_addr(c, peer));
 }
 
-/*
- * Frames built under c->lock wait on a list and leave once it is
- * released; cb holds each one's destination: a rank or NETCOLL_RANK_GROUP.
- */
+/* Onto a builder's list (frame.h); dst: a rank or NETCOLL_RANK_GROUP. */
 void nck_frame_defer(struct sk_buff_head *q, struct sk_buff *skb, u32 dst)
 {
 	nck_skb_cb(skb)->dst = dst;

@@ -101,7 +101,6 @@ MODULE_PARM_DESC(fpu_defer_all,
 
 unsigned int nck_net_id __read_mostly;
 
-/* Float reductions softirq could not do, and freeing communicators. */
 struct workqueue_struct *nck_wq;
 
 void nck_stats_read(struct nck_net *nn, u64 *out)

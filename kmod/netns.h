@@ -23,7 +23,7 @@ extern unsigned int nck_rx_queue_max;
 extern unsigned int nck_comm_mem_max;
 extern unsigned int nck_ep_ops_max;
 extern bool nck_fpu_defer_all;
-/* Float reductions softirq could not do, and communicator frees. */
+/* Float reductions softirq could not do, broadcast starts, sends, frees. */
 extern struct workqueue_struct *nck_wq;
 
 /* "No rank", "no phase": an all-ones u32. */

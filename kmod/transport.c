@@ -54,7 +54,6 @@
 
 /* Future operations whose frames we hold before they start. */
 #define NCK_EARLY_OPS		4
-/* Acks for finished operations: so many to each peer, every so many ms. */
 /* A sender may cut at most this many times finer than the receiver. */
 #define NCK_FRAG_RATIO_MAX	8
 
