@@ -11,16 +11,11 @@
  *                Owned by the namespace (pernet ops).
  *   nck_bearer    an attached device (bearer.h).  Owned by the namespace's
  *                bearer list (RTNL); freed by detach after synchronize_net.
- *   nck_comm      a communicator (comm.h).  Reference counted: the namespace's table
- *                holds one until COMM_DEL, every endpoint bound to it, every
- *                netlink request using it and a queued float worker hold one
- *                each.  The last nck_comm_put() frees it after an RCU grace
- *                period (the receive path finds it under RCU, without a
- *                reference), in process context (nck_comm_free_work).
- *                Several ranks of one communicator on this host are one
- *                nck_comm each, chained in rank order from the table's
- *                entry (c->sibling, RCU, written under RTNL); the chain is
- *                the table's, so its reference covers it.
+ *   nck_comm      a communicator (comm.h).  Reference counted: the table,
+ *                endpoints, requests and queued works hold one each (comm.h
+ *                names them); the last nck_comm_put() frees it after an RCU
+ *                grace period.  Several ranks of one communicator on this
+ *                host are chained from the table's entry (c->sibling).
  *   nck_hosts     which ranks share a host, for trees over hosts (tree.h).
  *                Owned by its communicator (fixed); freed with it.
  *   nck_op        one alltoall in flight (transport.h).  Owned by the calling
