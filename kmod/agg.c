@@ -136,7 +136,6 @@
  */
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 #include <linux/uaccess.h>
 
 #include "bearer.h"

@@ -19,7 +19,6 @@
  * while it is in the table: a deleted one an endpoint still holds is on
  * nn->user_gone until its last reference goes.
  */
-#include <linux/random.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
