@@ -40,14 +40,11 @@ int nck_comm_mem_reserve(struct nck_comm *c, u64 bytes)
 {
 	if (bytes > c->mem_max)
 		return -ENOBUFS;	/* never fits: keep what peers may need */
-	for (;;) {
-		if (atomic64_add_return(bytes, &c->mem_used) <= c->mem_max)
-			return 0;
-		atomic64_sub(bytes, &c->mem_used);
-		/* finished reductions kept for repairs give way first */
+	/* finished reductions kept for repairs give way first */
+	while (!nck_comm_mem_try(c, bytes))
 		if (!nck_agg_reclaim(c))
 			return -ENOBUFS;
-	}
+	return 0;
 }
 
 /*
