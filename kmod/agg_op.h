@@ -182,9 +182,6 @@ unsigned int nck_agg_send_frag(struct nck_comm *c,
 			       struct nck_agg_piece *p, u32 k, u16 type,
 			       u16 flags, u32 dst, bool marker,
 			       struct sk_buff_head *txq);
-void nck_agg_send_ctl(struct nck_comm *c, u32 seq, u16 type, u32 dst,
-		      u16 tag, u32 cum, u32 sack, u16 flags,
-		      struct sk_buff_head *txq);
 void nck_agg_ack_child(struct nck_comm *c, struct nck_agg_op *op,
 		       struct nck_agg_piece *p, u32 ci, u16 flags,
 		       struct sk_buff_head *txq);

@@ -369,8 +369,8 @@ static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	/* our parent waits for us and asks: say we are alive */
 	if (f->flags & NETCOLL_F_ACK_NOW)
-		nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->parent,
-				 nck_agg_tag(op, p), 0, 0, 0, txq);
+		nck_ctl_defer(c, NETCOLL_T_AGG_ACK, op->seq, p->parent,
+			      nck_agg_tag(op, p), 0, 0, 0, txq);
 	else if (op->expired)	/* the answer to our request: not done yet */
 		op->late = true;
 	op->progress = false;
@@ -413,8 +413,8 @@ static void nck_agg_answer_alive(struct nck_comm *c, struct nck_agg_op *op,
 	if (ci >= 0)
 		nck_agg_answer_child(c, op, p, ci, 0, txq);
 	else
-		nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, x, nck_agg_tag(op, p),
-				 0, 0, 0, txq);
+		nck_ctl_defer(c, NETCOLL_T_AGG_ACK, op->seq, x,
+			      nck_agg_tag(op, p), 0, 0, 0, txq);
 }
 
 /*
@@ -742,8 +742,8 @@ void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
 static void nck_agg_early_ack(struct nck_comm *c, const struct nc_frame *f,
 			      u32 cum, u32 sack, struct sk_buff_head *txq)
 {
-	nck_agg_send_ctl(c, f->op_seq, NETCOLL_T_AGG_ACK, f->src_rank, f->tag,
-			 cum, sack, 0, txq);
+	nck_ctl_defer(c, NETCOLL_T_AGG_ACK, f->op_seq, f->src_rank, f->tag, cum,
+		      sack, 0, txq);
 }
 
 /*
@@ -915,8 +915,8 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 		return;
 	}
 	if (f->flags & NETCOLL_F_ACK_NOW)
-		nck_agg_send_ctl(c, f->op_seq, NETCOLL_T_AGG_ACK, f->src_rank,
-				 f->tag, 0, 0, 0, txq);
+		nck_ctl_defer(c, NETCOLL_T_AGG_ACK, f->op_seq, f->src_rank,
+			      f->tag, 0, 0, 0, txq);
 	if (f->type != NETCOLL_T_AGG_UP && f->type != NETCOLL_T_AGG_DOWN) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_STATE);
 		kfree_skb(skb);
@@ -961,9 +961,9 @@ static void nck_agg_stale(struct nck_comm *c, struct sk_buff *skb,
 		   !nck_agg_end_by_result(f->msg_len, n)) {
 		if (nck_peer_late_ack(c, f->src_rank)) {
 			nck_stat_inc(c->nn, NETCOLL_STAT_RX_DUPLICATES);
-			nck_agg_send_ctl(c, f->op_seq, NETCOLL_T_AGG_ACK,
-					 f->src_rank, f->tag, n, 0,
-					 NETCOLL_F_RESULT, txq);
+			nck_ctl_defer(c, NETCOLL_T_AGG_ACK, f->op_seq,
+				      f->src_rank, f->tag, n, 0,
+				      NETCOLL_F_RESULT, txq);
 		} else {
 			nck_stat_inc(c->nn, NETCOLL_STAT_DROP_RATELIMIT);
 		}

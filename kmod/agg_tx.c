@@ -156,18 +156,6 @@ unsigned int nck_agg_send_frag(struct nck_comm *c,
 	return n;
 }
 
-/* AGG_ACK or AGG_NACK of a piece (tag: nck_agg_tag()): a fragment set's ack. */
-void nck_agg_send_ctl(struct nck_comm *c, u32 seq, u16 type, u32 dst,
-		      u16 tag, u32 cum, u32 sack, u16 flags,
-		      struct sk_buff_head *txq)
-{
-	struct sk_buff *skb;
-
-	skb = nck_ctl_frame(c, type, seq, dst, tag, cum, sack, flags, 0);
-	if (skb)
-		nck_frame_defer(txq, skb, dst);
-}
-
 /*
  * Tell child ci which of its fragments of piece p we have (flags
  * NETCOLL_F_ACK_NOW: and ask it to answer).
@@ -184,8 +172,8 @@ void nck_agg_ack_child(struct nck_comm *c, struct nck_agg_op *op,
 	}
 	nck_frags_unhold_ack(&p->got[ci], &op->acks_held);
 	nck_frags_summary(&p->got[ci], &cum, &sack);
-	nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
-			 nck_agg_tag(op, p), cum, sack, flags, txq);
+	nck_ctl_defer(c, NETCOLL_T_AGG_ACK, op->seq, p->children[ci],
+		      nck_agg_tag(op, p), cum, sack, flags, txq);
 }
 
 /* Does this rank keep fragments of child ci waiting for its siblings'? */
@@ -216,8 +204,8 @@ void nck_agg_answer_child(struct nck_comm *c, struct nck_agg_op *op,
 	if (nck_rx_behind(c) && nck_agg_child_waits(p, ci) &&
 	    !op->taking_early) {
 		nck_frags_hold_ack(c, &p->got[ci], &op->acks_held);
-		nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->children[ci],
-				 nck_agg_tag(op, p), 0, 0, flags, txq);
+		nck_ctl_defer(c, NETCOLL_T_AGG_ACK, op->seq, p->children[ci],
+			      nck_agg_tag(op, p), 0, 0, flags, txq);
 	} else {
 		nck_agg_ack_child(c, op, p, ci, flags, txq);
 	}
@@ -654,8 +642,8 @@ void nck_agg_ack_result(struct nck_comm *c, struct nck_agg_op *op,
 		if (test_bit(cum + 1 + b, p->res.bits))
 			sack |= 1U << b;
 	p->res.since_ack = 0;
-	nck_agg_send_ctl(c, op->seq, NETCOLL_T_AGG_ACK, p->src, nck_agg_tag(op, p),
-			 cum, sack, NETCOLL_F_RESULT, txq);
+	nck_ctl_defer(c, NETCOLL_T_AGG_ACK, op->seq, p->src, nck_agg_tag(op, p),
+		      cum, sack, NETCOLL_F_RESULT, txq);
 }
 
 void nck_agg_to_children(struct nck_comm *c, struct nck_agg_op *op,

@@ -747,6 +747,16 @@ struct sk_buff *nck_ctl_frame(struct nck_comm *c, u16 type, u32 seq, u32 dst,
 	return skb;
 }
 
+void nck_ctl_defer(struct nck_comm *c, u16 type, u32 seq, u32 dst, u16 tag,
+		   u32 cum, u32 sack, u16 flags, struct sk_buff_head *q)
+{
+	struct sk_buff *skb = nck_ctl_frame(c, type, seq, dst, tag, cum, sack,
+					    flags, 0);
+
+	if (skb)
+		nck_frame_defer(q, skb, dst);
+}
+
 struct sk_buff *nck_nack_frame(struct nck_comm *c, u32 seq, u32 dst, u16 tag,
 			       const struct nck_frags *s, u32 from, u32 below,
 			       u32 round)

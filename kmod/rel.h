@@ -524,6 +524,9 @@ void nck_early_books_purge(struct nck_comm *c, struct nck_early_books *b);
 struct sk_buff *nck_ctl_frame(struct nck_comm *c, u16 type, u32 seq, u32 dst,
 			      u16 tag, u32 cum, u32 sack, u16 flags,
 			     u16 opcode);
+/* The same (opcode 0) onto a builder's list q (frame.h); none if no memory. */
+void nck_ctl_defer(struct nck_comm *c, u16 type, u32 seq, u32 dst, u16 tag,
+		   u32 cum, u32 sack, u16 flags, struct sk_buff_head *q);
 /*
  * A repair request (AGG_NACK) for the fragments from `from` on that the
  * asker lacks: its payload maps which of the next NETCOLL_NACK_MAP_MAX * 8

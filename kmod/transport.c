@@ -453,17 +453,14 @@ static bool nck_rxq_add(struct nck_op *op, struct sk_buff *skb, bool taken)
 static void nck_ack_queue(struct nck_op *op, struct nck_msg *m, u16 flags,
 			  struct sk_buff_head *acks)
 {
-	struct sk_buff *skb;
 	u32 cum, sack;
 
 	nck_frags_unhold_ack(&m->fr, &op->acks_held);
 	nck_frags_summary(&m->fr, &cum, &sack);
 	if (cum == m->fr.n)
 		flags |= NETCOLL_F_ACK_ALL;
-	skb = nck_ctl_frame(op->c, NETCOLL_T_ACK, op->seq, m->d.peer, m->d.tag,
-			    cum, sack, flags, 0);
-	if (skb)
-		nck_frame_defer(acks, skb, m->d.peer);
+	nck_ctl_defer(op->c, NETCOLL_T_ACK, op->seq, m->d.peer, m->d.tag, cum,
+		      sack, flags, acks);
 }
 
 /*
@@ -509,18 +506,14 @@ static bool nck_rx_frag_size(struct nck_op *op, struct nck_msg *m,
 static bool nck_ack_or_hold(struct nck_op *op, struct nck_msg *m, u16 flags,
 			    struct sk_buff_head *acks)
 {
-	struct sk_buff *skb;
-
 	if (!nck_rx_behind(op->c)) {
 		nck_ack_queue(op, m, flags, acks);
 		return false;
 	}
 	nck_frags_hold_ack(op->c, &m->fr, &op->acks_held);
 	/* alive, but no window: an ack of nothing */
-	skb = nck_ctl_frame(op->c, NETCOLL_T_ACK, op->seq, m->d.peer, m->d.tag,
-			    0, 0, flags, 0);
-	if (skb)
-		nck_frame_defer(acks, skb, m->d.peer);
+	nck_ctl_defer(op->c, NETCOLL_T_ACK, op->seq, m->d.peer, m->d.tag, 0, 0,
+		      flags, acks);
 	return true;
 }
 
@@ -963,7 +956,6 @@ int nck_op_run(struct nck_comm *c, const struct nck_msg_desc *tx, u32 ntx,
 static void nck_rx_early(struct nck_comm *c, struct sk_buff *skb,
 			 const struct nc_frame *f, struct sk_buff_head *acks)
 {
-	struct sk_buff *ack;
 	u32 cum, sack;
 	bool copy;
 
@@ -972,13 +964,10 @@ static void nck_rx_early(struct nck_comm *c, struct sk_buff *skb,
 		nck_early_hold(c, &c->early, skb);
 		return;
 	}
-	if (!nck_early_hold_booked(c, &c->early, &c->early_books, skb, f,
-				   &cum, &sack, &copy))
-		return;
-	ack = nck_ctl_frame(c, NETCOLL_T_ACK, f->op_seq, f->src_rank, f->tag,
-			    cum, sack, copy ? NETCOLL_F_DUP : 0, 0);
-	if (ack)
-		nck_frame_defer(acks, ack, f->src_rank);
+	if (nck_early_hold_booked(c, &c->early, &c->early_books, skb, f,
+				  &cum, &sack, &copy))
+		nck_ctl_defer(c, NETCOLL_T_ACK, f->op_seq, f->src_rank, f->tag,
+			      cum, sack, copy ? NETCOLL_F_DUP : 0, acks);
 }
 
 /*
