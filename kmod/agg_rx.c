@@ -722,31 +722,6 @@ void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
 }
 
 /*
- * A frame for an operation this rank has not started: contributions and
- * a broadcast's data wait with the early frames (bounded by the receive
- * memory) until it starts.  A broadcast's data does not wait for the
- * ranks it goes to: a rank whose process posts after its data came used
- * to drop it, wait a timeout and ask for a repair -- the tail of small
- * broadcasts on busy hosts (with 8 hosts on 2 CPUs, 1 KiB broadcasts:
- * 50-300 per 200 dropped per host).
- *
- * A child's fragments are booked (nck_early_hold_booked) and acked as
- * once started: without, a child whose parent's process was late heard
- * nothing, resent its window on every timeout and then waited on it
- * closed (on 16 hosts on 2 CPUs, 128 KiB allreduces: leaves resent
- * 7600-28000 fragments per 34 operations).  While the receive memory is
- * short (nck_rx_behind()) the acks wait, as for a started operation's
- * kept fragments: the child's window closes.  A peer asking is told what
- * we keep of its fragments, or only that we are alive.
- */
-static void nck_agg_early_ack(struct nck_comm *c, const struct nc_frame *f,
-			      u32 cum, u32 sack, struct sk_buff_head *txq)
-{
-	nck_ctl_defer(c, NETCOLL_T_AGG_ACK, f->op_seq, f->src_rank, f->tag, cum,
-		      sack, 0, txq);
-}
-
-/*
  * A broadcast's data for the next operation here, before this rank's
  * process posted it: the broadcast starts now, as if posted (the worker
  * allocates it: not in softirq), so that an inner rank forwards to its
@@ -879,6 +854,24 @@ void nck_agg_early_rescan(struct nck_comm *c)
 	}
 }
 
+/*
+ * A frame for an operation this rank has not started: contributions and
+ * a broadcast's data wait with the early frames (bounded by the receive
+ * memory) until it starts.  A broadcast's data does not wait for the
+ * ranks it goes to: a rank whose process posts after its data came used
+ * to drop it, wait a timeout and ask for a repair -- the tail of small
+ * broadcasts on busy hosts (with 8 hosts on 2 CPUs, 1 KiB broadcasts:
+ * 50-300 per 200 dropped per host).
+ *
+ * A child's fragments are booked (nck_early_hold_booked) and acked as
+ * once started: without, a child whose parent's process was late heard
+ * nothing, resent its window on every timeout and then waited on it
+ * closed (on 16 hosts on 2 CPUs, 128 KiB allreduces: leaves resent
+ * 7600-28000 fragments per 34 operations).  While the receive memory is
+ * short (nck_rx_behind()) the acks wait, as for a started operation's
+ * kept fragments: the child's window closes.  A peer asking is told what
+ * we keep of its fragments, or only that we are alive.
+ */
 static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 			  const struct nc_frame *f, struct sk_buff_head *txq)
 {
@@ -896,7 +889,8 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 		nck_early_book_ack(c, nck_early_book(&c->agg.books, f->op_seq,
 						     f->src_rank, f->tag),
 				   &cum, &sack);
-		nck_agg_early_ack(c, f, cum, sack, txq);
+		nck_ctl_defer(c, NETCOLL_T_AGG_ACK, f->op_seq, f->src_rank,
+			      f->tag, cum, sack, 0, txq);
 		consume_skb(skb);	/* answered: we are alive, not done */
 		return;
 	}
@@ -911,7 +905,8 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
 
 		if (nck_early_hold_booked(c, &c->agg.early, &c->agg.books, skb,
 					  f, &cum, &sack, &copy))
-			nck_agg_early_ack(c, f, cum, sack, txq);
+			nck_ctl_defer(c, NETCOLL_T_AGG_ACK, f->op_seq,
+				      f->src_rank, f->tag, cum, sack, 0, txq);
 		return;
 	}
 	if (f->flags & NETCOLL_F_ACK_NOW)
