@@ -108,14 +108,17 @@ int nck_u32x2_cmp(const void *a, const void *b)
 }
 
 /*
- * Number the tokens exchanged with each rank in phase order: keys[] holds
- * (rank, phase, index into refs); refs[idx].tag receives the number.
+ * Number the tokens refs[n] exchanged with each rank in phase order
+ * (phase[i]: token i's), sorting keys (room for n): refs[i].tag receives
+ * the number.
  */
-static int nck_sched_number_tokens(struct nck_tag_key *keys, u32 n,
-				   struct nck_sync_ref *refs)
+static int nck_sched_number_tokens(struct nck_tag_key *keys, const u32 *phase,
+				   u32 n, struct nck_sync_ref *refs)
 {
 	u32 i, k = 0;
 
+	for (i = 0; i < n; i++)
+		keys[i] = (struct nck_tag_key){ refs[i].rank, phase[i], i };
 	sort(keys, n, sizeof(*keys), nck_u32x2_cmp, NULL);
 	for (i = 0; i < n; i++) {
 		if (i && keys[i].rank != keys[i - 1].rank)
@@ -127,49 +130,6 @@ static int nck_sched_number_tokens(struct nck_tag_key *keys, u32 n,
 	return 0;
 }
 
-/*
- * Turn a parsed slice into a schedule: phases in order, token lists
- * concatenated, token tags numbered.  in_phase[i] / out_phase[i] give the
- * phase (for sync_out: the receiver's) of token i.
- */
-static struct nck_sched *nck_sched_from_slice(const struct nck_phase *ph, u32 nphases,
-					      const struct nck_sync_ref *in,
-					    const u32 *in_phase, u32 nin,
-					    const struct nck_sync_ref *out,
-					    const u32 *out_phase, u32 nout, int *err)
-{
-	struct nck_tag_key *keys;
-	struct nck_sched *s;
-	u32 i;
-
-	*err = -ENOMEM;
-	s = nck_sched_alloc(nphases, nin, nout);
-	keys = kvcalloc(max(nin, nout) ?: 1, sizeof(*keys), GFP_KERNEL_ACCOUNT);
-	if (!s || !keys)
-		goto fail;
-	memcpy(s->phase, ph, nphases * sizeof(*ph));
-	memcpy(s->in, in, nin * sizeof(*in));
-	memcpy(s->out, out, nout * sizeof(*out));
-
-	for (i = 0; i < nin; i++)
-		keys[i] = (struct nck_tag_key){ in[i].rank, in_phase[i], i };
-	*err = nck_sched_number_tokens(keys, nin, s->in);
-	if (*err)
-		goto fail;
-	for (i = 0; i < nout; i++)
-		keys[i] = (struct nck_tag_key){ out[i].rank, out_phase[i], i };
-	*err = nck_sched_number_tokens(keys, nout, s->out);
-	if (*err)
-		goto fail;
-	kvfree(keys);
-	s->installed = true;
-	return s;
-fail:
-	kvfree(keys);
-	nck_sched_free(s);
-	return NULL;
-}
-
 /* ---------------------------------------------------------------- */
 /* Netlink: alltoall slices                                        */
 /* ---------------------------------------------------------------- */
@@ -178,7 +138,7 @@ fail:
 struct nck_slice {
 	struct nck_phase *ph;
 	struct nck_sync_ref *in, *out;
-	u32 *in_phase, *out_phase;
+	u32 *in_phase, *out_phase;	/* token i's phase (out: the receiver's) */
 	u32 nph, nin, nout;
 	unsigned long *sent, *heard;	/* peers sent to / received from */
 };
@@ -350,6 +310,36 @@ static int nck_slice_parse(const struct nck_comm *c, struct genl_info *info,
 	return 0;
 }
 
+/*
+ * Turn a parsed slice into a schedule: phases in order, token lists
+ * concatenated, token tags numbered.
+ */
+static struct nck_sched *nck_sched_from_slice(const struct nck_slice *sl, int *err)
+{
+	struct nck_tag_key *keys;
+	struct nck_sched *s;
+
+	*err = -ENOMEM;
+	s = nck_sched_alloc(sl->nph, sl->nin, sl->nout);
+	keys = kvcalloc(max(sl->nin, sl->nout) ?: 1, sizeof(*keys), GFP_KERNEL_ACCOUNT);
+	if (!s || !keys)
+		goto fail;
+	memcpy(s->phase, sl->ph, sl->nph * sizeof(*sl->ph));
+	memcpy(s->in, sl->in, sl->nin * sizeof(*sl->in));
+	memcpy(s->out, sl->out, sl->nout * sizeof(*sl->out));
+	*err = nck_sched_number_tokens(keys, sl->in_phase, sl->nin, s->in) ?:
+	       nck_sched_number_tokens(keys, sl->out_phase, sl->nout, s->out);
+	if (*err)
+		goto fail;
+	kvfree(keys);
+	s->installed = true;
+	return s;
+fail:
+	kvfree(keys);
+	nck_sched_free(s);
+	return NULL;
+}
+
 /* s in c's place, counted against a user's quota; freed if refused. */
 static int nck_sched_install(struct nck_comm *c, struct nck_sched *s,
 			     struct sk_buff *skb, struct genl_info *info)
@@ -379,8 +369,7 @@ int nck_nl_sched_set(struct sk_buff *skb, struct genl_info *info)
 		return PTR_ERR(c);
 	err = c->size < 2 ? -EINVAL : nck_slice_parse(c, info, &sl);
 	if (!err) {
-		s = nck_sched_from_slice(sl.ph, sl.nph, sl.in, sl.in_phase, sl.nin,
-					 sl.out, sl.out_phase, sl.nout, &err);
+		s = nck_sched_from_slice(&sl, &err);
 		if (s)
 			err = nck_sched_install(c, s, skb, info);
 		else if (err == -E2BIG)
