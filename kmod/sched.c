@@ -272,7 +272,6 @@ static int nck_slice_parse(const struct nck_comm *c, struct genl_info *info,
 			   struct nck_slice *sl)
 {
 	struct netlink_ext_ack *extack = info->extack;
-	u32 nph, nin, nout;
 	int err;
 
 	err = nck_slice_pass(c, info, sl);
@@ -282,14 +281,11 @@ static int nck_slice_parse(const struct nck_comm *c, struct genl_info *info,
 		NL_SET_ERR_MSG(extack, "phase count not in 1 .. 2 * (members - 1)");
 		return -EINVAL;
 	}
-	nph = sl->nph;
-	nin = sl->nin;
-	nout = sl->nout;
-	sl->ph = kvcalloc(nph, sizeof(*sl->ph), GFP_KERNEL_ACCOUNT);
-	sl->in = kvcalloc(nin ?: 1, sizeof(*sl->in), GFP_KERNEL_ACCOUNT);
-	sl->out = kvcalloc(nout ?: 1, sizeof(*sl->out), GFP_KERNEL_ACCOUNT);
-	sl->in_phase = kvcalloc(nin ?: 1, sizeof(u32), GFP_KERNEL_ACCOUNT);
-	sl->out_phase = kvcalloc(nout ?: 1, sizeof(u32), GFP_KERNEL_ACCOUNT);
+	sl->ph = kvcalloc(sl->nph, sizeof(*sl->ph), GFP_KERNEL_ACCOUNT);
+	sl->in = kvcalloc(sl->nin ?: 1, sizeof(*sl->in), GFP_KERNEL_ACCOUNT);
+	sl->out = kvcalloc(sl->nout ?: 1, sizeof(*sl->out), GFP_KERNEL_ACCOUNT);
+	sl->in_phase = kvcalloc(sl->nin ?: 1, sizeof(u32), GFP_KERNEL_ACCOUNT);
+	sl->out_phase = kvcalloc(sl->nout ?: 1, sizeof(u32), GFP_KERNEL_ACCOUNT);
 	sl->sent = bitmap_zalloc(c->size, GFP_KERNEL_ACCOUNT);
 	sl->heard = bitmap_zalloc(c->size, GFP_KERNEL_ACCOUNT);
 	if (!sl->ph || !sl->in || !sl->out || !sl->in_phase || !sl->out_phase ||
