@@ -238,27 +238,6 @@ nospace:
 /* Events                                                            */
 /* ---------------------------------------------------------------- */
 
-static struct sk_buff *nck_event_new(u8 cmd, void **hdr)
-{
-	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-
-	if (msg) {
-		*hdr = genlmsg_put(msg, 0, 0, &nck_genl_family, 0, cmd);
-		if (!*hdr) {
-			nlmsg_free(msg);
-			msg = NULL;
-		}
-	}
-	return msg;
-}
-
-static void nck_event_send(struct net *net, struct sk_buff *msg, void *hdr)
-{
-	genlmsg_end(msg, hdr);
-	genlmsg_multicast_netns(&nck_genl_family, net, msg, 0, NCK_MCGRP_EVENTS,
-				GFP_KERNEL);
-}
-
 /* An event a lower layer posted (event.h), multicast to the group. */
 static int nck_event_notify(struct notifier_block *nb, unsigned long kind,
 			    void *data)
@@ -268,12 +247,15 @@ static int nck_event_notify(struct notifier_block *nb, unsigned long kind,
 	bool fail;
 	void *hdr;
 
-	msg = nck_event_new(kind == NCK_EVENT_OP_FAILED ?
-			   NETCOLL_CMD_EVENT_OP_FAILED :
-			   NETCOLL_CMD_EVENT_DEV_DETACHED, &hdr);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return NOTIFY_DONE;
-	if (kind == NCK_EVENT_OP_FAILED)
+	hdr = genlmsg_put(msg, 0, 0, &nck_genl_family, 0,
+			  kind == NCK_EVENT_OP_FAILED ? NETCOLL_CMD_EVENT_OP_FAILED :
+							NETCOLL_CMD_EVENT_DEV_DETACHED);
+	if (!hdr)
+		fail = true;
+	else if (kind == NCK_EVENT_OP_FAILED)
 		fail = nla_put_u32(msg, NETCOLL_A_COMM_ID, ev->comm_id) ||
 		       nla_put_u32(msg, NETCOLL_A_COMM_RANK, ev->rank) ||
 		       nla_put_u32(msg, NETCOLL_A_OP_SEQ, ev->seq) ||
@@ -284,10 +266,13 @@ static int nck_event_notify(struct notifier_block *nb, unsigned long kind,
 		fail = nla_put_u32(msg, NETCOLL_A_IFINDEX, ev->dev->ifindex) ||
 		       nla_put_string(msg, NETCOLL_A_IFNAME, ev->dev->name) ||
 		       nla_put_s32(msg, NETCOLL_A_ERRNO, ev->err);
-	if (fail)
+	if (fail) {
 		nlmsg_free(msg);
-	else
-		nck_event_send(ev->net, msg, hdr);
+		return NOTIFY_DONE;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&nck_genl_family, ev->net, msg, 0,
+				NCK_MCGRP_EVENTS, GFP_KERNEL);
 	return NOTIFY_DONE;
 }
 
