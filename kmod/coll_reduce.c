@@ -30,23 +30,25 @@ static int nck_coll_args(const struct netcoll_reduce *r, struct nck_agg_args *a)
 /*
  * Post an operation under a number of the endpoint's: the number first
  * (the limit is checked before anything starts), then the operation.
+ * Returns it, its reference now the entry's (a caller that did not claim
+ * it must not touch it: another thread may collect it), or an ERR_PTR.
  */
-static int nck_coll_post(struct nck_endpoint *ep, struct nck_comm *c,
-			 const struct nck_agg_args *a, bool claimed, u32 *idx)
+static struct nck_agg_op *nck_coll_post(struct nck_endpoint *ep, struct nck_comm *c,
+					const struct nck_agg_args *a, bool claimed,
+					u32 *idx)
 {
 	struct nck_agg_op *op;
 	int err;
 
 	err = nck_ep_reserve(ep, idx);
 	if (err)
-		return err;
+		return ERR_PTR(err);
 	op = nck_agg_start(c, a);
-	if (IS_ERR(op)) {
+	if (IS_ERR(op))
 		nck_ep_unreserve(ep, *idx);
-		return PTR_ERR(op);
-	}
-	nck_ep_set(ep, *idx, op, claimed);
-	return 0;
+	else
+		nck_ep_set(ep, *idx, op, claimed);
+	return op;
 }
 
 /* Wait for the claimed entry idx holding op. */
@@ -69,12 +71,10 @@ static int nck_coll_run(struct nck_endpoint *ep, struct nck_comm *c,
 {
 	struct nck_agg_op *op;
 	u32 idx;
-	int err;
 
-	err = nck_coll_post(ep, c, a, true, &idx);
-	if (err)
-		return err;
-	op = nck_ep_claimed(ep, idx);
+	op = nck_coll_post(ep, c, a, true, &idx);
+	if (IS_ERR(op))
+		return PTR_ERR(op);
 	return nck_coll_collect(ep, c, op, idx, true);
 }
 
@@ -82,6 +82,7 @@ int nck_coll_reduce(struct nck_endpoint *ep, struct nck_comm *c,
 		    struct netcoll_reduce *r, bool start)
 {
 	struct nck_agg_args a;
+	struct nck_agg_op *op;
 	u32 idx;
 	int err;
 
@@ -90,10 +91,10 @@ int nck_coll_reduce(struct nck_endpoint *ep, struct nck_comm *c,
 		return err;
 	if (!start)
 		return nck_coll_run(ep, c, &a);
-	err = nck_coll_post(ep, c, &a, false, &idx);
-	if (!err)
+	op = nck_coll_post(ep, c, &a, false, &idx);
+	if (!IS_ERR(op))
 		r->handle = nck_ep_handle(ep, idx);
-	return err;
+	return PTR_ERR_OR_ZERO(op);
 }
 
 int nck_coll_wait(struct nck_endpoint *ep, struct nck_comm *c, u64 handle)

@@ -268,9 +268,3 @@ void nck_ep_orphan(struct nck_endpoint *ep, u32 idx)
 {
 	xa_set_mark(&ep->ops, idx, NCK_EP_ORPHAN);
 }
-
-/* The operation of an entry the caller claimed (it stays until finished). */
-struct nck_agg_op *nck_ep_claimed(struct nck_endpoint *ep, u32 idx)
-{
-	return xa_load(&ep->ops, idx);
-}

@@ -38,7 +38,6 @@ struct nck_agg_op *nck_ep_claim(struct nck_endpoint *ep, u64 handle, u32 *idx,
 void nck_ep_unclaim(struct nck_endpoint *ep, u32 idx);
 void nck_ep_finish(struct nck_endpoint *ep, u32 idx);
 void nck_ep_orphan(struct nck_endpoint *ep, u32 idx);
-struct nck_agg_op *nck_ep_claimed(struct nck_endpoint *ep, u32 idx);
 
 /* chardev.c: /dev/netcoll, the file an endpoint lives in */
 int nck_chardev_init(void);
