@@ -126,17 +126,6 @@ int nck_auth_seal(struct nck_auth *a, struct sk_buff *skb)
 	return nck_auth_tag(a, skb, skb->len - NCK_AUTH_TAG_LEN, t->tag);
 }
 
-/* Accept pn from sender's class once, if not too old. */
-static bool nck_auth_fresh(struct nck_auth *a, u32 sender, bool ctl, u64 pn)
-{
-	bool fresh;
-
-	spin_lock(&a->lock);
-	fresh = nc_replay_fresh(&a->win[2 * sender + ctl], pn);
-	spin_unlock(&a->lock);
-	return fresh;
-}
-
 int nck_auth_open(struct nck_auth *a, struct sk_buff *skb,
 		  const struct nc_frame *f, u64 *pnp)
 {
@@ -163,7 +152,14 @@ int nck_auth_open(struct nck_auth *a, struct sk_buff *skb,
 	return 0;
 }
 
+/* pn in the window of f's sender and class (control: no payload). */
 bool nck_auth_commit(struct nck_auth *a, const struct nc_frame *f, u64 pn)
 {
-	return nck_auth_fresh(a, f->src_rank, !f->len, pn & ~NETCOLL_PN_CONTROL);
+	bool fresh;
+
+	spin_lock(&a->lock);
+	fresh = nc_replay_fresh(&a->win[2 * f->src_rank + !f->len],
+				pn & ~NETCOLL_PN_CONTROL);
+	spin_unlock(&a->lock);
+	return fresh;
 }
