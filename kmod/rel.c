@@ -437,12 +437,6 @@ u64 nck_rtt_rto(const struct nck_rtt *r)
 	return max((u64)nck_rtt_rto_us(r) * NSEC_PER_USEC, r->backoff_ns);
 }
 
-/* Twice the smoothed round trip, in nanoseconds (0: no estimate yet). */
-static u64 nck_rtt_pto(const struct nck_rtt *r)
-{
-	return (u64)r->srtt_us * 2 * NSEC_PER_USEC;
-}
-
 /* The next expiry: a probe PTO from now if one is left and comes first. */
 static void nck_rtx_next(struct nck_rtx *t, u64 now)
 {
@@ -466,7 +460,7 @@ void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r, u64 floor)
 {
 	t->retries = 0;
 	t->rto = max(nck_rtt_rto(r), floor);
-	t->pto = nck_rtt_pto(r);
+	t->pto = (u64)r->srtt_us * 2 * NSEC_PER_USEC;	/* 0: no estimate yet */
 	nck_rtx_arm(t);
 }
 
