@@ -823,14 +823,13 @@ static void nck_agg_early_bcast(struct nck_comm *c, const struct nc_frame *f)
 
 /*
  * Does a broadcast's data wait among the early frames for the next
- * operation here?  Then start it (the next operation just became
- * possible: one started, finished or was released, or a start queued for
- * another gave up; a start that waited may go now).  This runs on every
- * completion, often in softirq, and the
- * early queue of a busy root can hold thousands of fragments of later
- * reductions: it walks the queue only while early_bcast.held says
- * broadcast data may be there (set when such data is held, cleared by a
- * walk that finds none).
+ * operation here?  Then start it (the next operation just became possible:
+ * one started, finished or was released, or a start queued for another gave
+ * up; a start that waited may go now).  This runs on every completion,
+ * often in softirq, and the early queue of a busy root can hold thousands
+ * of fragments of later reductions: it walks the queue only while
+ * early_bcast.held says broadcast data may be there (set when such data is
+ * held, cleared by a walk that finds none).
  */
 void nck_agg_early_rescan(struct nck_comm *c)
 {

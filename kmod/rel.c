@@ -268,8 +268,7 @@ u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
 	/* nobody acknowledges what was never sent */
 	cum = min(cum, sent);
 	for (k = s->cum; k < cum; k++)
-		nck_frags_acked(s, k, now, k < seen ? once : 0, newly,
-				arg);
+		nck_frags_acked(s, k, now, k < seen ? once : 0, newly, arg);
 	s->cum = max(s->cum, cum);
 	for (b = 0; b < NCK_SACK_BITS; b++) {
 		k = cum + 1 + b;
@@ -278,8 +277,7 @@ u32 nck_frags_ack(struct nck_frags *s, u32 cum, u32 sack, u32 sent,
 		if (!(sack & (1U << b)))
 			continue;
 		sacked = k;
-		nck_frags_acked(s, k, now, k < seen ? once : 0, newly,
-				arg);
+		nck_frags_acked(s, k, now, k < seen ? once : 0, newly, arg);
 	}
 	return sacked;
 }

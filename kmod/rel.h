@@ -12,44 +12,40 @@
  *                     a duplicate, when asked and when complete (unless the
  *                     reply to the message acks its end: end_by_reply)
  *   fast retransmit   a hole with NCK_DUPTHRESH fragments acked above it
- *                     (more once the path was seen to reorder: a
- *                     fragment sent once acked after later ones tells
- *                     by how much) is
- *                     resent at once; a sender stamps every
+ *                     (more once the path was seen to reorder: a fragment
+ *                     sent once acked after later ones tells by how much)
+ *                     is resent at once; a sender stamps every
  *                     transmission, and a fragment still unacknowledged
  *                     when one sent that long after it (after a resend:
  *                     any) was acked is lost (RACK, RFC 8985, by
- *                     transmission order), so a lost
- *                     retransmission goes again after a round trip, not a
- *                     timeout; a timeout probes with the oldest and newest
- *                     unacknowledged fragment, and the holes their ack
- *                     shows go again
+ *                     transmission order), so a lost retransmission goes
+ *                     again after a round trip, not a timeout; a timeout
+ *                     probes with the oldest and newest unacknowledged
+ *                     fragment, and the holes their ack shows go again
  *   round trip, RTO   RFC 6298 estimate (Karn's rule is the callers': they
  *                     sample only fragments sent once; they time one
  *                     fragment at a time, not every ack: a window's later
- *                     fragments wait behind the others at the receiver,
- *                     and a timeout grown by that wait is what the tail of
- *                     a lossy message then waits for); tail-loss probes
- *                     at 2 SRTT come first (struct nck_rtx), then the
+ *                     fragments wait behind the others at the receiver, and
+ *                     a timeout grown by that wait is what the tail of a
+ *                     lossy message then waits for); tail-loss probes at 2
+ *                     SRTT come first (struct nck_rtx), then the
  *                     retransmission timer doubles up to rto_max_ms, and
- *                     nck_max_retries
- *                     expiries without an answer end the operation; a
- *                     receiver asked about an operation it has not
- *                     started, or whose acks it holds, answers that it is
- *                     alive
+ *                     nck_max_retries expiries without an answer end the
+ *                     operation; a receiver asked about an operation it has
+ *                     not started, or whose acks it holds, answers that it
+ *                     is alive
  *   early frames      frames of an operation not started yet are held,
- *                     charged to the communicator's receive memory (in
- *                     its first half only, unless booked: the other
- *                     half stays for the running operation); a receiver
- *                     that books a message's early fragments acks them
- *                     like any others (struct nck_early_books), and
- *                     takes them over when their operation starts,
- *                     charged as they were (an acked fragment is never
- *                     dropped)
+ *                     charged to the communicator's receive memory (in its
+ *                     first half only, unless booked: the other half stays
+ *                     for the running operation); a receiver that books a
+ *                     message's early fragments acks them like any others
+ *                     (struct nck_early_books), and takes them over when
+ *                     their operation starts, charged as they were (an
+ *                     acked fragment is never dropped)
  *   flow control      past half its receive memory, a receiver holds the
  *                     acks of frames it keeps until their consumer (the
- *                     process, a reduction) has taken them; a frame that
- *                     is consumed on arrival is acked and always taken
+ *                     process, a reduction) has taken them; a frame that is
+ *                     consumed on arrival is acked and always taken
  *   control frames    acks, repair requests and tokens are built in one
  *                     place
  *
