@@ -157,9 +157,9 @@ struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index,
 
 	/* several ranks per host: trees over hosts, rotated as before */
 	if (hs)
-		return nck_tree_fnomial_rooted(rank, size, degree,
-					       (u32)((u64)index * size /
-						     NETCOLL_TREES_MAX), hs);
+		return nck_tree_fnomial_ordered(rank, size, degree,
+						(u32)((u64)index * size /
+						      NETCOLL_TREES_MAX), NULL, hs);
 	pl.root = nck_split_rank(0, size, index, false);
 	return nck_tree_placed(rank, degree, &pl);
 }
@@ -310,15 +310,6 @@ static struct nck_tree *nck_tree_build(u32 rank, u32 degree,
 {
 	return hs ? nck_tree_placed_hosts(rank, degree, pl, hs) :
 		    nck_tree_placed(rank, degree, pl);
-}
-
-/* The f-nomial tree over ranks relative to root (position = rank - root). */
-struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree,
-					 u32 root, const struct nck_hosts *hs)
-{
-	struct nck_placing pl = { .size = size, .root = root };
-
-	return nck_tree_build(rank, degree, &pl, hs);
 }
 
 struct nck_tree *nck_tree_fnomial_ordered(u32 rank, u32 size, u32 degree,

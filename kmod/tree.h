@@ -56,12 +56,11 @@ void nck_hosts_free(struct nck_hosts *hs);
  */
 struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index,
 				  const struct nck_hosts *hs);
-struct nck_tree *nck_tree_fnomial_rooted(u32 rank, u32 size, u32 degree,
-					 u32 root, const struct nck_hosts *hs);
 /*
  * A broadcast's tree from root: the f-nomial tree over the positions
  * [root, then order[] without root] (order: a permutation of the ranks,
- * nck_tree_order_check()), or without an order the one above.
+ * nck_tree_order_check()), or without an order over the ranks relative to
+ * root (position = rank - root).
  */
 struct nck_tree *nck_tree_fnomial_ordered(u32 rank, u32 size, u32 degree,
 					  u32 root, const u32 *order,
