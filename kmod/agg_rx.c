@@ -477,17 +477,20 @@ static bool nck_agg_may_repair(struct nck_agg_op *op, u32 x, u32 j, u32 cum)
 }
 
 /*
- * The frames on txq after its first skip answer a repair request for op,
- * and the first charged of them went from its repair budget: those come
- * back if the device refuses them (nck_agg_refund).  Never more than
- * was charged (the last fragment's second copy may go past the budget).
+ * The frames on txq after its first skip answer a repair request for op
+ * (sent fragments, counted): they go from its repair budget, never more
+ * than is left (the last fragment's second copy may go past it), and
+ * those charged come back if the device refuses them (nck_agg_refund).
  */
-static void nck_agg_mark_repairs(const struct nck_agg_op *op,
-				 struct sk_buff_head *txq, u32 skip,
-				 u32 charged)
+static void nck_agg_charge_repairs(struct nck_comm *c, struct nck_agg_op *op,
+				   struct sk_buff_head *txq, u32 skip,
+				   u32 frames, u32 sent)
 {
+	u32 charged = min(frames, op->repair_budget);
 	struct sk_buff *skb;
 
+	op->repair_budget -= charged;
+	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
 	skb_queue_walk(txq, skb) {
 		if (skip) {
 			skip--;
@@ -540,10 +543,7 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 	op->again = false;
 	if (sent)
 		nck_agg_saw_loss(c, op);	/* what we sent went missing */
-	frames = min(frames, op->repair_budget);
-	nck_agg_mark_repairs(op, txq, queued, frames);
-	op->repair_budget -= frames;
-	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
+	nck_agg_charge_repairs(c, op, txq, queued, frames, sent);
 }
 
 /*
@@ -670,10 +670,7 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 	/* what we sent x went missing (a repair within budget and rate) */
 	if (!nck_agg_late(p, f->seq || memchr_inv(map, 0, f->len)))
 		nck_agg_saw_timeout(c, op);
-	frames = min(frames, op->repair_budget);
-	nck_agg_mark_repairs(op, txq, queued, frames);
-	op->repair_budget -= frames;
-	nck_stat_add(c->nn, NETCOLL_STAT_AGG_REPAIRS, sent);
+	nck_agg_charge_repairs(c, op, txq, queued, frames, sent);
 }
 
 /* A rank asks: a repair request, or a parent asking a child that owes. */
