@@ -704,13 +704,6 @@ static int nck_tx_probe_resend(void *arg, u32 idx)
 	return nck_resend(x->op, x->m, idx, false);
 }
 
-static int nck_msg_probe(struct nck_op *op, struct nck_msg *m)
-{
-	struct nck_tx_ctx x = { .op = op, .m = m };
-
-	return nck_frags_probe(&m->fr, m->sent, nck_tx_probe_resend, &x);
-}
-
 static int nck_msg_resend_all(struct nck_op *op, struct nck_msg *m)
 {
 	u32 f;
@@ -738,9 +731,11 @@ static int nck_op_retransmit(struct nck_op *op, u32 *stalled)
 	if (kind == NCK_RTX_RTO)
 		nck_stat_inc(op->c->nn, NETCOLL_STAT_RTO_EXPIRED);
 	for (i = op->tx_first; i < op->ntx; i++) {
+		struct nck_tx_ctx x = { .op = op, .m = &op->tx[i] };
+
 		err = op->loss_seen && kind == NCK_RTX_RTO ?
-		      nck_msg_resend_all(op, &op->tx[i]) :
-		      nck_msg_probe(op, &op->tx[i]);
+		      nck_msg_resend_all(op, x.m) :
+		      nck_frags_probe(&x.m->fr, x.m->sent, nck_tx_probe_resend, &x);
 		if (err)
 			return err;
 	}
