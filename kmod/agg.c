@@ -950,7 +950,7 @@ static struct nck_agg_op *nck_agg_take_over(struct nck_comm *c,
  * Returns whether any did; *pending (if given) says whether another will
  * once its children have it all.
  */
-static bool __nck_agg_reclaim(struct nck_comm *c, bool *pending)
+bool nck_agg_reclaim(struct nck_comm *c, bool *pending)
 {
 	bool freed = false;
 	u32 i;
@@ -970,11 +970,6 @@ static bool __nck_agg_reclaim(struct nck_comm *c, bool *pending)
 	}
 	spin_unlock_bh(&c->lock);
 	return freed;
-}
-
-bool nck_agg_reclaim(struct nck_comm *c)
-{
-	return __nck_agg_reclaim(c, NULL);
 }
 
 /*
@@ -1025,7 +1020,7 @@ static struct nck_agg_op *nck_agg_prepare_wait(struct nck_comm *c,
 	for (;;) {
 		pending = false;
 		frees = READ_ONCE(c->agg.frees);	/* before we try */
-		__nck_agg_reclaim(c, &pending);
+		nck_agg_reclaim(c, &pending);
 		op = nck_agg_prepare(c, a, esize, NETCOLL_NONE);
 		if (PTR_ERR_OR_ZERO(op) != -ENOBUFS)
 			return op;

@@ -137,7 +137,7 @@ void nck_agg_rcv(struct nck_comm *c, struct sk_buff *skb,
 int nck_agg_set_tree(struct nck_comm *c, u32 index, struct nck_tree *t);
 /* Installs order (kvmalloc'ed, checked; NULL: none) and frees the old one. */
 void nck_agg_set_bcast_order(struct nck_comm *c, u32 *order);
-bool nck_agg_reclaim(struct nck_comm *c);
+bool nck_agg_reclaim(struct nck_comm *c, bool *pending);
 /* The bound endpoint closed: cancels the broadcasts its data started. */
 void nck_agg_close(struct nck_comm *c);
 /* c's reductions in flight, for /proc/net/netcoll_ops (procfs.c). */

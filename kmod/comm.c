@@ -42,7 +42,7 @@ int nck_comm_mem_reserve(struct nck_comm *c, u64 bytes)
 		return -ENOBUFS;	/* never fits: keep what peers may need */
 	/* finished reductions kept for repairs give way first */
 	while (!nck_comm_mem_try(c, bytes))
-		if (!nck_agg_reclaim(c))
+		if (!nck_agg_reclaim(c, NULL))
 			return -ENOBUFS;
 	return 0;
 }
