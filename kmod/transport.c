@@ -268,11 +268,6 @@ static struct nck_op *nck_op_alloc(struct nck_comm *c,
 /* Input, in process context                                         */
 /* ---------------------------------------------------------------- */
 
-static void nck_op_progress(struct nck_op *op)
-{
-	nck_rtx_progress(&op->rtx, &op->c->rtt, 0);
-}
-
 /* Sender: what an ack is applied to. */
 struct nck_tx_ctx {
 	struct nck_op *op;
@@ -395,7 +390,7 @@ static int nck_input_ack(struct nck_op *op, const struct nc_frame *f)
 	while (op->tx_first < op->ntx && nck_frags_full(&op->tx[op->tx_first].fr))
 		op->tx_first++;
 	if (op->progress)
-		nck_op_progress(op);
+		nck_rtx_progress(&op->rtx, &op->c->rtt, 0);
 	n = nck_frags_fast_retransmit(op->c, &x.m->fr, sacked, &op->c->rtt,
 				      nck_tx_resend, &x);
 	return n < 0 ? n : 0;
@@ -915,7 +910,7 @@ int nck_op_run(struct nck_comm *c, const struct nck_msg_desc *tx, u32 ntx,
 	if (!op)
 		return err;
 	op->deadline = deadline;
-	nck_op_progress(op);
+	nck_rtx_progress(&op->rtx, &op->c->rtt, 0);
 
 	err = nck_op_start(c, op);
 	if (err) {
