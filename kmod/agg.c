@@ -126,13 +126,9 @@
  *
  * Files: agg.c (this one) holds the life of an operation, starting and
  * finishing one (process context) and the communicator's set-up and
- * tear-down; agg_tx.c the frames going out and the progress they make
- * (fragments up, results down, acks, repair requests, the windows);
- * agg_rx.c the frames coming in (nck_agg_rcv() and what it dispatches
- * to, early frames, the float worker); agg_timer.c the timer
- * (retransmission, repair requests, time budgets) and what operations
- * wait for (debug dump, /proc); agg_op.h the types and helpers they
- * share (struct nck_agg_op, struct nck_agg_piece).
+ * tear-down; agg_tx.c (frames out), agg_rx.c (frames in), agg_timer.c
+ * (the timer) and agg_op.h (what they share) say at their tops what
+ * each holds.
  */
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
