@@ -505,7 +505,7 @@ static void nck_comm_fail(struct nck_comm *c, int err)
 }
 
 /* c is in nn's table, under RTNL: out of it, failed, the table's reference put. */
-static int nck_comm_delete(struct nck_net *nn, struct nck_comm *c)
+static void nck_comm_delete(struct nck_net *nn, struct nck_comm *c)
 {
 	struct nck_bearer *b;
 
@@ -524,7 +524,6 @@ static int nck_comm_delete(struct nck_net *nn, struct nck_comm *c)
 	RCU_INIT_POINTER(c->bearer, NULL);
 	nck_comm_fail(c, -ESHUTDOWN);
 	nck_comm_put(c);
-	return 0;
 }
 
 /*
@@ -767,11 +766,10 @@ out:
 
 int nck_nl_comm_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct net *net = genl_info_net(info);
-	struct nck_net *nn = nck_net(net);
+	struct nck_net *nn = nck_net(genl_info_net(info));
 	struct nck_comm *c;
 	u32 id, rank;
-	int err;
+	int err = 0;
 
 	if (GENL_REQ_ATTR_CHECK(info, NETCOLL_A_COMM_ID))
 		return -EINVAL;
@@ -790,7 +788,7 @@ int nck_nl_comm_del(struct sk_buff *skb, struct genl_info *info)
 			       "only the communicator's owner or an admin may delete it");
 		err = -EPERM;
 	} else {
-		err = nck_comm_delete(nn, c);
+		nck_comm_delete(nn, c);
 	}
 	rtnl_unlock();
 	if (err == -ENOENT)
