@@ -141,9 +141,7 @@
 #include "shared/nc_reduce.h"
 #include "agg_op.h"
 
-/* ---------------------------------------------------------------- */
-/* Life of an operation                                              */
-/* ---------------------------------------------------------------- */
+/* -- Life of an operation ---------------------------------------- */
 
 /* The children's fragments op holds go back to the receive memory. */
 static void nck_agg_drop_held(struct nck_comm *c, struct nck_agg_op *op)
@@ -391,9 +389,7 @@ void nck_agg_progress(struct nck_comm *c, struct nck_agg_op *op)
 	nck_agg_arm(c, op->rtx.at);
 }
 
-/* ---------------------------------------------------------------- */
-/* Starting and finishing an operation (process context)             */
-/* ---------------------------------------------------------------- */
+/* -- Starting and finishing an operation (process context) ------- */
 
 /*
  * Bytes a piece's bookkeeping takes for a tree with nchildren children
@@ -1254,9 +1250,7 @@ void nck_agg_close(struct nck_comm *c)
 	wake_up_all(&c->agg.wq);	/* callers queued behind them (OSO) */
 }
 
-/* ---------------------------------------------------------------- */
-/* Communicator life                                                 */
-/* ---------------------------------------------------------------- */
+/* -- Communicator life ------------------------------------------- */
 
 int nck_agg_set_tree(struct nck_comm *c, u32 index, struct nck_tree *t)
 {

@@ -16,9 +16,7 @@
 #include "reduce.h"
 #include "agg_op.h"
 
-/* ---------------------------------------------------------------- */
-/* Frames out                                                        */
-/* ---------------------------------------------------------------- */
+/* -- Frames out -------------------------------------------------- */
 
 /*
  * A frame of op was lost or late (a repair): repeat small operations a
@@ -385,9 +383,7 @@ void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
 	nck_agg_send_nack(c, op, p, data ? &p->res : NULL, from, 0, 0, txq);
 }
 
-/* ---------------------------------------------------------------- */
-/* Progress                                                          */
-/* ---------------------------------------------------------------- */
+/* -- Progress ---------------------------------------------------- */
 
 void nck_agg_piece_check(struct nck_comm *c, struct nck_agg_op *op,
 			 struct nck_agg_piece *p)

@@ -146,9 +146,7 @@ void nck_bearer_notifier_exit(void)
 	unregister_netdevice_notifier(&nck_netdev_notifier);
 }
 
-/* ---------------------------------------------------------------- */
-/* Netlink: devices                                                */
-/* ---------------------------------------------------------------- */
+/* -- Netlink: devices -------------------------------------------- */
 
 int nck_nl_dev_attach(struct sk_buff *skb, struct genl_info *info)
 {

@@ -32,9 +32,7 @@
 #include "tree.h"
 #include "netlink.h"
 
-/* ---------------------------------------------------------------- */
-/* Memory                                                            */
-/* ---------------------------------------------------------------- */
+/* -- Memory ------------------------------------------------------ */
 
 int nck_comm_mem_reserve(struct nck_comm *c, u64 bytes)
 {
@@ -142,9 +140,7 @@ bool nck_peer_late_ack(struct nck_comm *c, u32 rank)
 	return true;
 }
 
-/* ---------------------------------------------------------------- */
-/* Life                                                              */
-/* ---------------------------------------------------------------- */
+/* -- Life -------------------------------------------------------- */
 
 /* Guards every namespace's user_gone list (and c->gone): rare writers. */
 static DEFINE_SPINLOCK(nck_comm_gone_lock);
@@ -570,9 +566,7 @@ void nck_comm_unbind_bearer(struct nck_net *nn, struct nck_bearer *b)
 	}
 }
 
-/* ---------------------------------------------------------------- */
-/* Netlink: communicators                                          */
-/* ---------------------------------------------------------------- */
+/* -- Netlink: communicators -------------------------------------- */
 
 /*
  * Members -> addrs[rank]; every rank 0..size-1 exactly once.  Ranks may

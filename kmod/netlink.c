@@ -103,9 +103,7 @@ static const struct nla_policy nck_policy[NETCOLL_A_MAX + 1] = {
 	[NETCOLL_A_DEV_USER_MEM_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &nck_mem_range),
 };
 
-/* ---------------------------------------------------------------- */
-/* What a request names (for the handlers next to their objects)   */
-/* ---------------------------------------------------------------- */
+/* -- What a request names (for the handlers next to their objects) -- */
 
 /* The user namespace ids in a request are read in: the sender's. */
 struct user_namespace *nck_nl_userns(struct sk_buff *skb)
@@ -199,9 +197,7 @@ u32 nck_nl_u32(struct genl_info *info, int attr, u32 dflt)
 	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : dflt;
 }
 
-/* ---------------------------------------------------------------- */
-/* Statistics                                                        */
-/* ---------------------------------------------------------------- */
+/* -- Statistics -------------------------------------------------- */
 
 static int nck_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
@@ -234,9 +230,7 @@ nospace:
 	return -EMSGSIZE;
 }
 
-/* ---------------------------------------------------------------- */
-/* Events                                                            */
-/* ---------------------------------------------------------------- */
+/* -- Events ------------------------------------------------------ */
 
 /* An event a lower layer posted (event.h), multicast to the group. */
 static int nck_event_notify(struct notifier_block *nb, unsigned long kind,
@@ -280,9 +274,7 @@ static struct notifier_block nck_event_nb = {
 	.notifier_call = nck_event_notify,
 };
 
-/* ---------------------------------------------------------------- */
-/* Family                                                            */
-/* ---------------------------------------------------------------- */
+/* -- Family ------------------------------------------------------ */
 
 static const struct genl_small_ops nck_genl_ops[] = {
 	{

@@ -9,9 +9,7 @@
 #include "comm.h"
 #include "frame.h"
 
-/* ---------------------------------------------------------------- */
-/* Fragment sets                                                     */
-/* ---------------------------------------------------------------- */
+/* -- Fragment sets ----------------------------------------------- */
 
 /*
  * A zeroed bitmap for n fragments: s's own word if it fits.  *cap: the
@@ -405,9 +403,7 @@ int nck_frags_probe(struct nck_frags *s, u32 sent,
 	return last > first ? resend(arg, last) : 0;
 }
 
-/* ---------------------------------------------------------------- */
-/* Round trip and retransmission timer                               */
-/* ---------------------------------------------------------------- */
+/* -- Round trip and retransmission timer ------------------------- */
 
 /* Written once per field: `comm show` reads them without the owner's lock. */
 void nck_rtt_sample(struct nck_rtt *r, u32 us)
@@ -492,9 +488,7 @@ void nck_rtx_dup(struct nck_rtx *t, struct nck_rtt *r)
 		WRITE_ONCE(r->backoff_ns, t->backed);
 }
 
-/* ---------------------------------------------------------------- */
-/* Early frames                                                      */
-/* ---------------------------------------------------------------- */
+/* -- Early frames ------------------------------------------------ */
 
 static bool __nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
 			     struct sk_buff *skb, u32 limit)
@@ -536,9 +530,7 @@ void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
 	}
 }
 
-/* ---------------------------------------------------------------- */
-/* Early books                                                       */
-/* ---------------------------------------------------------------- */
+/* -- Early books ------------------------------------------------- */
 
 void nck_early_books_init(struct nck_early_books *b,
 			  bool (*end_by_reply)(const struct nc_frame *f))
@@ -697,9 +689,7 @@ void nck_early_books_purge(struct nck_comm *c, struct nck_early_books *b)
 		nck_early_book_free(c, b, e);
 }
 
-/* ---------------------------------------------------------------- */
-/* Control frames                                                    */
-/* ---------------------------------------------------------------- */
+/* -- Control frames ---------------------------------------------- */
 
 /*
  * A header with len payload bytes to follow, f filled in by the caller

@@ -130,9 +130,7 @@ static int nck_sched_number_tokens(struct nck_tag_key *keys, const u32 *phase,
 	return 0;
 }
 
-/* ---------------------------------------------------------------- */
-/* Netlink: alltoall slices                                        */
-/* ---------------------------------------------------------------- */
+/* -- Netlink: alltoall slices ------------------------------------ */
 
 /* A rank's slice as parsed from the request, before it becomes a schedule. */
 struct nck_slice {

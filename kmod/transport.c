@@ -143,9 +143,7 @@ static int nck_send_frag(struct nck_op *op, struct nck_msg *m, u32 idx, u16 flag
 	return err;
 }
 
-/* ---------------------------------------------------------------- */
-/* Operation set-up                                                  */
-/* ---------------------------------------------------------------- */
+/* -- Operation set-up -------------------------------------------- */
 
 static struct nck_msg *nck_msg_find(struct nck_msg *msgs, struct nck_key *keys,
 				    u32 n, u32 peer, u16 tag)
@@ -264,9 +262,7 @@ static struct nck_op *nck_op_alloc(struct nck_comm *c,
 	return op;
 }
 
-/* ---------------------------------------------------------------- */
-/* Input, in process context                                         */
-/* ---------------------------------------------------------------- */
+/* -- Input, in process context ----------------------------------- */
 
 /* Sender: what an ack is applied to. */
 struct nck_tx_ctx {
@@ -421,9 +417,7 @@ static int nck_input_data(struct nck_op *op, struct sk_buff *skb,
 	return 0;
 }
 
-/* ---------------------------------------------------------------- */
-/* Receive bookkeeping and acks, under c->lock                        */
-/* ---------------------------------------------------------------- */
+/* -- Receive bookkeeping and acks, under c->lock ----------------- */
 
 /*
  * Queue a frame of the running operation for its process.  taken: it
@@ -583,9 +577,7 @@ drop:
 	return false;
 }
 
-/* ---------------------------------------------------------------- */
-/* Output                                                            */
-/* ---------------------------------------------------------------- */
+/* -- Output ------------------------------------------------------ */
 
 /* Received and copied; the size is known once a fragment was copied. */
 static bool nck_rx_complete(const struct nck_msg *m)
@@ -737,9 +729,7 @@ static int nck_op_retransmit(struct nck_op *op, u32 *stalled)
 	return 0;
 }
 
-/* ---------------------------------------------------------------- */
-/* The operation loop                                                */
-/* ---------------------------------------------------------------- */
+/* -- The operation loop ------------------------------------------ */
 
 static bool nck_op_wake(struct nck_op *op)
 {
@@ -933,9 +923,7 @@ int nck_op_run(struct nck_comm *c, const struct nck_msg_desc *tx, u32 ntx,
 	return err;
 }
 
-/* ---------------------------------------------------------------- */
-/* Receive side, softirq                                             */
-/* ---------------------------------------------------------------- */
+/* -- Receive side, softirq --------------------------------------- */
 
 /*
  * A frame of an alltoall not started here: held, and its data booked

@@ -164,9 +164,7 @@ struct nck_tree *nck_tree_fnomial(u32 rank, u32 size, u32 degree, u32 index,
 	return nck_tree_placed(rank, degree, &pl);
 }
 
-/* ---------------------------------------------------------------- */
-/* Several ranks per host                                            */
-/* ---------------------------------------------------------------- */
+/* -- Several ranks per host -------------------------------------- */
 
 static int nck_addr_rank_cmp(const void *x, const void *y, const void *priv)
 {
@@ -411,9 +409,7 @@ static struct nck_tree *nck_tree_from_parents(u32 rank, u32 size, const u32 *par
 	return t;
 }
 
-/* ---------------------------------------------------------------- */
-/* Netlink: aggregation trees                                      */
-/* ---------------------------------------------------------------- */
+/* -- Netlink: aggregation trees ---------------------------------- */
 
 static u32 nck_nl_tree_index(struct genl_info *info)
 {
