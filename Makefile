@@ -37,7 +37,7 @@ USER_TARGETS :=
 UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
-	bench-alltoall bench-apps bench-reduce bench-bcast bench-auth bench-loss bench-tree-speed \
+	bench-alltoall bench-apps bench-reduce bench-reduce-noise bench-bcast bench-auth bench-loss bench-tree-speed \
 	bench-bcast-topo bench-ranks-per-host \
 	clean checkpatch sparse abi-check \
 	deb install-check
@@ -110,6 +110,14 @@ bench-reduce: all
 	@mkdir -p docs
 	cp $(B)/vm/bench-reduce/reduce-bench.md docs/reduce-bench.md
 	scripts/plot-bench.sh docs
+
+# The small allreduce under CPU noise by retransmission floor, in a 1-vCPU
+# guest whose clock counts instructions (docs/core-reduce-ab.md, "Stop 83").
+bench-reduce-noise: all
+	$(VM_RUN) --smp 1 --qemu -icount --qemu shift=2,sleep=off --timeout 3600 \
+		--out $(B)/vm/bench-reduce-noise -- selftests/net/bench_reduce_noise.sh
+	@mkdir -p docs
+	cp $(B)/vm/bench-reduce-noise/reduce-noise.md docs/reduce-noise.md
 
 # Authenticated frames against none, side by side; the report lands in docs/.
 bench-auth: all
