@@ -25,6 +25,8 @@ struct nck_bearer_ops {
 	/* Deliver skb to this host's own receive path; consumes skb. */
 	int (*xmit_local)(struct nck_bearer *b, struct sk_buff *skb,
 			  const u8 *dst);
+	/* Optional: bytes and frames one skb may carry to b (frame.c) */
+	bool (*gso_limits)(struct nck_bearer *b, u32 *bytes, u32 *segs);
 	/* Sender address of a received frame. */
 	const u8 *(*frame_src)(const struct sk_buff *skb);
 	/* Is addr a valid member (unicast) address? */
@@ -56,6 +58,8 @@ struct nck_bearer {
 };
 
 extern const struct nck_bearer_ops nck_eth_bearer_ops;
+void nck_eth_offload_init(void);
+void nck_eth_offload_exit(void);
 
 /*
  * Two member addresses of len bytes equal?  Every received frame's sender

@@ -6,8 +6,82 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
+#ifdef NCK_HAVE_NET_GSO_H
+#include <net/gso.h>		/* __skb_gso_segment() from 6.5 on */
+#endif
 
 #include "bearer.h"
+
+/*
+ * Several frames in one skb (frame.c's nck_frames_gso()): the first frame
+ * in its head, the others on its frag_list, SKB_GSO_FRAGLIST as UDP's
+ * fraglist GRO makes them.  Devices that claim NETIF_F_GSO_FRAGLIST
+ * (veth, bridges, bonds: no NIC) pass it on whole, so the per-packet
+ * work of every qdisc, veth and bridge on the way is paid once; before
+ * any other device the stack cuts it into its frames with this callback,
+ * and the cable carries what it carried before.  Each frame keeps its own
+ * header (and tag): cutting only gives each the link header again.
+ */
+static struct sk_buff *nck_eth_gso_segment(struct sk_buff *skb,
+					   netdev_features_t features)
+{
+	if (!(skb_shinfo(skb)->gso_type & SKB_GSO_FRAGLIST) ||
+	    !skb_has_frag_list(skb))
+		return ERR_PTR(-EINVAL);
+	return skb_segment_list(skb, features, skb_mac_header_len(skb));
+}
+
+static struct packet_offload nck_eth_offload __read_mostly = {
+	.callbacks.gso_segment = nck_eth_gso_segment,
+};
+
+void nck_eth_offload_init(void)
+{
+	nck_eth_offload.type = htons(nck_ethertype);
+	dev_add_offload(&nck_eth_offload);
+}
+
+void nck_eth_offload_exit(void)
+{
+	dev_remove_offload(&nck_eth_offload);	/* waits for callers */
+}
+
+/*
+ * Such an skb reached us whole (only virtual devices were on its way):
+ * cut it as a NIC's driver would have had it cut (as openvswitch does on
+ * receive), and take each frame on its own.
+ */
+static void nck_eth_rcv_gso(struct nck_bearer *b, struct sk_buff *skb)
+{
+	struct nck_net *nn = nck_net(dev_net(b->dev));
+	struct sk_buff *segs = ERR_PTR(-ENOMEM), *next;
+
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (skb) {
+		__skb_push(skb, -skb_mac_offset(skb));
+		segs = __skb_gso_segment(skb, NETIF_F_SG, false);
+	}
+	if (IS_ERR(segs)) {	/* no memory, or not one of ours */
+		kfree_skb(skb);
+		nck_stat_inc(nn, PTR_ERR(segs) == -ENOMEM ? NETCOLL_STAT_DROP_MEMORY :
+				 NETCOLL_STAT_DROP_TYPE);
+		return;
+	}
+	consume_skb(skb);	/* the segments hold their own references */
+	/*
+	 * 6.1's skb_segment_list() leaves the frames it cut off in the first
+	 * one's truesize (later kernels take them off): each frame is charged
+	 * to a receive budget (nck_rx_charge()), so only its own buffer.
+	 */
+	segs->truesize = min(segs->truesize, SKB_TRUESIZE(skb_end_offset(segs)) +
+					     segs->data_len);
+	nck_stat_inc(nn, NETCOLL_STAT_RX_GSO);
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		__skb_pull(skb, skb_network_offset(skb));
+		nck_rcv(b, skb);
+	}
+}
 
 static int nck_eth_rcv(struct sk_buff *skb, struct net_device *dev,
 		       struct packet_type *pt, struct net_device *orig_dev)
@@ -20,7 +94,10 @@ static int nck_eth_rcv(struct sk_buff *skb, struct net_device *dev,
 		kfree_skb(skb);
 		return NET_RX_DROP;
 	}
-	nck_rcv(b, skb);
+	if (skb_is_gso(skb))
+		nck_eth_rcv_gso(b, skb);
+	else
+		nck_rcv(b, skb);
 	return NET_RX_SUCCESS;
 }
 
@@ -98,6 +175,24 @@ static int nck_eth_xmit_local(struct nck_bearer *b, struct sk_buff *skb,
 	return err == NET_RX_SUCCESS ? 0 : -ENOBUFS;
 }
 
+/*
+ * Only to a device that passes such an skb on whole: anywhere else it
+ * would be cut again at once, for nothing.  Its gso_max_size and
+ * gso_max_segs (ip-link(8)) bound it, as they bound TCP's.
+ */
+static bool nck_eth_gso_limits(struct nck_bearer *b, u32 *bytes, u32 *segs)
+{
+	const netdev_features_t need = NETIF_F_FRAGLIST | NETIF_F_GSO_FRAGLIST;
+	const struct net_device *dev = b->dev;
+
+	if ((dev->features & need) != need)
+		return false;
+	*bytes = min(READ_ONCE(dev->gso_max_size), GSO_LEGACY_MAX_SIZE) -
+		 ETH_HLEN;
+	*segs = READ_ONCE(dev->gso_max_segs);
+	return *segs > 1;
+}
+
 static const u8 *nck_eth_frame_src(const struct sk_buff *skb)
 {
 	return eth_hdr(skb)->h_source;
@@ -153,6 +248,7 @@ const struct nck_bearer_ops nck_eth_bearer_ops = {
 	.disable	= nck_eth_disable,
 	.xmit		= nck_eth_xmit,
 	.xmit_local	= nck_eth_xmit_local,
+	.gso_limits	= nck_eth_gso_limits,
 	.frame_src	= nck_eth_frame_src,
 	.addr_ok	= nck_eth_addr_ok,
 	.group_ok	= nck_eth_group_ok,

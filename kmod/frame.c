@@ -67,16 +67,9 @@ static int nck_frame_xmit_host(struct nck_comm *c, struct nck_bearer *b,
 	return b->ops->xmit(b, skb, dst);
 }
 
-/*
- * Hand a frame (header and payload, encoded) to the communicator's
- * bearer, for dst; consumes skb.
- */
-static int nck_frame_xmit_to(struct nck_comm *c, struct sk_buff *skb, const u8 *dst)
+/* A frame's priority and, on a keyed communicator, its tag; consumes skb on error. */
+static int nck_frame_seal(struct nck_comm *c, struct sk_buff *skb)
 {
-	unsigned int len;
-	struct nck_bearer *b;
-	int err;
-
 	/*
 	 * Frames without payload (acks, synchronisation tokens, repair
 	 * requests, joins) are control traffic: in a priority-aware qdisc
@@ -91,7 +84,21 @@ static int nck_frame_xmit_to(struct nck_comm *c, struct sk_buff *skb, const u8 *
 		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
 		return -ENOBUFS;
 	}
-	len = skb->len;
+	return 0;
+}
+
+/*
+ * Hand skb, n sealed frames (header and payload, encoded; several only
+ * from nck_frames_gso()), to the communicator's bearer, for dst; consumes
+ * skb.
+ */
+static int nck_frame_out(struct nck_comm *c, struct sk_buff *skb,
+			 const u8 *dst, u32 n)
+{
+	unsigned int len = skb->len;
+	struct nck_bearer *b;
+	int err;
+
 	rcu_read_lock();
 	b = rcu_dereference(c->bearer);
 	if (!b) {
@@ -107,12 +114,19 @@ static int nck_frame_xmit_to(struct nck_comm *c, struct sk_buff *skb, const u8 *
 	if (err) {
 		if (err == -ENOBUFS)	/* the device's queue is full */
 			WRITE_ONCE(c->tx_full_at, jiffies | 1);
-		nck_stat_inc(c->nn, NETCOLL_STAT_DROP_TX);
+		nck_stat_add(c->nn, NETCOLL_STAT_DROP_TX, n);
 		return -ENOBUFS;
 	}
-	nck_stat_inc(c->nn, NETCOLL_STAT_TX_FRAMES);
+	nck_stat_add(c->nn, NETCOLL_STAT_TX_FRAMES, n);
 	nck_stat_add(c->nn, NETCOLL_STAT_TX_BYTES, len);
+	if (n > 1)
+		nck_stat_inc(c->nn, NETCOLL_STAT_TX_GSO);
 	return 0;
+}
+
+static int nck_frame_xmit_to(struct nck_comm *c, struct sk_buff *skb, const u8 *dst)
+{
+	return nck_frame_seal(c, skb) ?: nck_frame_out(c, skb, dst, 1);
 }
 
 int nck_frame_xmit(struct nck_comm *c, struct sk_buff *skb, u32 peer)
@@ -237,6 +251,75 @@ static struct sk_buff *nck_frames_next(struct nck_comm *c,
 	return __skb_dequeue(batch);
 }
 
+/* Can frame skb join an skb of frames for dst (nck_frames_gso())? */
+static bool nck_frame_joins(struct sk_buff *skb, u32 dst)
+{
+	const struct nck_skb_cb *cb = nck_skb_cb(skb);
+
+	return cb->dst == dst && !cb->repair && skb->len > NETCOLL_HDR_LEN;
+}
+
+/*
+ * skb and the frames after it in batch that go where it goes leave as
+ * one skb, as far as the bearer's device takes them at once (bearer_eth.c
+ * says how it is carried and cut).  Only data frames, and no repairs: a
+ * refused repair goes back to its budget frame by frame.  False: skb
+ * goes alone, as before.
+ */
+static bool nck_frames_gso(struct nck_comm *c, struct sk_buff *skb,
+			   struct sk_buff_head *batch)
+{
+	u32 dst = nck_skb_cb(skb)->dst, tag = c->auth ? NETCOLL_AUTH_LEN : 0;
+	struct sk_buff *next = skb_peek(batch), *tail = skb;
+	u32 bytes, segs, n = 1, mss;
+	struct nck_bearer *b;
+	bool ok;
+
+	if (!next || !nck_frame_joins(skb, dst) || !nck_frame_joins(next, dst))
+		return false;
+	rcu_read_lock();
+	b = rcu_dereference(c->bearer);
+	ok = b && b->ops->gso_limits && b->ops->gso_limits(b, &bytes, &segs);
+	rcu_read_unlock();
+	if (!ok || skb->len + tag > bytes)
+		return false;
+	if (nck_frame_seal(c, skb))
+		return true;	/* dropped, counted */
+	mss = skb->len;
+	bytes -= skb->len;
+	while (n < segs && (next = skb_peek(batch)) &&
+	       nck_frame_joins(next, dst) && next->len + tag <= bytes) {
+		__skb_unlink(next, batch);
+		if (nck_frame_seal(c, next))
+			continue;
+		/* skb_segment_list() finds each frame at its network header */
+		skb_reset_network_header(next);
+		skb_reset_transport_header(next);
+		if (tail == skb)
+			skb_shinfo(skb)->frag_list = next;
+		else
+			tail->next = next;
+		tail = next;
+		skb->len += next->len;
+		skb->data_len += next->len;
+		skb->truesize += next->truesize;
+		bytes -= next->len;
+		mss = max(mss, next->len);
+		n++;
+	}
+	if (n > 1) {
+		skb_shinfo(skb)->gso_type = SKB_GSO_FRAGLIST;
+		skb_shinfo(skb)->gso_size = mss;
+		skb_shinfo(skb)->gso_segs = n;
+		/* as for NONE, nothing to checksum; NONE would be cut at once */
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		skb_reset_transport_header(skb);
+	}
+	nck_frame_out(c, skb, dst == NETCOLL_RANK_GROUP ? c->mcast_addr :
+			      nck_comm_addr(c, dst), n);
+	return true;
+}
+
 /* The device refused n repairs of operation seq (c->lock not held). */
 static void nck_frames_refused(struct nck_comm *c, u32 seq, u32 n)
 {
@@ -286,6 +369,8 @@ void nck_frames_push(struct nck_comm *c)
 		while ((skb = nck_frames_next(c, &batch, &rounds))) {
 			struct nck_skb_cb cb = *nck_skb_cb(skb);
 
+			if (nck_frames_gso(c, skb, &batch))
+				continue;
 			if (!nck_frame_send_deferred(c, skb) || !cb.repair ||
 			    !nck_comm_congested(c) || !c->repairs_refused)
 				continue;

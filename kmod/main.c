@@ -184,6 +184,7 @@ static int __init nck_init(void)
 	nck_wq = alloc_workqueue("netcoll", WQ_HIGHPRI, 0);
 	if (!nck_wq)
 		return -ENOMEM;
+	nck_eth_offload_init();
 	err = register_pernet_subsys(&nck_net_ops);
 	if (err)
 		goto err_wq;
@@ -207,6 +208,7 @@ err_notifier:
 err_pernet:
 	unregister_pernet_subsys(&nck_net_ops);
 err_wq:
+	nck_eth_offload_exit();
 	destroy_workqueue(nck_wq);
 	return err;
 }
@@ -217,6 +219,7 @@ static void __exit nck_exit(void)
 	nck_genl_exit();
 	nck_bearer_notifier_exit();
 	unregister_pernet_subsys(&nck_net_ops);
+	nck_eth_offload_exit();		/* after every bearer */
 	/*
 	 * communicators are freed by queue_rcu_work(): let the works that
 	 * may drop a last reference run (frame.c's tx_work), wait for the

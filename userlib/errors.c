@@ -82,6 +82,8 @@ static const char *const nc_stat_names[__NETCOLL_STAT_MAX] = {
 	[NETCOLL_STAT_TX_REORDERED]	= "tx_reordered",
 	[NETCOLL_STAT_TX_EARLY_RETRANSMITS] = "tx_early_retransmits",
 	[NETCOLL_STAT_TX_REPEATS]	= "tx_repeats",
+	[NETCOLL_STAT_TX_GSO]		= "tx_gso",
+	[NETCOLL_STAT_RX_GSO]		= "rx_gso",
 };
 
 const char *nc_stat_name(unsigned int id)

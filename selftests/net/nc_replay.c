@@ -47,6 +47,8 @@
 
 #define MAX_FRAMES	4096
 #define FRAME_MAX	(ETH_HLEN + 9216)
+/* several frames for one destination may leave as one skb (tx_gso) */
+#define PACKET_MAX	(ETH_HLEN + 65536)
 
 struct frame {
 	uint16_t len;
@@ -113,11 +115,42 @@ static void on_stop(int sig)
 	record_stop = 1;
 }
 
+/*
+ * A captured packet's frames, each with the packet's Ethernet header, as
+ * the cable carries them: an skb of several frames (tx_gso) is seen
+ * whole here, its frames back to back, each as long as its header says.
+ */
+static unsigned int record_frames(FILE *out, const unsigned char *pkt, size_t n)
+{
+	static unsigned char frame[FRAME_MAX];
+	size_t off = ETH_HLEN, len;
+	unsigned int kept = 0;
+	struct nc_frame f;
+	uint16_t flen;
+
+	while (off + NETCOLL_HDR_LEN <= n) {
+		nc_wire_decode(&f, (const void *)(pkt + off));
+		len = nc_wire_frame_len(&f);
+		if (len > n - off || ETH_HLEN + len > FRAME_MAX)
+			len = n - off;		/* not ours to cut: as it came */
+		if (ETH_HLEN + len > FRAME_MAX)
+			break;
+		memcpy(frame, pkt, ETH_HLEN);
+		memcpy(frame + ETH_HLEN, pkt + off, len);
+		flen = (uint16_t)(ETH_HLEN + len);
+		fwrite(&flen, sizeof(flen), 1, out);
+		fwrite(frame, 1, flen, out);
+		kept++;
+		off += len;
+	}
+	return kept;
+}
+
 static int record(const struct opts *o)
 {
 	/* no SA_RESTART: the signal ends the poll at once */
 	struct sigaction sa = { .sa_handler = on_stop };
-	unsigned char buf[FRAME_MAX];
+	static unsigned char buf[PACKET_MAX];
 	double end = now_s() + o->seconds;
 	struct sockaddr_ll from;
 	socklen_t flen;
@@ -148,8 +181,6 @@ static int record(const struct opts *o)
 	fflush(stdout);
 	while (kept < o->count && now_s() < end) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		uint16_t len;
-
 		/* once told to stop, what the socket still holds is read (for a second at most) */
 		if (record_stop && !draining) {
 			draining = 1;
@@ -167,10 +198,7 @@ static int record(const struct opts *o)
 			continue;
 		if (o->outgoing != (from.sll_pkttype == PACKET_OUTGOING))
 			continue;
-		len = (uint16_t)n;
-		fwrite(&len, sizeof(len), 1, out);
-		fwrite(buf, 1, len, out);
-		kept++;
+		kept += record_frames(out, buf, n);
 	}
 	fclose(out);
 	if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &slen))

@@ -421,6 +421,10 @@ enum netcoll_stat {
 	NETCOLL_STAT_TX_EARLY_RETRANSMITS,
 	/* alltoall frames sent twice on purpose once an operation saw a loss */
 	NETCOLL_STAT_TX_REPEATS,
+	/* skbs of several frames sent to a device that passes them whole */
+	NETCOLL_STAT_TX_GSO,
+	/* such skbs received whole, cut into their frames here */
+	NETCOLL_STAT_RX_GSO,
 
 	__NETCOLL_STAT_MAX,
 	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
