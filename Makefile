@@ -37,7 +37,7 @@ USER_TARGETS :=
 UNIT_TESTS :=
 
 .PHONY: all module user deps check check-run unit dkms-check vm-check demo demo-run \
-	bench-alltoall bench-apps bench-reduce bench-reduce-noise bench-bcast bench-auth bench-loss bench-tree-speed \
+	bench-alltoall bench-apps bench-reduce bench-reduce-noise bench-gso bench-bcast bench-auth bench-loss bench-tree-speed \
 	bench-bcast-topo bench-ranks-per-host \
 	clean checkpatch sparse abi-check \
 	deb install-check
@@ -118,6 +118,12 @@ bench-reduce-noise: all
 		--out $(B)/vm/bench-reduce-noise -- selftests/net/bench_reduce_noise.sh
 	@mkdir -p docs
 	cp $(B)/vm/bench-reduce-noise/reduce-noise.md docs/reduce-noise.md
+
+# Several frames an skb against one, side by side; the report lands in docs/.
+bench-gso: all
+	$(VM_RUN) --timeout 3600 --out $(B)/vm/bench-gso -- selftests/net/bench_gso.sh
+	@mkdir -p docs
+	cp $(B)/vm/bench-gso/gso-bench.md docs/gso-bench.md
 
 # Authenticated frames against none, side by side; the report lands in docs/.
 bench-auth: all
