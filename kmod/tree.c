@@ -302,14 +302,6 @@ static struct nck_tree *nck_tree_placed_hosts(u32 rank, u32 degree,
 	return t;
 }
 
-static struct nck_tree *nck_tree_build(u32 rank, u32 degree,
-				       const struct nck_placing *pl,
-				       const struct nck_hosts *hs)
-{
-	return hs ? nck_tree_placed_hosts(rank, degree, pl, hs) :
-		    nck_tree_placed(rank, degree, pl);
-}
-
 struct nck_tree *nck_tree_fnomial_ordered(u32 rank, u32 size, u32 degree,
 					  u32 root, const u32 *order,
 					  const struct nck_hosts *hs)
@@ -319,7 +311,8 @@ struct nck_tree *nck_tree_fnomial_ordered(u32 rank, u32 size, u32 degree,
 	if (order)
 		while (order[pl.root_at] != root)
 			pl.root_at++;
-	return nck_tree_build(rank, degree, &pl, hs);
+	return hs ? nck_tree_placed_hosts(rank, degree, &pl, hs) :
+		    nck_tree_placed(rank, degree, &pl);
 }
 
 /* order[size] holds every rank once.  0 or -EINVAL. */
