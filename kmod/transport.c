@@ -579,12 +579,6 @@ drop:
 
 /* -- Output ------------------------------------------------------ */
 
-/* Received and copied; the size is known once a fragment was copied. */
-static bool nck_rx_complete(const struct nck_msg *m)
-{
-	return m->copied && m->copied == m->fr.n;
-}
-
 /*
  * A token's wait is for its send and all sends before it: the pruned
  * schedule counts on a rank's sends completing in order (a token after
@@ -595,8 +589,9 @@ static bool nck_tx_may_start(const struct nck_op *op, const struct nck_msg *m)
 {
 	u32 i;
 
+	/* received and copied; the size is known once a fragment was copied */
 	for (i = m->d.wait_rx_lo; i < m->d.wait_rx_hi; i++)
-		if (!nck_rx_complete(&op->rx[i]))
+		if (!op->rx[i].copied || op->rx[i].copied != op->rx[i].fr.n)
 			return false;
 	return m->d.wait_tx < 0 || op->tx_first > (u32)m->d.wait_tx;
 }
