@@ -42,20 +42,6 @@ static bool nck_agg_ask_children(struct nck_comm *c, struct nck_agg_op *op,
 	return asked;
 }
 
-/*
- * This timeout asked children (for any piece): time the request, unless
- * one is outstanding -- then an answer could be to either (Karn).
- */
-static void nck_agg_time_request(struct nck_agg_op *op)
-{
-	if (op->ask_ns) {
-		op->ask_ns = 0;
-		op->ask_again = true;
-	} else if (!op->ask_again) {
-		op->ask_ns = ktime_get_ns();
-	}
-}
-
 static void nck_agg_retransmit(struct nck_comm *c, struct nck_agg_op *op,
 			       struct sk_buff_head *txq)
 {
@@ -94,8 +80,16 @@ static void nck_agg_retransmit(struct nck_comm *c, struct nck_agg_op *op,
 		}
 		nck_agg_ask(c, op, p, txq);
 	}
-	if (asked)
-		nck_agg_time_request(op);
+	/*
+	 * This timeout asked children (for any piece): time the request,
+	 * unless one is outstanding -- then an answer could be to either (Karn).
+	 */
+	if (asked && op->ask_ns) {
+		op->ask_ns = 0;
+		op->ask_again = true;
+	} else if (asked && !op->ask_again) {
+		op->ask_ns = ktime_get_ns();
+	}
 }
 
 /* Where a timed-out operation stood (dynamic debug: netcoll +p). */
