@@ -206,7 +206,7 @@ static void nck_comm_free(struct nck_comm *c)
 	WARN_ON_ONCE(atomic_long_read(&c->rx_mem));
 	WARN_ON_ONCE(atomic64_read(&c->mem_used));
 	nck_auth_free(c->auth);
-	nck_hosts_free(c->hosts);
+	kvfree(c->hosts);
 	kvfree(c->peers);
 	kvfree(c);
 	if (atomic_dec_and_test(&nn->comms_alive))

@@ -213,11 +213,6 @@ struct nck_hosts *nck_hosts_build(const u8 *addrs, u32 size, u8 alen)
 	return hs;
 }
 
-void nck_hosts_free(struct nck_hosts *hs)
-{
-	kvfree(hs);
-}
-
 /* Who stands for host h in a tree rooted at root: root, or its lowest rank. */
 static u32 nck_host_lead(const struct nck_hosts *hs, u32 h, u32 root)
 {

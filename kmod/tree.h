@@ -48,7 +48,6 @@ struct nck_hosts_sort {
 
 /* NULL if every rank has an address of its own; else ERR_PTR or the hosts */
 struct nck_hosts *nck_hosts_build(const u8 *addrs, u32 size, u8 alen);
-void nck_hosts_free(struct nck_hosts *hs);
 
 /*
  * Built-in tree index (0: rank order; others mixed, nck_split_rank); hs:
