@@ -316,22 +316,20 @@ static struct nck_sched *nck_sched_from_slice(const struct nck_slice *sl, int *e
 	*err = -ENOMEM;
 	s = nck_sched_alloc(sl->nph, sl->nin, sl->nout);
 	keys = kvcalloc(max(sl->nin, sl->nout) ?: 1, sizeof(*keys), GFP_KERNEL_ACCOUNT);
-	if (!s || !keys)
-		goto fail;
-	memcpy(s->phase, sl->ph, sl->nph * sizeof(*sl->ph));
-	memcpy(s->in, sl->in, sl->nin * sizeof(*sl->in));
-	memcpy(s->out, sl->out, sl->nout * sizeof(*sl->out));
-	*err = nck_sched_number_tokens(keys, sl->in_phase, sl->nin, s->in) ?:
-	       nck_sched_number_tokens(keys, sl->out_phase, sl->nout, s->out);
-	if (*err)
-		goto fail;
+	if (s && keys) {
+		memcpy(s->phase, sl->ph, sl->nph * sizeof(*sl->ph));
+		memcpy(s->in, sl->in, sl->nin * sizeof(*sl->in));
+		memcpy(s->out, sl->out, sl->nout * sizeof(*sl->out));
+		*err = nck_sched_number_tokens(keys, sl->in_phase, sl->nin, s->in) ?:
+		       nck_sched_number_tokens(keys, sl->out_phase, sl->nout, s->out);
+	}
 	kvfree(keys);
+	if (*err) {
+		nck_sched_free(s);
+		return NULL;
+	}
 	s->installed = true;
 	return s;
-fail:
-	kvfree(keys);
-	nck_sched_free(s);
-	return NULL;
 }
 
 /* s in c's place, counted against a user's quota; freed if refused. */
