@@ -145,22 +145,6 @@ bool nck_peer_late_ack(struct nck_comm *c, u32 rank)
 /* Guards every namespace's user_gone list (and c->gone): rare writers. */
 static DEFINE_SPINLOCK(nck_comm_gone_lock);
 
-/*
- * A user's communicator deleted while an endpoint still holds it (with
- * up to mem_max of posted operations) counts against the owner's quota
- * until it is freed: counted only while in the table, a user could
- * delete a bound one, make another, and so hold any number of times the
- * device's limits.
- */
-static void nck_comm_gone_add(struct nck_net *nn, struct nck_comm *c)
-{
-	if (!c->user_made)
-		return;
-	spin_lock(&nck_comm_gone_lock);
-	list_add(&c->gone, &nn->user_gone);
-	spin_unlock(&nck_comm_gone_lock);
-}
-
 void nck_comm_gone_usage(struct nck_net *nn, kuid_t uid, u32 *n, u64 *mem)
 {
 	struct nck_comm *c;
@@ -507,7 +491,18 @@ static void nck_comm_delete(struct nck_net *nn, struct nck_comm *c)
 
 	ASSERT_RTNL();
 	nck_comm_unlink(nn, c);
-	nck_comm_gone_add(nn, c);
+	/*
+	 * A user's communicator deleted while an endpoint still holds it
+	 * (with up to mem_max of posted operations) counts against the
+	 * owner's quota until it is freed: counted only while in the table,
+	 * a user could delete a bound one, make another, and so hold any
+	 * number of times the device's limits.
+	 */
+	if (c->user_made) {
+		spin_lock(&nck_comm_gone_lock);
+		list_add(&c->gone, &nn->user_gone);
+		spin_unlock(&nck_comm_gone_lock);
+	}
 	b = rtnl_dereference(c->bearer);
 	if (b)
 		b->ops->group_leave(b, c->mcast_addr);
