@@ -89,7 +89,7 @@
  *    a timeout and its repair start repetition but do not prolong it
  *    (nck_agg_saw_timeout); while nothing is repeated an operation waits
  *    out how long its kind takes before it times out
- *    (nck_agg_rtx_restart).  Not while our own link's queue overflows
+ *    (nck_agg_rto_floor).  Not while our own link's queue overflows
  *    (nck_comm_congested()): those losses come from sending faster than
  *    a slow cable takes, and copies lose more.
  *
@@ -376,16 +376,13 @@ static u64 nck_agg_rto_floor(const struct nck_comm *c,
 	return r->srtt_us ? max(floor, nck_rtt_rto(r)) : floor;
 }
 
-/* The timer restarts from the hop's estimate, at least the floor. */
-static void nck_agg_rtx_restart(struct nck_comm *c, struct nck_agg_op *op)
-{
-	nck_rtx_progress(&op->rtx, &c->agg.rtt, nck_agg_rto_floor(c, op));
-}
-
-/* Something new arrived or was acked: the timer restarts from the estimate. */
+/*
+ * Something new arrived or was acked: the timer restarts from the hop's
+ * estimate, at least the floor.
+ */
 void nck_agg_progress(struct nck_comm *c, struct nck_agg_op *op)
 {
-	nck_agg_rtx_restart(c, op);
+	nck_rtx_progress(&op->rtx, &c->agg.rtt, nck_agg_rto_floor(c, op));
 	nck_agg_arm(c, op->rtx.at);
 }
 
@@ -758,7 +755,7 @@ static void nck_agg_install(struct nck_comm *c, struct nck_agg_op *op,
 	op->started = true;
 	op->op_class = nck_agg_op_class(op);
 	op->t0_ns = ktime_get_ns();
-	nck_agg_rtx_restart(c, op);
+	nck_rtx_progress(&op->rtx, &c->agg.rtt, nck_agg_rto_floor(c, op));
 	c->agg.next++;
 
 	for (j = 0; j < op->npieces; j++)
