@@ -11,17 +11,12 @@
  * aggregation engine: its process, the receive path and its timer, on
  * different CPUs), frames must leave in the order they were built: the
  * receivers' selective acks and RACK (rel.h) read a later frame's arrival
- * as an earlier one's loss.  Flushed by each context after the lock, a
- * burst the process built (a whole operation's first window) went out
- * interleaved with the frames the receive path built meanwhile, and each
- * CPU's frames reached the peer through its own backlog: 128 KiB
- * allreduces on 4 hosts resent 20-30 fragments per operation without any
- * loss, and the copies switched on the repetition of the frames of the
- * next 64 operations.  So such a builder moves its list onto the
- * communicator's queue while it still holds the lock
- * (nck_frames_queue()), and after it sends (nck_frames_push()): one
- * context at a time sends the whole queue, in order, the others' frames
- * included.
+ * as an earlier one's loss, and flushed by each context after the lock
+ * they interleave (docs/rel-design.md, "The transmit queue").  So such a
+ * builder moves its list onto the communicator's queue while it still
+ * holds the lock (nck_frames_queue()), and after it sends
+ * (nck_frames_push()): one context at a time sends the whole queue, in
+ * order, the others' frames included.
  */
 #ifndef NCK_FRAME_H
 #define NCK_FRAME_H

@@ -85,19 +85,15 @@ void nck_frags_free(struct nck_frags *s)
 
 /*
  * Fragments of fs bytes one sender may have in flight to one receiver:
- * the tx_window module parameter, and no more than NCK_WINDOW_BYTES.  The
- * window was counted in fragments only, sized for 1500-byte frames (64
- * are 90 KB); at MTU 9000 64 fragments are 570 KB, more than twice what a
- * 100 Mbit/s link's 20 ms queue holds (250 KB), and ten 1 MiB allreduces
- * on the two-switch cluster lost about 5000 frames in the hosts' own
- * queues (5x slower than at MTU 1500).  96 KiB and a reduction's results going
- * down (NCK_AGG_DN_BYTES) still fit such a queue together; at MTU 1500
+ * the tx_window module parameter, and no more than NCK_WINDOW_BYTES: a
+ * window of jumbo fragments and a reduction's results going down
+ * (NCK_AGG_DN_BYTES) must fit a slow link's queue together.  At MTU 1500
  * the byte bound is above 64 fragments, so nothing changes there.  At
  * least two ack intervals (nck_ack_every()): a smaller window waits for
  * each ack.  Found once per operation (its fragment size is fixed) and
- * kept in it: asked for on every fragment going up, it cost tcg-prof's
- * 16 KiB allreduce loop 1.6 M instructions, the division alone 1.6 M more.
- * The tx_window an operation started with holds to its end.
+ * kept in it, not on every fragment going up (docs/rel-design.md, "The
+ * window in bytes").  The tx_window an operation started with holds to
+ * its end.
  */
 u32 nck_window_frags(u32 fs)
 {
@@ -208,7 +204,7 @@ void nck_frags_hold_ack(struct nck_comm *c, struct nck_frags *s, u32 *held)
  * retransmission resent it and this ack came sooner than a round trip
  * after that: its first copy's, probably; returns false.  Only the first
  * is proof: on a path that does not reorder, a resend's own quick answer
- * came that soon too (1 vCPU, netem loss: 600-1400 per 100 allreduces).
+ * comes that soon too (docs/rel-design.md, "Reordering").
  */
 static bool nck_frags_stamp_acked(struct nck_frags *s, u32 k, u32 now,
 				  u32 once, u32 *late)
@@ -293,9 +289,7 @@ static bool nck_frags_rack_lost(const struct nck_frags *s, u32 k, u32 thresh,
 
 	/*
 	 * A resend went after the reordering was waited out: one sent after
-	 * it that came says it is lost.  Waiting `thresh` for resends too
-	 * made alltoalls of 1 MiB under 10 % loss 1.66x slower with fewer
-	 * frames sent: a lost resend waited.
+	 * it that came says it is lost (docs/rel-design.md, "Reordering").
 	 */
 	if (order && s->tx[k].resent)
 		thresh = 1;

@@ -376,11 +376,9 @@ void nck_rtx_arm(struct nck_rtx *t);
 /*
  * It expired: NCK_RTX_PROBE (probe), NCK_RTX_RTO (back off and
  * retransmit), or -ETIMEDOUT after nck_max_retries RTOs in a row and at
- * least quiet_min ns of silence since the first of them.  The count alone
- * is 2 s from a 2 ms RTO (2, 6, 14, ... 1510 ms): under a full backlog
- * (two guests on one CPU, each with one communicator's bursts ahead of
- * another's single frames) a live peer's answers were dropped that long,
- * and the aggregation engine, which sets quiet_min, declared it dead.
+ * least quiet_min ns of silence since the first of them: the count alone
+ * is shorter than a full backlog may drop a live peer's answers
+ * (docs/rel-design.md, "Timers").
  */
 enum { NCK_RTX_RTO, NCK_RTX_PROBE };
 #define NCK_RTX_PROBES		2
@@ -413,12 +411,11 @@ static inline void nck_rtx_alive(struct nck_rtx *t)
  * later operations beyond the books (many peers' resent fragments, a
  * forger's), all held until their operation starts, left the running
  * operation's own frames and acks nothing but drops (drop_memory), and
- * it failed.  Booked ones may fill more: a slow receiver's (t_alltoall: a
- * receiver at 10 % of a CPU) did not fit in half (15382 frames dropped,
- * the alltoalls failed).  Their senders' windows bound them (past half,
- * nck_rx_behind() holds their acks), a forger's nothing: they leave
- * NCK_EARLY_RESERVE of the memory to the running operation, which 64
- * forged books of 64 fragments otherwise filled (t_inject).
+ * it failed.  Booked ones may fill more: a slow receiver's did not fit in
+ * half (docs/rel-design.md, "Early frames").  Their senders' windows bound
+ * them (past half, nck_rx_behind() holds their acks), a forger's nothing:
+ * they leave NCK_EARLY_RESERVE of the memory to the running operation,
+ * which 64 forged books of 64 fragments otherwise filled (t_inject).
  */
 #define NCK_EARLY_RESERVE(c)	((c)->rx_mem_max / 4)
 bool nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
@@ -431,9 +428,8 @@ void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
  * Early books.  A sender whose fragments wait at a receiver that has not
  * started their operation hears nothing of them: its window stays closed
  * and its retransmission timer resends them, again and again while the
- * receiver's process is descheduled (on 16 hosts sharing 2 CPUs, 128 KiB
- * allreduces: about 30 % of the frames received were such copies).  A
- * book says which fragments of one message are held early, so the
+ * receiver's process is descheduled (docs/rel-design.md, "Early frames").
+ * A book says which fragments of one message are held early, so the
  * receiver acks them as it would once started (as TCP acks what waits in
  * a socket for its reader) and drops copies of them.  A booked fragment
  * is acked: it must not be dropped before its operation starts (its

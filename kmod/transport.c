@@ -294,13 +294,9 @@ static void nck_tx_newly(void *arg, u32 idx)
  * (agg.c): a fast retransmission (the holes an ack showed: a lost resend
  * is found only by a later transmission's ack, or a timeout at the tail)
  * and a message's last fragment (nck_push_frag).  A copy costs a frame; a
- * loss of one of those, under 10 % loss per cable (19 % between two
- * hosts), costs a probe or a timeout.  4 hosts, 100 alltoalls of 1 MiB
- * under 10 % loss, each beside the same module without copies: 102.8 s
- * (3.0x its clean run) without, 38.8 s with resends repeated, 33.2 s
- * (1.4x) with last fragments too; 15500 frames an operation become 17800,
- * 6.1 timeouts 3.7.  Not probes and not a timeout's resends: mostly late
- * frames, and many.
+ * loss of one of those costs a probe or a timeout.  Not probes and not a
+ * timeout's resends: mostly late frames, and many (docs/rel-design.md,
+ * "Repetition").
  */
 static bool nck_op_repeats(const struct nck_op *op)
 {
@@ -343,15 +339,9 @@ static int nck_resend(struct nck_op *op, struct nck_msg *m, u32 idx,
 /*
  * An ack showed a hole: this path loses frames, and from now on a late
  * tail is more likely lost than queued, so the timer probes (rel.h).
- * Before, a tail-loss probe at 2 SRTT resent data whose ack a queue held
- * back: on a rate-limited switch port (12.5 Mbit/s, where one fragment
- * takes 6 ms and a round trip without queue 0.1 ms) every phase of a
- * scheduled alltoall sent its fragments two and three times, and the
- * copies overflowed the switches (16 hosts, 8 KiB per peer: 418 ms
- * against 80 ms before the probes; 13046 timeouts over the sizes of
- * make bench-alltoall's star16 against 25).  Under 10 % loss per
- * cable the probes still come: 64 KiB alltoalls 1.9 s (4.1 s without
- * probes), 1 MiB 25.8 s (4 hosts, 100 operations; clean 0.94 and 11.6 s).
+ * Before a hole, a probe mostly resends data whose ack a queue holds
+ * back, and its copies fill that queue (docs/rel-design.md, "Tail-loss
+ * probes only after a hole").
  */
 static int nck_tx_resend(void *arg, u32 idx)
 {
