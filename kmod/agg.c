@@ -340,12 +340,9 @@ void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
 	}
 	/*
 	 * The timer stays armed: its callback re-arms only for unfinished
-	 * and lingering operations, so it runs at most once more.  Stopped
-	 * here and started again by the next operation it cost every rank a
-	 * start and a cancel per operation: 3000 8 B allreduces and their
-	 * barriers on 8 hosts (one vCPU) started it 48134 times and ran
-	 * 1.6 % more instructions (p50 2.6 % longer); left armed it ran 3641
-	 * times (an operation's timeout is NCK_AGG_OP_RTO_MIN_MS or more).
+	 * and lingering operations, so it runs at most once more: cheaper
+	 * than a start and a cancel per operation on every rank
+	 * (docs/agg-design.md, "Timing").
 	 */
 	wake_up_all(&c->agg.wq);
 }
@@ -765,14 +762,10 @@ static void nck_agg_install(struct nck_comm *c, struct nck_agg_op *op,
 	nck_early_books_drop(c, &c->agg.books, seq);
 	/*
 	 * Acks to the children wait for the end (nck_agg_ack_child()): one
-	 * each.  Acked as the frames went in, a late inner rank answered
-	 * its three children's 1335 early fragments of a 640 KiB allreduce
-	 * with 1281 acks in one batch, which overflowed the send queue (1
-	 * MiB under that memory limit) and so marked the communicator
-	 * congested, its windows a quarter for a second: each operation
-	 * then ran late, and its next one's frames waited early again (8
-	 * hosts under 2 % loss: 10-15 s for 10 allreduces, against 5 s).
-	 * The children were acked as the frames came (the early books).
+	 * each: acked as the frames went in, a late inner rank's batch of
+	 * acks overflowed its send queue and marked the communicator
+	 * congested (docs/agg-design.md, "Early frames").  The children were
+	 * acked as the frames came (the early books).
 	 */
 	op->taking_early = true;
 	while ((skb = __skb_dequeue(&early))) {

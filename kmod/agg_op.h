@@ -278,11 +278,10 @@ static inline bool nck_agg_bcast(const struct nck_agg_op *op)
  * Is a child's part of a piece of len bytes in nfrags fragments acked at
  * its end by the result alone (see "up" at the top of agg.c)?  Yes if its
  * result goes down at once, not in a window: at most NCK_AGG_DN_FRAGS
- * fragments and NCK_AGG_DN_ONCE_BYTES (at MTU 1500 the fragments decide;
- * at MTU 9000 16 fragments are 140 KB, and 1 MiB allreduces of 16 pieces
- * of 64 KiB sent each result to every child at once: 0.46x Open MPI's
- * speed, 4 MiB in a window 1.06x).  A broadcast's empty piece is finished
- * by its parent's ack, but its fragment asks for it (ACK_NOW).
+ * fragments and NCK_AGG_DN_ONCE_BYTES (at MTU 1500 the fragments decide,
+ * at MTU 9000 the bytes: docs/agg-design.md, "Results going down").  A
+ * broadcast's empty piece is finished by its parent's ack, but its
+ * fragment asks for it (ACK_NOW).
  */
 static inline bool nck_agg_end_by_result(u32 len, u32 nfrags)
 {
@@ -358,12 +357,9 @@ static inline u64 nck_agg_dn_window(const struct nck_comm *c, u32 fs)
  * Fragments one timeout or one request may resend.  While our own link's
  * queue overflows (nck_comm_congested()), a few: a burst of 64 into a
  * queue that takes a dozen is mostly refused, and the answers the device
- * refused crowd out the next asker's.  On a 10 Mbit/s inner node with
- * three children, 64 KiB allreduces then took so many rounds that about
- * one run of 20 in 8 spent the repair budget and timed out; with bursts
- * of 8 the node's device refused 2.5x fewer frames and no run of 16 timed
- * out.  8 per asker and round trip still fill such a link.  No more than
- * a window (nck_window_frags()): 64 jumbo fragments are 570 KB.
+ * refused crowd out the next asker's (docs/agg-design.md, "Repetition").
+ * 8 per asker and round trip still fill such a link.  No more than a
+ * window (nck_window_frags()): 64 jumbo fragments are 570 KB.
  */
 static inline u32 nck_agg_burst(const struct nck_comm *c,
 				const struct nck_agg_op *op)

@@ -140,9 +140,8 @@ static void nck_agg_in_up(struct nck_comm *c, struct nck_agg_op *op,
 	 * A fragment that asks (a round-trip probe) is answered before the
 	 * result it may complete: the result acks it too, but without a
 	 * round-trip sample (nck_agg_up_acked), and a child that is always
-	 * the last to post (ranks of one vCPU post in turn) never got one
-	 * and asked on every operation: 8 B allreduces on 8 hosts sent
-	 * 8478 acks in 3000 operations instead of 2838, 2.5 % slower.
+	 * the last to post would never get one (docs/agg-design.md,
+	 * "Timing").
 	 */
 	asked = (f->flags & NETCOLL_F_ACK_NOW) && v == NCK_RX_NEW_ACK &&
 		!nck_rx_behind(c);
@@ -378,10 +377,9 @@ static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
 	 * Timed as the results going down are (nck_agg_dn_acked): the
 	 * newest fragment the cumulative point passes, if it went once and
 	 * the point moved because it came.  Every such ack, not one probe
-	 * in NCK_AGG_PROBE_EVERY operations: a fragment queued behind its
-	 * siblings on a shared 100 Mbit/s link is acked 10-80 ms after it
-	 * went, and a timeout learnt from probes alone (2-7 ms) fired in
-	 * the middle of transfers that were moving (see timing at agg.c's top).
+	 * in NCK_AGG_PROBE_EVERY operations: a timeout learnt from probes
+	 * alone fires in the middle of transfers that are moving (see
+	 * timing at agg.c's top, and docs/agg-design.md, "Timing").
 	 */
 	before = p->up.cum;
 	cum = min(f->seq, p->up_next);
@@ -450,10 +448,8 @@ static bool nck_agg_have_any(const struct nck_comm *c,
  * cum, be answered now?  Each piece once per interval of half rto_min_ms
  * << shift, the shift growing while x makes no progress: a requester
  * backing off its own timer (at least rto_min_ms, doubling) asks less
- * often, so none of its requests is refused (an interval as long as its
- * timer, in ticks, refused every other one: the asker doubled its timer
- * again, and a lost tail fragment cost 20-50 ms at 10 % loss), and a
- * flood gets no more than twice that.
+ * often, so none of its requests is refused (docs/agg-design.md,
+ * "Results going down"), and a flood gets no more than twice that.
  */
 static bool nck_agg_may_repair(struct nck_agg_op *op, u32 x, u32 j, u32 cum)
 {
@@ -722,19 +718,17 @@ void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
  * A broadcast's data for the next operation here, before this rank's
  * process posted it: the broadcast starts now, as if posted (the worker
  * allocates it: not in softirq), so that an inner rank forwards to its
- * subtree in the receive path whether its process runs or not.  Before,
- * the data waited with the early frames until the process posted: the
- * whole subtree waited for a process that was descheduled (16 hosts on 2
- * CPUs with 2 spinners each: broadcasts up to 4 KiB 0.26-1.00x the speed
- * of a tree over UDP sockets).  The process takes the operation over when
- * it posts (nck_agg_start); until then its empty piece (the "started"
- * barrier) waits, so the root still finishes only when every rank's
- * process posted.  One broadcast at a time is queued (the next can
- * start once this one did); it is charged to the communicator's memory as
- * a posted one, and the OSO window bounds how many there are.  The frame
- * says which broadcast (root in its tag, length, fragment size), and must
- * come from our parent in that broadcast's tree (the worker checks before
- * it allocates).  Frames of a multicast broadcast need no forwarding.
+ * subtree in the receive path whether its process runs or not, and the
+ * subtree does not wait for it (docs/agg-design.md, "Early frames").
+ * The process takes the operation over when it posts (nck_agg_start);
+ * until then its empty piece (the "started" barrier) waits, so the root
+ * still finishes only when every rank's process posted.  One broadcast at
+ * a time is queued (the next can start once this one did); it is charged
+ * to the communicator's memory as a posted one, and the OSO window bounds
+ * how many there are.  The frame says which broadcast (root in its tag,
+ * length, fragment size), and must come from our parent in that
+ * broadcast's tree (the worker checks before it allocates).  Frames of a
+ * multicast broadcast need no forwarding.
  */
 static bool nck_agg_bcast_data(struct nck_comm *c, const struct nc_frame *f)
 {
@@ -854,17 +848,14 @@ void nck_agg_early_rescan(struct nck_comm *c)
  * A frame for an operation this rank has not started: contributions and
  * a broadcast's data wait with the early frames (bounded by the receive
  * memory) until it starts.  A broadcast's data does not wait for the
- * ranks it goes to: a rank whose process posts after its data came used
- * to drop it, wait a timeout and ask for a repair -- the tail of small
- * broadcasts on busy hosts (with 8 hosts on 2 CPUs, 1 KiB broadcasts:
- * 50-300 per 200 dropped per host).
+ * ranks it goes to: a rank whose process posts after its data came
+ * would drop it, wait a timeout and ask for a repair.
  *
  * A child's fragments are booked (nck_early_hold_booked) and acked as
- * once started: without, a child whose parent's process was late heard
- * nothing, resent its window on every timeout and then waited on it
- * closed (on 16 hosts on 2 CPUs, 128 KiB allreduces: leaves resent
- * 7600-28000 fragments per 34 operations).  While the receive memory is
- * short (nck_rx_behind()) the acks wait, as for a started operation's
+ * once started: without, a child whose parent's process is late hears
+ * nothing, resends its window on every timeout and then waits on it
+ * closed (docs/agg-design.md, "Early frames").  While the receive memory
+ * is short (nck_rx_behind()) the acks wait, as for a started operation's
  * kept fragments: the child's window closes.  A peer asking is told what
  * we keep of its fragments, or only that we are alive.
  */

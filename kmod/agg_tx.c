@@ -48,8 +48,7 @@ void nck_agg_saw_loss(struct nck_comm *c, struct nck_agg_op *op)
  * A request on a timeout, or the repair that answers it: a loss, or a
  * rank slower than the timeout.  It starts repetition but does not
  * prolong it: while repeating the timeout is the hop's, and a slow rank
- * would keep repetition on for ever (on 8 hosts of a slow guest: 43-57
- * frames per small allreduce instead of 31).
+ * would keep repetition on for ever (docs/agg-design.md, "Repetition").
  */
 void nck_agg_saw_timeout(struct nck_comm *c, struct nck_agg_op *op)
 {
@@ -251,14 +250,10 @@ static void nck_agg_send_nack(struct nck_comm *c, struct nck_agg_op *op,
  * not lost, and is asked for only once it is older: by the next fragment
  * that arrives, or by the timer at op->hole_at.  The window is the
  * smoothed round trip of fragments going up, RACK's largest (RFC 8985,
- * 6.2).  Asked at once, each result fragment the two vCPUs of a guest
- * delivered out of order cost a request, a repair and 64 operations of
- * repetition: on 8 hosts, 450 allreduces of 16 KiB (4 pieces of 3
- * fragments) asked for holes 16-55 times and sent 216-229 frames each
- * (186 before the core, which asked on its timeout alone); waiting one
- * round trip, 6-7 times and 210-214 frames.  A quarter of it (RACK's
- * first window) was too short for this reordering.  Under 5 % and 10 %
- * loss small allreduces took as long as before.
+ * 6.2): asked at once, each result fragment a guest's vCPUs delivered
+ * out of order cost a request, a repair and repetition, and a quarter of
+ * it (RACK's first window) is too short for that reordering
+ * (docs/agg-design.md, "Results going down").
  */
 static bool nck_agg_hole_wait(struct nck_comm *c, struct nck_agg_op *op,
 			      struct nck_agg_piece *p, u32 from, u64 *now)
@@ -408,10 +403,8 @@ void nck_agg_piece_check(struct nck_comm *c, struct nck_agg_op *op,
 /*
  * Bytes of op's windowed results sent to children and not acked.  Once
  * every child has acked its whole result nothing is left to send or wait
- * for: op->dn_done, and nck_agg_push_down() passes it by from then on.
- * It ran over every operation of the window on every frame received, the
- * finished ones too, and was the module's costliest function (7 % of the
- * guest's time in 4 MiB allreduces on 16 hosts).
+ * for: op->dn_done, and nck_agg_push_down() passes it by from then on:
+ * it runs on every frame received (docs/agg-design.md, "Cost").
  */
 static u64 nck_agg_dn_inflight(struct nck_agg_op *op)
 {
@@ -472,12 +465,11 @@ static void nck_agg_push_op(struct nck_comm *c, struct nck_agg_op *op,
 
 /*
  * Send what the window (nck_agg_dn_window()) has room for, the oldest
- * operation first.  A large result went into our device's queue whole
- * before, once per child: 1 MiB broadcasts on 100 Mbit/s cables lost
- * about 4600 frames each there and needed 9000 repairs.  One window for
- * every operation: broadcasts back to back are in flight together.  An
- * inner rank forwards in order: a fragment lost on its way here holds
- * its children back one repair's round trip, not a timeout.
+ * operation first: a large result sent whole, once per child, overflows
+ * our device's queue (docs/agg-design.md, "Results going down").  One
+ * window for every operation: broadcasts back to back are in flight
+ * together.  An inner rank forwards in order: a fragment lost on its way
+ * here holds its children back one repair's round trip, not a timeout.
  */
 void nck_agg_push_down(struct nck_comm *c, struct sk_buff_head *txq)
 {
@@ -559,8 +551,7 @@ int nck_agg_resend_down(void *arg, u32 k)
 	/*
 	 * Twice while repeating (agg.c's top): RACK finds a lost resend only
 	 * once a later fragment is acked, and a window full of holes sends
-	 * none -- 1 MiB allreduces under 10 % loss per cable took 2.6x as
-	 * long with resends sent once.
+	 * none (docs/agg-design.md, "Repetition").
 	 */
 	op->again = true;
 	nck_agg_send_frag(x->c, op, x->p, k, NETCOLL_T_AGG_DOWN, 0,
