@@ -116,11 +116,9 @@ static int nck_a2a_build(struct nck_comm *c, const struct nck_sched *s,
  *
  * Without an installed schedule the default is the ring order, not LAM's
  * linear one: in linear every rank sends to rank 0 first, then to rank 1,
- * so each step is an incast on one host's cable.  make bench-alltoall
- * (docs/alltoall-bench.md, 2026-11-29, four emulated topologies) had
- * linear at 3.9-6.2x the link bound on a single switch and 3.0-5.4x on a
- * two-level fat tree (64-256 KiB), ring at 1.01 and 1.9-2.2x, and ring
- * the fastest of the three built-in orders from 64 KiB on every topology.
+ * so each step is an incast on one host's cable.  Ring was the fastest
+ * built-in order from 64 KiB on every topology make bench-alltoall
+ * emulates (docs/kmod-notes.md, "The default alltoall order").
  */
 static int nck_a2a_sched(struct nck_comm *c, u32 algo,
 			 const struct nck_sched **s, struct nck_sched **own)

@@ -144,7 +144,7 @@ static void __net_exit nck_net_exit(struct net *net)
  * After every namespace of the batch deleted its communicators: wait
  * until they are freed, before the counters they count into.  Once a
  * batch, not once a namespace: the frees wait for grace periods, which
- * then pass for all at once (200 namespaces took 5 s to go otherwise).
+ * then pass for all at once (docs/kmod-notes.md, "Namespace exit").
  */
 static void __net_exit nck_net_exit_batch(struct list_head *net_exit_list)
 {

@@ -72,13 +72,9 @@ static u32 nck_fnomial_children(u32 v, u32 size, u32 degree, u32 *out,
  * is then rooted at rank t and its inner ranks differ from tree 0's, and
  * yet each of its subtrees of 2, 4 or 8 positions holds an aligned block
  * of ranks, as tree 0's do: neighbours in rank order, mostly on one
- * switch.  Trees rotated by t * size / 8 (before) cut across those
- * blocks, and left the odd ranks of 16 leaves in every tree: with 8
- * pieces on two switches of 8 hosts, degree 4, the link between the
- * switches carried 4 vectors each way and an even rank's cable 2.75,
- * against 2 and 2 now (2(P-1)/P = 1.875 is the least any allreduce
- * sends).  An involution within each whole block, so with pos it gives
- * the position of a rank.
+ * switch, and fewer vectors cross between switches than when trees cut
+ * across the blocks (docs/kmod-notes.md, "Split trees").  An involution
+ * within each whole block, so with pos it gives the position of a rank.
  */
 static u32 nck_split_rank(u32 v, u32 size, u32 t, bool pos)
 {
