@@ -14,84 +14,16 @@
  * the result is bit-identical on every rank and every run whatever the
  * arrival order (as SHARP's fixed order).
  *
- * A broadcast (NETCOLL_RED_BCAST) is the second half alone: the root's
- * data is the result from the start, on a tree rooted at it that the
- * operation builds for itself; its data piece sends nothing up, and the
- * inner ranks forward in the receive path as for a result.  The data may
- * reach a rank before its process posts: its first frame starts the
- * broadcast there (nck_agg_early_bcast()), which forwards at once, and the
- * process takes the operation over when it posts (its frames name the
- * root in their tag: NETCOLL_AGG_TAG).
- * A second, empty piece runs as a barrier's contribution (each rank's
- * fragment asks its parent for an ack at once): a rank is done when it
- * has the data and its parent has its empty fragment, so the root is done
- * only when every rank has started the broadcast.  That keeps the window
- * of outstanding operations true for broadcasts too: a root cannot run
- * ahead of ranks that may still ask it for repairs.
+ * A broadcast (NETCOLL_RED_BCAST) is the second half alone, on a tree
+ * rooted at its root; its data may reach a rank before its process posts
+ * and then starts it there (nck_agg_early_bcast()).  Vectors are cut into
+ * pieces (piece j runs on tree j) and pieces into fragments of the device
+ * MTU, pipelined through the tree fragment by fragment.
  *
- * Vectors are cut into pieces (vector split: piece j runs on tree j) and
- * pieces into fragments of the device MTU, so a large vector is pipelined
- * through the tree fragment by fragment.
- *
- * Reliability is the core's (rel.h), in both directions.  The
- * measurements behind each choice are in docs/agg-design.md.
- *  - up: a piece's partial result is a message from child to parent.  The
- *    parent keeps a fragment set per child and acks as the core says (every
- *    NCK_ACK_EVERY fragments, on holes, duplicates and request), before
- *    its process posted too (the core's early books); the child resends
- *    holes its selective acks show lost (the path's reordering threshold,
- *    rel.c), again when a later transmission arrived first (RACK), and
- *    on its retransmission timeout probes the first fragment missing and
- *    the newest an ack can show (nck_frags_probe): a timeout here mostly
- *    means a parent busy elsewhere, and the ack shows what is lost.
- *    The result acks everything implicitly: a child's part of a piece of
- *    at most NCK_AGG_DN_FRAGS fragments and NCK_AGG_DN_ONCE_BYTES is not
- *    acked when it is whole (the core's end_by_reply), only every ack
- *    interval, on request or on a hole, so a one-fragment allreduce
- *    costs one frame per tree edge.  A larger piece's end is acked.
- *  - down: the result is a message from the root (multicast) or the
- *    parent (down the tree).  A rank whose result shows a hole sends the
- *    sender its set's ack (AGG_NACK) for the holes below the fragment
- *    that showed them, once they are a round trip old (nck_agg_hole_wait);
- *    holes still missing a timeout later are asked for again, in a new
- *    round; a result still missing when the timer fires is asked for
- *    whole.  Repairs come by unicast: the fast path stays one frame per
- *    result fragment (SHARP sends every result twice; we repair on
- *    demand).  A larger result (nck_agg_end_by_result()) going down the
- *    tree is a windowed message: each child acks it (AGG_ACK with
- *    NETCOLL_F_RESULT), a sender has at most NCK_AGG_DN_BYTES unacked at
- *    its children (nck_agg_push_down), and what an ack shows lost goes
- *    again at once; a child's timeout gets the oldest fragment it lacks
- *    if that went longer ago than the down direction's round trip
- *    allows, else only "alive".
- *  - timing: the round trip of fragments going up gives the
- *    retransmission timeout.  Timed are the parent's acks of data whose
- *    cumulative point moved because the newest fragment it passes came
- *    (sent once: Karn; at most one ack interval; not the answer to a
- *    request), and a probe now and then: control frames alone pass the
- *    queued fragments and gave a timeout far below the data's round
- *    trip.  The root times its requests to children that owe fragments.
- *    Nothing going up is probed at 2 SRTT: a rank here mostly waits for
- *    a slower subtree, not for a lost frame.  A rank asked about an
- *    operation it has not finished answers with an ack, and one whose
- *    children owe fragments asks them on its timeout (ACK_NOW), so a
- *    late subtree is told apart from a dead one.  Requests do not count
- *    as life, so a dead child's silence climbs the tree in a few retry
- *    periods, not the whole budget.
- *  - repetition: a frame whose loss nothing later would reveal costs a
- *    timeout: the fragments of a small operation, the last fragment of a
- *    piece to leave a rank, and every frame sent to make up for a loss
- *    (not a timeout's probe, which is mostly late frames).  So once a
- *    rank has had to repair (a loss, or a peer slower than the timeout;
- *    a large or windowed result asked for by a rank that has none of it
- *    is late, not lost: nck_agg_late()) it sends those frames twice, back
- *    to back, for the next NCK_AGG_REPEAT_OPS operations.  A request on
- *    a timeout and its repair start repetition but do not prolong it
- *    (nck_agg_saw_timeout); while nothing is repeated an operation waits
- *    out how long its kind takes before it times out
- *    (nck_agg_rto_floor).  Not while our own link's queue overflows
- *    (nck_comm_congested()): those losses come from sending faster than
- *    a slow cable takes, and copies lose more.
+ * Reliability is the core's (rel.h), in both directions: how each uses
+ * it (acks and implicit acks going up, repairs and windows coming down,
+ * what is timed, which frames go twice) is docs/agg-design.md, "The
+ * protocol", with the measurements behind each choice.
  *
  * Outstanding operations: a rank starts operation s only when its
  * operation s - OSO is finished (callers sleep, they do not fail).  Hence

@@ -13,14 +13,11 @@
 #include "bearer.h"
 
 /*
- * Several frames in one skb (frame.c's nck_frames_gso()): the first frame
- * in its head, the others on its frag_list, SKB_GSO_FRAGLIST as UDP's
- * fraglist GRO makes them.  Devices that claim NETIF_F_GSO_FRAGLIST
- * (veth, bridges, bonds: no NIC) pass it on whole, so the per-packet
- * work of every qdisc, veth and bridge on the way is paid once; before
- * any other device the stack cuts it into its frames with this callback,
- * and the cable carries what it carried before.  Each frame keeps its own
- * header (and tag): cutting only gives each the link header again.
+ * Several frames in one skb (frame.c's nck_frames_gso()), SKB_GSO_FRAGLIST
+ * as UDP's fraglist GRO makes them: veth and bridges pass it whole, so
+ * each qdisc, veth and bridge on the way works once; before any other
+ * device the stack cuts it here into the frames a cable carries (each
+ * keeps its header and tag, and gets the link header again).
  */
 static struct sk_buff *nck_eth_gso_segment(struct sk_buff *skb,
 					   netdev_features_t features)
@@ -46,11 +43,7 @@ void nck_eth_offload_exit(void)
 	dev_remove_offload(&nck_eth_offload);	/* waits for callers */
 }
 
-/*
- * Such an skb reached us whole (only virtual devices were on its way):
- * cut it as a NIC's driver would have had it cut (as openvswitch does on
- * receive), and take each frame on its own.
- */
+/* Such an skb reached us whole: cut it (as openvswitch does on receive). */
 static void nck_eth_rcv_gso(struct nck_bearer *b, struct sk_buff *skb)
 {
 	struct nck_net *nn = nck_net(dev_net(b->dev));
@@ -68,11 +61,7 @@ static void nck_eth_rcv_gso(struct nck_bearer *b, struct sk_buff *skb)
 		return;
 	}
 	consume_skb(skb);	/* the segments hold their own references */
-	/*
-	 * 6.1's skb_segment_list() leaves the frames it cut off in the first
-	 * one's truesize (later kernels take them off): each frame is charged
-	 * to a receive budget (nck_rx_charge()), so only its own buffer.
-	 */
+	/* 6.1 leaves the cut frames in the first one's truesize: charged twice */
 	segs->truesize = min(segs->truesize, SKB_TRUESIZE(skb_end_offset(segs)) +
 					     segs->data_len);
 	nck_stat_inc(nn, NETCOLL_STAT_RX_GSO);
@@ -175,11 +164,7 @@ static int nck_eth_xmit_local(struct nck_bearer *b, struct sk_buff *skb,
 	return err == NET_RX_SUCCESS ? 0 : -ENOBUFS;
 }
 
-/*
- * Only to a device that passes such an skb on whole: anywhere else it
- * would be cut again at once, for nothing.  Its gso_max_size and
- * gso_max_segs (ip-link(8)) bound it, as they bound TCP's.
- */
+/* Only where it passes whole; gso_max_size and _segs bound it, as TCP's. */
 static bool nck_eth_gso_limits(struct nck_bearer *b, u32 *bytes, u32 *segs)
 {
 	const netdev_features_t need = NETIF_F_FRAGLIST | NETIF_F_GSO_FRAGLIST;

@@ -260,11 +260,9 @@ static bool nck_frame_joins(struct sk_buff *skb, u32 dst)
 }
 
 /*
- * skb and the frames after it in batch that go where it goes leave as
- * one skb, as far as the bearer's device takes them at once (bearer_eth.c
- * says how it is carried and cut).  Only data frames, and no repairs: a
- * refused repair goes back to its budget frame by frame.  False: skb
- * goes alone, as before.
+ * skb and the frames after it in batch for its destination leave as one
+ * skb as far as the bearer takes it (bearer_eth.c).  No control frames or
+ * repairs (a refused repair is refunded frame by frame).  False: alone.
  */
 static bool nck_frames_gso(struct nck_comm *c, struct sk_buff *skb,
 			   struct sk_buff_head *batch)
