@@ -5,7 +5,7 @@
  * interface is agg.h.  It holds an operation (struct nck_agg_op) and its
  * pieces, the engine's constants, the small helpers every file uses and
  * the functions one of the files calls in another.  How the engine works,
- * an operation's lifetime and the locking: the comment at the top of agg.c.
+ * an operation's lifetime and the locking: the top of agg.c.
  */
 #ifndef NCK_AGG_OP_H
 #define NCK_AGG_OP_H
@@ -276,7 +276,7 @@ static inline bool nck_agg_bcast(const struct nck_agg_op *op)
 
 /*
  * Is a child's part of a piece of len bytes in nfrags fragments acked at
- * its end by the result alone (see "up" at the top of agg.c)?  Yes if its
+ * its end by the result alone ("up" in docs/agg-design.md)?  Yes if its
  * result goes down at once, not in a window: at most NCK_AGG_DN_FRAGS
  * fragments and NCK_AGG_DN_ONCE_BYTES (at MTU 1500 the fragments decide,
  * at MTU 9000 the bytes: docs/agg-design.md, "Results going down").  A
@@ -327,8 +327,8 @@ static inline bool nck_agg_own_in(const struct nck_agg_op *op,
 }
 
 /*
- * Does a piece of len bytes in nfrags fragments go down in a window (see
- * the top of agg.c)?  Every rank decides alike: the sender windows, the receiver
+ * Does a piece of len bytes in nfrags fragments go down in a window
+ * ("down" in docs/agg-design.md)?  Every rank decides alike: the sender windows, the receiver
  * acks.  Small results go at once: one round trip, nothing to pace.
  */
 static inline bool nck_agg_windowed(const struct nck_agg_op *op, u32 len,

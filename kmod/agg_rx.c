@@ -379,7 +379,7 @@ static void nck_agg_in_ack(struct nck_comm *c, struct nck_agg_op *op,
 	 * the point moved because it came.  Every such ack, not one probe
 	 * in NCK_AGG_PROBE_EVERY operations: a timeout learnt from probes
 	 * alone fires in the middle of transfers that are moving (see
-	 * timing at agg.c's top, and docs/agg-design.md, "Timing").
+	 * docs/agg-design.md, "The protocol" and "Timing").
 	 */
 	before = p->up.cum;
 	cum = min(f->seq, p->up_next);

@@ -303,7 +303,7 @@ enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 			 * No tail-loss probes, and no kept backoff: the round
 			 * trip includes the queues (acks of data are timed),
 			 * and a timeout here mostly waits for a slower subtree
-			 * (timing at agg.c's top), not for a queue.
+			 * (docs/agg-design.md, "The protocol"), not for a queue.
 			 */
 			int err = nck_rtx_expired(&op->rtx);
 

@@ -4,7 +4,7 @@
  * and results going down (to the children, or multicast), acks, repair
  * requests, repetition after a loss, and the progress an operation makes
  * (combining fragments, pushing them up and down within their windows).
- * The design they follow is described at the top of agg.c.
+ * The design they follow: the top of agg.c and docs/agg-design.md.
  *
  * Everything here runs under c->lock, called from the receive path
  * (agg_rx.c), the timer (agg_timer.c) or a process starting an operation
@@ -69,7 +69,7 @@ static bool nck_agg_last_out(const struct nck_comm *c,
 	return (nck_agg_is_root(c, p) ? p->nready : p->res.count) == p->nfrags;
 }
 
-/* Is op inside the window of repetition a loss opened (agg.c's top)? */
+/* Is op inside the window of repetition a loss opened (agg-design.md)? */
 static bool nck_agg_repeating(struct nck_comm *c, const struct nck_agg_op *op)
 {
 	lockdep_assert_held(&c->lock);
@@ -549,7 +549,7 @@ int nck_agg_resend_down(void *arg, u32 k)
 	if (x->lost)
 		nck_agg_saw_loss(x->c, op);
 	/*
-	 * Twice while repeating (agg.c's top): RACK finds a lost resend only
+	 * Twice while repeating ("repetition", agg-design.md): RACK finds a lost resend only
 	 * once a later fragment is acked, and a window full of holes sends
 	 * none (docs/agg-design.md, "Repetition").
 	 */
