@@ -261,8 +261,9 @@ static bool nck_frame_joins(struct sk_buff *skb, u32 dst)
 
 /*
  * skb and the frames after it in batch for its destination leave as one
- * skb as far as the bearer takes it (bearer_eth.c).  No control frames or
- * repairs (a refused repair is refunded frame by frame).  False: alone.
+ * skb as far as the bearer takes it (bearer_eth.c).  No control frames,
+ * repairs (refunded frame by frame) or a copy of the frame before it (a
+ * copy is sent so that one loss does not take both).  False: alone.
  */
 static bool nck_frames_gso(struct nck_comm *c, struct sk_buff *skb,
 			   struct sk_buff_head *batch)
@@ -286,7 +287,8 @@ static bool nck_frames_gso(struct nck_comm *c, struct sk_buff *skb,
 	mss = skb->len;
 	bytes -= skb->len;
 	while (n < segs && (next = skb_peek(batch)) &&
-	       nck_frame_joins(next, dst) && next->len + tag <= bytes) {
+	       nck_frame_joins(next, dst) && next->len + tag <= bytes &&
+	       memcmp(tail->data + 4, next->data + 4, NETCOLL_HDR_LEN - 4)) {
 		__skb_unlink(next, batch);
 		if (nck_frame_seal(c, next))
 			continue;

@@ -20,7 +20,8 @@
 #   docs/apps-bench.md, 2026-12-02: on 16 emulated hosts sharing two CPUs
 #   a spinning rank takes CPU from every other host, which favours netcoll,
 #   and yielding favours Open MPI, so the table shows both),
-#   NC_BENCH_AR_MODES ("mpi trees rsag tuned": the allreduce part's modes)
+#   NC_BENCH_AR_MODES ("mpi trees rsag tuned": the allreduce part's modes;
+#   also trees1, the trees with one frame an skb)
 T_NAME=bench_apps
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=mpi_lib.sh
@@ -61,6 +62,12 @@ hpcc_input() { # DIR
 		/usr/share/doc/hpcc/examples/_hpccinf.txt >"$1/hpccinf.txt"
 }
 
+# gso_segs N : gso_max_segs of every host's eth0 (1: netcoll sends one frame an skb)
+gso_segs() {
+	local h
+	for h in $(cluster_hosts); do on "$h" ip link set dev eth0 gso_max_segs "$1"; done
+}
+
 # MPI_Allreduce: the same binary in each mode, in turn.
 ar_runs=()
 if [[ $PARTS == *" allreduce "* ]]; then
@@ -71,13 +78,16 @@ if [[ $PARTS == *" allreduce "* ]]; then
 			for mode in "${AR_MODES[@]}"; do
 				pre=()
 				case $mode in
-				trees) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=0) ;;
+				trees | trees1) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=0) ;;
 				rsag) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=1) ;;
 				tuned) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_MPI_ALLREDUCE_TUNE=1) ;;
 				esac
+				# trees1: the trees with one frame an skb (gso_max_segs 1)
+				[ "$mode" = trees1 ] && gso_segs 1
 				NC_MPI_YIELD=$yield nc_mpirun "ar-$mode-$wait-$i" "${pre[@]}" \
 					"$ALLREDUCE_BENCH" "${AR_SIZES[@]}" ||
 					echo "ar-$mode-$wait-$i failed" >&2
+				[ "$mode" = trees1 ] && gso_segs 65535
 				ar_runs+=("$mode:$wait:$i")
 				echo "allreduce round $i $wait $mode done" >&2
 			done
@@ -177,17 +187,20 @@ def ar_table():
     print("(`mpi_yield_when_idle`). The emulated hosts share the guest's CPUs: a")
     print("spinning rank takes CPU from every other host, which on a real cluster")
     print("it could not; spinning favours netcoll, yielding Open MPI.\n")
-    print("| waiting ranks | bytes | Open MPI | netcoll trees | netcoll RS+AG | tuned | best netcoll / Open MPI (speed-up) | tuned / Open MPI |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    title = {"mpi": "Open MPI", "trees": "netcoll trees", "trees1": "trees, one frame an skb",
+             "rsag": "netcoll RS+AG", "tuned": "tuned"}
+    modes = [m for m in title if any(m in row for row in d.values())]
+    print("| waiting ranks | bytes | " + " | ".join(title[m] for m in modes) +
+          " | best netcoll / Open MPI (speed-up) | tuned / Open MPI |")
+    print("|---|---:|" + "---:|" * (len(modes) + 2))
     for wait, size in sorted(d, key=lambda k: (k[0] != "spin", k)):
         row = d[(wait, size)]
         med = {k: statistics.median(v) / 1000 for k, v in row.items()}
         best = min([med[k] for k in ("trees", "rsag") if k in med] or [0])
         ratio = "%.2f" % (med["mpi"] / best) if best and "mpi" in med else "?"
         tuned = "%.2f" % (med["mpi"] / med["tuned"]) if med.get("tuned") and "mpi" in med else "?"
-        print("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
-            wait, size, *("%.2f" % med[k] if k in med else "?"
-                          for k in ("mpi", "trees", "rsag", "tuned")), ratio, tuned))
+        print("| %s | %d | %s | %s | %s |" % (
+            wait, size, " | ".join("%.2f" % med[k] if k in med else "?" for k in modes), ratio, tuned))
     for mode, wait, i in ar_runs:
         if mode == "tuned":
             out = read(os.path.join(log, "ar-%s-%s-%s.log" % (mode, wait, i)))
