@@ -8,6 +8,11 @@
 # line stops there).  Beside it, from the counters of every host, what
 # the line cost per operation: frames sent, data frames sent again, and
 # retransmission timeouts (each one a wait the acks did not spare).
+# NC_BENCH_GSO (single): "single" sets gso_max_segs 1 on every eth0, so
+# the module sends one frame an skb: netem drops an skb whole, and a NIC
+# puts a group's frames on its cable one by one, so a lossy cable is
+# emulated with single frames; "whole" keeps the module's groups (then a
+# loss takes a group of frames at once).
 T_NAME=bench_loss
 source "$(dirname "$0")/lib.sh"
 set -u
@@ -16,11 +21,15 @@ OPS=${NC_BENCH_OPS:-200}
 LOSSES=${NC_BENCH_LOSSES:-0 5 10}
 TIMEOUT=${NC_BENCH_OP_TIMEOUT:-30000}
 SPECS=${NC_BENCH_SPECS:-alltoall:1048576 alltoall:65536 allreduce:8 allreduce:1024 allreduce:131072}
+GSO=${NC_BENCH_GSO:-single}
 
 cluster_star 4 >/dev/null || { echo "cluster up failed" >&2; exit 1; }
 # shellcheck disable=SC2119	# no module parameters
 nc_load || { echo "insmod failed" >&2; exit 1; }
-for h in $(cluster_hosts); do on "$h" "$NCTL" dev attach dev eth0; done
+for h in $(cluster_hosts); do
+	on "$h" "$NCTL" dev attach dev eth0
+	[ "$GSO" = single ] && on "$h" ip link set dev eth0 gso_max_segs 1
+done
 ID=0
 
 # a fresh communicator for every line (ID): a failure breaks one
@@ -89,6 +98,13 @@ line() {
 	echo "to back, each with a $TIMEOUT ms budget.  A failed operation breaks the"
 	echo "communicator (ENOTRECOVERABLE afterwards), so a line stops at its first"
 	echo "failure: the failures counted are that one and every one after it."
+	if [ "$GSO" = single ]; then
+		echo "The module sent one frame an skb (gso_max_segs 1): netem drops an skb whole,"
+		echo "and a NIC puts frames on a cable one by one."
+	else
+		echo "The module sent a destination's frames as one skb where it could: a loss"
+		echo "took such a group at once."
+	fi
 	echo
 	echo "| operation | loss | wall time | done | failed | frames / op | resent / op | timeouts / op |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
