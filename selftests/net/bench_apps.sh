@@ -62,12 +62,6 @@ hpcc_input() { # DIR
 		/usr/share/doc/hpcc/examples/_hpccinf.txt >"$1/hpccinf.txt"
 }
 
-# gso_segs N : gso_max_segs of every host's eth0 (1: netcoll sends one frame an skb)
-gso_segs() {
-	local h
-	for h in $(cluster_hosts); do on "$h" ip link set dev eth0 gso_max_segs "$1"; done
-}
-
 # MPI_Allreduce: the same binary in each mode, in turn.
 ar_runs=()
 if [[ $PARTS == *" allreduce "* ]]; then
@@ -83,11 +77,11 @@ if [[ $PARTS == *" allreduce "* ]]; then
 				tuned) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_MPI_ALLREDUCE_TUNE=1) ;;
 				esac
 				# trees1: the trees with one frame an skb (gso_max_segs 1)
-				[ "$mode" = trees1 ] && gso_segs 1
+				[ "$mode" = trees1 ] && nc_gso_segs 1
 				NC_MPI_YIELD=$yield nc_mpirun "ar-$mode-$wait-$i" "${pre[@]}" \
 					"$ALLREDUCE_BENCH" "${AR_SIZES[@]}" ||
 					echo "ar-$mode-$wait-$i failed" >&2
-				[ "$mode" = trees1 ] && gso_segs 65535
+				[ "$mode" = trees1 ] && nc_gso_segs 65535
 				ar_runs+=("$mode:$wait:$i")
 				echo "allreduce round $i $wait $mode done" >&2
 			done

@@ -23,11 +23,6 @@ ROUNDS=${NC_BENCH_ROUNDS:-2}
 read -r -a PARTS <<<"${NC_BENCH_PARTS:-star fabric}"
 export NETCOLL_RSAG_MIN=0	# every size on the kernel's trees
 
-# segs N : gso_max_segs of every host's eth0 (1: one frame an skb)
-segs() {
-	local h
-	for h in $(cluster_hosts); do on "$h" ip link set dev eth0 gso_max_segs "$1" || return 1; done
-}
 # softirq_ticks : the guest's softirq time so far, in USER_HZ ticks
 softirq_ticks() { awk '$1 == "cpu" { print $8 }' /proc/stat; }
 
@@ -42,7 +37,9 @@ for part in "${PARTS[@]}"; do
 	nc_load && nc_comm_up 1 >/dev/null || { echo "module or comm failed" >&2; exit 1; }
 	for r in $(seq "$ROUNDS"); do
 		for way in whole single; do
-			[ $way = whole ] && segs 65535 || segs 1 || exit 1
+			n=1
+			[ $way = whole ] && n=65535
+			nc_gso_segs $n || exit 1
 			for s in "${SIZES[@]}"; do
 				name=$part-$way-$s-$r
 				t0=$(softirq_ticks)

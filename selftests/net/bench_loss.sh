@@ -26,10 +26,8 @@ GSO=${NC_BENCH_GSO:-single}
 cluster_star 4 >/dev/null || { echo "cluster up failed" >&2; exit 1; }
 # shellcheck disable=SC2119	# no module parameters
 nc_load || { echo "insmod failed" >&2; exit 1; }
-for h in $(cluster_hosts); do
-	on "$h" "$NCTL" dev attach dev eth0
-	[ "$GSO" = single ] && on "$h" ip link set dev eth0 gso_max_segs 1
-done
+for h in $(cluster_hosts); do on "$h" "$NCTL" dev attach dev eth0; done
+[ "$GSO" = single ] && nc_gso_segs 1
 ID=0
 
 # a fresh communicator for every line (ID): a failure breaks one

@@ -158,6 +158,13 @@ nc_stat_sum() {
 # timers ask twice), and drop_tx, a frame this host's own queue refused
 # and resent (all hosts' frames share one guest kernel's backlog, where
 # real hosts have a NIC ring each).
+# nc_gso_segs N : gso_max_segs of every host's eth0; 1 makes the module
+# send one frame an skb (bearer_eth.c groups only up to it).
+nc_gso_segs() {
+	local h
+	for h in $(cluster_hosts); do on "$h" ip link set dev eth0 gso_max_segs "$1" || return 1; done
+}
+
 nc_clean_drops() {
 	on "$1" "$NCTL" -j stats | python3 -c '
 import json, sys

@@ -105,10 +105,6 @@ gso_run() {
 gso_port_segs() { # HOST N : gso_max_segs of HOST's switch port
 	_nc_hostline "$1" && ip -n "$(cluster_fabric_ns)" link set dev "${_NC_R[5]}" gso_max_segs "$2"
 }
-gso_hosts_segs() { # N : gso_max_segs of every host's eth0
-	local h
-	for h in $ALL8; do on "$h" ip link set dev eth0 gso_max_segs "$1" || return 1; done
-}
 gso_whole() {
 	gso_run gso_whole || return 1
 	local tx rx
@@ -132,9 +128,9 @@ t_check "... cut into frames before h3's port (gso_max_segs 1): bit-exact, h3 go
 	gso_cut
 gso_off() {
 	local rc=0 tx rx
-	gso_hosts_segs 1 || rc=1
+	nc_gso_segs 1 || rc=1
 	[ $rc = 0 ] && { gso_run gso_off || rc=1; }
-	gso_hosts_segs 65535 || rc=1
+	nc_gso_segs 65535 || rc=1
 	tx=$(gso_sum gso_off tx_gso) rx=$(gso_sum gso_off rx_gso)
 	echo "skbs of several frames: $tx sent, $rx received whole"
 	[ $rc = 0 ] && [ "$tx" = 0 ] && [ "$rx" = 0 ]
