@@ -261,16 +261,16 @@ static bool nck_frame_joins(struct sk_buff *skb, u32 dst)
 
 /*
  * skb and the frames after it in batch for its destination leave as one
- * skb as far as the bearer takes it (bearer_eth.c).  No control frames,
- * repairs (refunded frame by frame) or a copy of the frame before it (a
- * copy is sent so that one loss does not take both).  False: alone.
+ * skb as far as the bearer takes it (bearer_eth.c).  Not control frames,
+ * repairs (refunded frame by frame) or a copy of the frame before (same
+ * header after the flags): one loss must not take both.  False: alone.
  */
 static bool nck_frames_gso(struct nck_comm *c, struct sk_buff *skb,
 			   struct sk_buff_head *batch)
 {
 	u32 dst = nck_skb_cb(skb)->dst, tag = c->auth ? NETCOLL_AUTH_LEN : 0;
 	struct sk_buff *next = skb_peek(batch), *tail = skb;
-	u32 bytes, segs, n = 1, mss;
+	u32 bytes, segs, mss, n = 1, from = offsetof(struct netcoll_hdr, comm_id);
 	struct nck_bearer *b;
 	bool ok;
 
@@ -288,7 +288,7 @@ static bool nck_frames_gso(struct nck_comm *c, struct sk_buff *skb,
 	bytes -= skb->len;
 	while (n < segs && (next = skb_peek(batch)) &&
 	       nck_frame_joins(next, dst) && next->len + tag <= bytes &&
-	       memcmp(tail->data + 4, next->data + 4, NETCOLL_HDR_LEN - 4)) {
+	       memcmp(tail->data + from, next->data + from, NETCOLL_HDR_LEN - from)) {
 		__skb_unlink(next, batch);
 		if (nck_frame_seal(c, next))
 			continue;
