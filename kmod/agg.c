@@ -56,11 +56,9 @@
  * receive path and the timer build frames at once on different CPUs, and
  * they must leave in the order they were built.
  *
- * Files: agg.c (this one) holds the life of an operation, starting and
- * finishing one (process context) and the communicator's set-up and
- * tear-down; agg_tx.c (frames out), agg_rx.c (frames in), agg_timer.c
- * (the timer) and agg_op.h (what they share) say at their tops what
- * each holds.
+ * Files: agg.c (this one) holds an operation's life, its start and finish
+ * (process context) and the communicator's set-up and tear-down; agg_tx.c
+ * (frames out), agg_rx.c (in), agg_timer.c and agg_op.h say what they hold.
  */
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -127,7 +125,7 @@ static void nck_agg_op_discard(struct nck_comm *c, struct nck_agg_op *op)
 	spin_lock_bh(&c->lock);
 	c->agg.frees++;
 	spin_unlock_bh(&c->lock);
-	wake_up_all(&c->agg.wq);
+	nck_agg_wake(c);
 }
 
 /* The calling process posts op, its result to go to ubuf (agg_op.h). */
@@ -236,7 +234,7 @@ static s8 nck_agg_op_class(const struct nck_agg_op *op)
  * timeout stays at the quick ones' (docs/agg-design.md).  The first
  * sample is taken whatever it is: else none might ever be.
  */
-static void nck_agg_time_op(struct nck_comm *c, struct nck_agg_op *op)
+static void nck_agg_time_op(struct nck_comm *c, struct nck_agg_op *op, u64 now)
 {
 	struct nck_rtt *r;
 
@@ -245,8 +243,8 @@ static void nck_agg_time_op(struct nck_comm *c, struct nck_agg_op *op)
 	r = &c->agg.op_rtt[op->op_class];
 	if (r->srtt_us && (op->lost || (op->expired && !op->late)))
 		return;
-	nck_rtt_sample(r, min_t(u64, div_u64(ktime_get_ns() - op->t0_ns,
-					     NSEC_PER_USEC), U32_MAX / 8));
+	nck_rtt_sample(r, min_t(u64, div_u64(now - op->t0_ns, NSEC_PER_USEC),
+				U32_MAX / 8));
 }
 
 void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
@@ -267,7 +265,7 @@ void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
 		nck_comm_break(c);
 	} else {
 		nck_stat_inc(c->nn, NETCOLL_STAT_AGG_OPS);
-		nck_agg_time_op(c, op);
+		nck_agg_time_op(c, op, op->dn_heard_ns);
 		nck_agg_early_rescan(c);	/* the OSO window moved */
 	}
 	/*
@@ -276,7 +274,7 @@ void nck_agg_complete(struct nck_comm *c, struct nck_agg_op *op, int err)
 	 * than a start and a cancel per operation on every rank
 	 * (docs/agg-design.md, "Timing").
 	 */
-	wake_up_all(&c->agg.wq);
+	nck_agg_wake(c);
 }
 
 /* Is op among the operations repetition covers (see the top)? */
@@ -311,7 +309,8 @@ static u64 nck_agg_rto_floor(const struct nck_comm *c,
  */
 void nck_agg_progress(struct nck_comm *c, struct nck_agg_op *op)
 {
-	nck_rtx_progress(&op->rtx, &c->agg.rtt, nck_agg_rto_floor(c, op));
+	nck_rtx_progress(&op->rtx, &c->agg.rtt, nck_agg_rto_floor(c, op),
+			 ktime_get_ns());
 	nck_agg_arm(c, op->rtx.at);
 }
 
@@ -684,7 +683,8 @@ static void nck_agg_install(struct nck_comm *c, struct nck_agg_op *op,
 	op->started = true;
 	op->op_class = nck_agg_op_class(op);
 	op->t0_ns = ktime_get_ns();
-	nck_rtx_progress(&op->rtx, &c->agg.rtt, nck_agg_rto_floor(c, op));
+	nck_rtx_progress(&op->rtx, &c->agg.rtt, nck_agg_rto_floor(c, op),
+			 op->t0_ns);
 	c->agg.next++;
 
 	for (j = 0; j < op->npieces; j++)
@@ -714,19 +714,12 @@ static void nck_agg_install(struct nck_comm *c, struct nck_agg_op *op,
  * The worker nck_agg_early_bcast() queued: start the broadcast its data
  * announced, unless this rank's process started operation seq meanwhile
  * (then the next one's data may be waiting: looked for again), the OSO
- * window is full or the communicator's memory is (tried again when an
- * operation finishes or is released, not for each fragment: each try
- * allocates the operation and builds its tree), the
- * frame did not come from our parent in that broadcast's tree (a forged
- * or stray frame must not start anything its parent would not), or the
- * communicator stopped.  One start at a time: early_bcast.queued stays
- * set until here.  The operation's one reference is its slot's; the
- * process takes its own when it posts.  Its time budget while its data
- * comes is nck_agg_unposted_ms() (nck_agg_unposted_alive()): one forged
- * frame of a 16 MiB vector held that vector, charged, for an hour.
- * No more broadcasts wait for this rank's process than the OSO window
- * lets run: none of them can finish before its process posts it (its
- * empty piece), so only a forged finish could have let more start.
+ * window or the communicator's memory is full (tried again when an
+ * operation finishes or is released), the frame did not come from our
+ * parent in that broadcast's tree, or the communicator stopped.  One
+ * start at a time: early_bcast.queued stays set until here.  The
+ * operation's one reference is its slot's; the process takes its own
+ * when it posts.  Why each bound: docs/agg-design.md, "Early frames".
  */
 static void nck_agg_bcast_work(struct work_struct *work)
 {
@@ -799,7 +792,7 @@ static void nck_agg_bcast_work(struct work_struct *work)
 	nck_agg_push_out(c);
 	if (started) {
 		nck_stat_inc(c->nn, NETCOLL_STAT_AGG_BCAST_EARLY);
-		wake_up_all(&c->agg.wq);	/* a poster waiting for its turn */
+		nck_agg_wake(c);	/* a poster waiting for its turn */
 	} else if (!IS_ERR(op)) {
 		nck_agg_op_discard(c, op);
 	}
@@ -850,7 +843,7 @@ static struct nck_agg_op *nck_agg_take_over(struct nck_comm *c,
 	if (op->complete)
 		return op;
 	op->deadline = end;
-	nck_rtx_progress(&op->rtx, &c->agg.rtt, 0); /* none overdue */
+	nck_rtx_progress(&op->rtx, &c->agg.rtt, 0, ktime_get_ns()); /* none overdue */
 	p = &op->piece[1];
 	for (k = 0; k < p->nfrags; k++)
 		nck_agg_try(c, op, p, k, txq);
@@ -1114,7 +1107,7 @@ void nck_agg_release(struct nck_comm *c, struct nck_agg_op *op, bool cancel)
 		nck_agg_arm_quiet(c, op);
 	nck_agg_op_put(c, op);
 	spin_unlock_bh(&c->lock);
-	wake_up_all(&c->agg.wq);	/* callers queued behind it (OSO) */
+	nck_agg_wake(c);	/* callers queued behind it (OSO) */
 }
 
 /*
@@ -1128,7 +1121,7 @@ void nck_agg_memory_freeable(struct nck_comm *c)
 	lockdep_assert_held(&c->lock);
 	c->agg.frees++;
 	nck_agg_early_rescan(c);
-	wake_up_all(&c->agg.wq);
+	nck_agg_wake(c);
 }
 
 /*
@@ -1169,7 +1162,7 @@ void nck_agg_close(struct nck_comm *c)
 			nck_agg_linger(c, op);
 	}
 	spin_unlock_bh(&c->lock);
-	wake_up_all(&c->agg.wq);	/* callers queued behind them (OSO) */
+	nck_agg_wake(c);	/* callers queued behind them (OSO) */
 }
 
 /* -- Communicator life ------------------------------------------- */
@@ -1266,7 +1259,7 @@ void nck_agg_stop(struct nck_comm *c, int err)
 	nck_early_books_purge(c, &c->agg.books);
 	spin_unlock_bh(&c->lock);
 	nck_rx_purge(c, &early);
-	wake_up_all(&c->agg.wq);
+	nck_agg_wake(c);
 	hrtimer_cancel(&c->agg.timer);
 	/* A pending worker's reference is ours to drop (c->dead: no new one). */
 	if (cancel_work_sync(&c->agg.work))

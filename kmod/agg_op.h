@@ -228,7 +228,7 @@ int nck_agg_resend_up(void *arg, u32 k);
 void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
 		   struct sk_buff *skb, const struct nc_frame *f,
 		   struct sk_buff_head *txq);
-void nck_agg_early_rescan(struct nck_comm *c);
+void nck_agg_early_walk(struct nck_comm *c);
 void nck_agg_early_refuse(struct nck_comm *c, u32 seq, u32 src, u32 root);
 void nck_agg_refund(struct nck_comm *c, u32 seq, u32 n);
 int nck_agg_frag_size(struct nck_comm *c, u32 *fs);
@@ -236,6 +236,22 @@ void nck_agg_work(struct work_struct *work);
 
 /* agg_timer.c */
 enum hrtimer_restart nck_agg_timer(struct hrtimer *t);
+
+/* On every completion: inline while no broadcast data is held (the walk). */
+static inline void nck_agg_early_rescan(struct nck_comm *c)
+{
+	c->agg.early_bcast.rescans++;
+	c->agg.early_bcast.waiting = false;
+	if (c->agg.early_bcast.held && !c->agg.early_bcast.queued)
+		nck_agg_early_walk(c);
+}
+
+/* Mostly nobody waits; the barrier pairs with prepare_to_wait_event()'s. */
+static inline void nck_agg_wake(struct nck_comm *c)
+{
+	if (wq_has_sleeper(&c->agg.wq))
+		wake_up_all(&c->agg.wq);
+}
 
 static inline u32 nck_agg_window(const struct nck_comm *c)
 {

@@ -813,25 +813,16 @@ static void nck_agg_early_bcast(struct nck_comm *c, const struct nc_frame *f)
 }
 
 /*
- * Does a broadcast's data wait among the early frames for the next
- * operation here?  Then start it (the next operation just became possible:
- * one started, finished or was released, or a start queued for another gave
- * up; a start that waited may go now).  This runs on every completion,
- * often in softirq, and the early queue of a busy root can hold thousands
- * of fragments of later reductions: it walks the queue only while
- * early_bcast.held says broadcast data may be there (set when such data is
- * held, cleared by a walk that finds none).
+ * The next operation just became possible: start it if a broadcast's data
+ * for it waits among the early frames.  A busy root's may hold thousands of
+ * later reductions' fragments: walked only while early_bcast.held (agg.h).
  */
-void nck_agg_early_rescan(struct nck_comm *c)
+void nck_agg_early_walk(struct nck_comm *c)
 {
 	struct sk_buff *skb;
 	struct nc_frame f;
 
 	lockdep_assert_held(&c->lock);
-	c->agg.early_bcast.rescans++;
-	c->agg.early_bcast.waiting = false;
-	if (!c->agg.early_bcast.held || c->agg.early_bcast.queued)
-		return;
 	c->agg.early_bcast.held = false;
 	skb_queue_walk(&c->agg.early, skb) {
 		nck_skb_hdr(skb, &f);

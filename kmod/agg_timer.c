@@ -292,7 +292,7 @@ enum hrtimer_restart nck_agg_timer(struct hrtimer *t)
 		 * still runs.
 		 */
 		if (op->unposted && op->piece[0].complete) {
-			nck_rtx_progress(&op->rtx, &c->agg.rtt, 0);
+			nck_rtx_progress(&op->rtx, &c->agg.rtt, 0, now_ns);
 			nck_agg_acks_release(c, op, &txq);
 			next = min(next, nck_agg_when(op->deadline));
 			again = true;

@@ -435,21 +435,20 @@ static void nck_rtx_next(struct nck_rtx *t, u64 now)
 	t->at = t->tail ? probe : t->due;
 }
 
-void nck_rtx_arm(struct nck_rtx *t)
+void nck_rtx_arm(struct nck_rtx *t, u64 now)
 {
-	u64 now = ktime_get_ns();
-
 	t->due = now + t->rto;
 	t->tail = t->probes;
 	nck_rtx_next(t, now);
 }
 
-void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r, u64 floor)
+void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r, u64 floor,
+		      u64 now)
 {
 	t->retries = 0;
 	t->rto = max(nck_rtt_rto(r), floor);
 	t->pto = (u64)r->srtt_us * 2 * NSEC_PER_USEC;	/* 0: no estimate yet */
-	nck_rtx_arm(t);
+	nck_rtx_arm(t, now);
 }
 
 int nck_rtx_expired(struct nck_rtx *t)

@@ -367,12 +367,13 @@ struct nck_rtx {
 };
 
 /*
- * Progress: the timeouts go back to the estimate (the RTO at least
- * floor ns, 0 for none), armed from now.
+ * Progress: the timeouts go back to the estimate (the RTO at least floor
+ * ns, 0 for none), armed from now (the caller's ktime_get_ns(), shared).
  */
-void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r, u64 floor);
+void nck_rtx_progress(struct nck_rtx *t, const struct nck_rtt *r, u64 floor,
+		      u64 now);
 /* Frames go out after none were outstanding: armed from now. */
-void nck_rtx_arm(struct nck_rtx *t);
+void nck_rtx_arm(struct nck_rtx *t, u64 now);
 /*
  * It expired: NCK_RTX_PROBE (probe), NCK_RTX_RTO (back off and
  * retransmit), or -ETIMEDOUT after nck_max_retries RTOs in a row and at

@@ -376,7 +376,7 @@ static int nck_input_ack(struct nck_op *op, const struct nc_frame *f)
 	while (op->tx_first < op->ntx && nck_frags_full(&op->tx[op->tx_first].fr))
 		op->tx_first++;
 	if (op->progress)
-		nck_rtx_progress(&op->rtx, &op->c->rtt, 0);
+		nck_rtx_progress(&op->rtx, &op->c->rtt, 0, ktime_get_ns());
 	n = nck_frags_fast_retransmit(op->c, &x.m->fr, sacked, &op->c->rtt,
 				      nck_tx_resend, &x);
 	return n < 0 ? n : 0;
@@ -602,7 +602,7 @@ static int nck_push_frag(struct nck_op *op, struct nck_msg *m)
 	if (err)
 		return err;
 	if (!op->inflight)
-		nck_rtx_arm(&op->rtx);
+		nck_rtx_arm(&op->rtx, ktime_get_ns());
 	/*
 	 * Only data is timed: a token is a small frame, and on a slow link
 	 * its round trip lacks most of a data fragment's (at 12.5 Mbit/s a
@@ -885,7 +885,7 @@ int nck_op_run(struct nck_comm *c, const struct nck_msg_desc *tx, u32 ntx,
 	if (!op)
 		return err;
 	op->deadline = deadline;
-	nck_rtx_progress(&op->rtx, &op->c->rtt, 0);
+	nck_rtx_progress(&op->rtx, &op->c->rtt, 0, ktime_get_ns());
 
 	err = nck_op_start(c, op);
 	if (err) {
