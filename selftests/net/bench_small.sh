@@ -11,6 +11,8 @@ source "$(dirname "$0")/lib.sh"
 set -u
 ITERS=${NC_BENCH_ITERS:-3000}
 SIZE=${NC_BENCH_SIZE:-8}
+# NC_BENCH_TIMEOUT: the operations' budget in ms (empty: the communicator's)
+TIMEOUT=${NC_BENCH_TIMEOUT-20000}
 RUN_TIMEOUT=${NC_BENCH_RUN_TIMEOUT:-900}
 # shellcheck source=bench_lib.sh
 source "$(dirname "$0")/bench_lib.sh"
@@ -32,10 +34,10 @@ cluster_star 8 >/dev/null || { echo "cluster up failed" >&2; exit 1; }
 # shellcheck disable=SC2119	# no module parameters
 nc_load || { echo "insmod failed" >&2; exit 1; }
 nc_comm_up 1 >/dev/null || exit 1
-run warm --comm 1 --timeout 20000 --op allreduce --min "$SIZE" --max "$SIZE" --iters 200 || exit 1
+run warm --comm 1 ${TIMEOUT:+--timeout "$TIMEOUT"} --op allreduce --min "$SIZE" --max "$SIZE" --iters 200 || exit 1
 stats stats0
 sync	# the profiler's first mark
-run small --comm 1 --timeout 20000 --op allreduce --min "$SIZE" --max "$SIZE" --iters "$ITERS" || exit 1
+run small --comm 1 ${TIMEOUT:+--timeout "$TIMEOUT"} --op allreduce --min "$SIZE" --max "$SIZE" --iters "$ITERS" || exit 1
 sync	# the second
 stats stats1
 join "$T_LOG/stats0" "$T_LOG/stats1" | awk '$3 != $2 { print $1, $3 - $2 }' >"$NC_OUT/stats.txt"
