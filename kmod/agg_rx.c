@@ -6,11 +6,9 @@
  * started here yet (early frames, a broadcast its data starts).
  *
  * nck_agg_rcv() runs in the receive path (softirq, RCU held); float frames
- * softirq may not reduce go to a worker (nck_agg_work()), which delivers
- * them with bottom halves off.  Delivery takes c->lock, and everything
- * it dispatches to runs under it, as do nck_agg_input() for the early
- * frames a starting operation takes (agg.c) and nck_agg_early_rescan().
- * nck_agg_refund() runs in any context, under c->lock too.
+ * go to a worker (nck_agg_work(): no FPU in softirq).  Everything here runs
+ * under c->lock, in any context (nck_agg_input() too, for the early frames
+ * a starting operation takes in agg.c).
  */
 #include "reduce.h"
 #include "shared/nc_reduce.h"
@@ -717,18 +715,14 @@ void nck_agg_input(struct nck_comm *c, struct nck_agg_op *op,
 /*
  * A broadcast's data for the next operation here, before this rank's
  * process posted it: the broadcast starts now, as if posted (the worker
- * allocates it: not in softirq), so that an inner rank forwards to its
- * subtree in the receive path whether its process runs or not, and the
- * subtree does not wait for it (docs/agg-design.md, "Early frames").
- * The process takes the operation over when it posts (nck_agg_start);
- * until then its empty piece (the "started" barrier) waits, so the root
- * still finishes only when every rank's process posted.  One broadcast at
- * a time is queued (the next can start once this one did); it is charged
- * to the communicator's memory as a posted one, and the OSO window bounds
- * how many there are.  The frame says which broadcast (root in its tag,
- * length, fragment size), and must come from our parent in that
- * broadcast's tree (the worker checks before it allocates).  Frames of a
- * multicast broadcast need no forwarding.
+ * allocates it), so that an inner rank forwards it in the receive path
+ * whether its process runs or not (docs/agg-design.md, "Early frames").
+ * The process takes it over when it posts (nck_agg_start); until then its
+ * empty piece waits, so the root still finishes only when every rank's
+ * process posted.  One start at a time is queued, charged as a posted
+ * one; the OSO window bounds them.  The frame says which broadcast (root
+ * in its tag, length, fragment size) and must come from our parent in its
+ * tree (the worker checks).  A multicast broadcast needs no forwarding.
  */
 static bool nck_agg_bcast_data(struct nck_comm *c, const struct nc_frame *f)
 {
@@ -915,9 +909,8 @@ static void nck_agg_early(struct nck_comm *c, struct sk_buff *skb,
  * tail (nck_agg_dn_probe()) -- or that we need nothing more of it (it
  * left because it finished, was cancelled or failed here).  Told so,
  * at the late-ack rate (nck_peer_late_ack()), the sender frees it for
- * its next post at once; before, it waited out the children's silence
- * (rtx.quiet_min, 5 s), since a leaf under its memory limit frees each
- * result as soon as its process posts the next.  The ack's cumulative
+ * its next post at once, not after the children's silence (rtx.quiet_min:
+ * a leaf frees each result when its process posts the next).  The ack's cumulative
  * point is the whole piece: the sender counts none it did not send.
  */
 static void nck_agg_stale(struct nck_comm *c, struct sk_buff *skb,

@@ -19,11 +19,9 @@
  * A timeout while children's fragments are missing: each child that owes
  * some gets our ack of its fragments, asking for an answer.  A child that
  * has not started the operation, or waits for its own children, answers
- * that it is alive; one whose frames were lost learns which from the ack.
- * Without it a rank waiting for a late subtree heard nothing and failed
- * after nck_max_retries timeouts (hpcc's latency section: a reduce whose
- * children were still in their ping-pongs).  Only a dead child stays
- * silent, which the retry count is for.
+ * that it is alive (else a late subtree failed us: docs/agg-design.md);
+ * one whose frames were lost learns which from the ack.  Only a dead
+ * child stays silent, which the retry count is for.
  */
 static bool nck_agg_ask_children(struct nck_comm *c, struct nck_agg_op *op,
 				 struct nck_agg_piece *p,

@@ -6,12 +6,9 @@
  * (combining fragments, pushing them up and down within their windows).
  * The design they follow: the top of agg.c and docs/agg-design.md.
  *
- * Everything here runs under c->lock, called from the receive path
- * (agg_rx.c), the timer (agg_timer.c) or a process starting an operation
- * (agg.c).  Frames are built under it onto the caller's txq, which the
- * caller moves to the communicator's transmit queue before it releases
- * the lock and sends after (nck_agg_queue_out(), nck_agg_push_out(); see
- * "Locking" at the top of agg.c).
+ * Everything here runs under c->lock, called from the receive path, the
+ * timer or a process starting an operation; frames are built onto the
+ * caller's txq (see "Locking" at the top of agg.c).
  */
 #include "reduce.h"
 #include "agg_op.h"

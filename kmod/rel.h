@@ -299,13 +299,8 @@ int nck_frags_probe(struct nck_frags *s, u32 sent,
  * @rttvar_us: its variation
  * @backoff_ns: a timeout expired, backed off to this, and was spurious
  *	(nck_rtx_dup); the timeout stays at least this until the next
- *	sample (RFC 6298, 5.7 and Karn's algorithm; RFC 4015's response to a
- *	spurious timeout).  Without it the next ack brought the timeout back
- *	to the estimate, and the fragments a queue holds longer than that
- *	were never timed (each timed out and was resent first), so the
- *	estimate never learnt of the queue.  A timeout that repaired a loss
- *	is not kept: where most frames are lost (incast) samples are rare,
- *	and every later loss waited for the backed-off timeout.
+ *	sample (RFC 6298, 5.7; RFC 4015's response to a spurious timeout;
+ *	why: docs/rel-design.md, "Timers").
  * @reordering: fragments a frame was seen overtaken by on this path (0:
  *	none yet); fast retransmission waits for that many acked above a
  *	hole (nck_frags_fast_retransmit).  It only grows, as Linux's
@@ -339,23 +334,13 @@ u64 nck_rtt_rto(const struct nck_rtt *r);
  * @repeats: copies the operation sent on purpose (the caller counts
  *	them): each may bring one of @dups that says nothing of a timeout
  *
- * The last frames of a message have no later ones whose acks would show
- * them lost, and an RTO is SRTT + 4 RTTVAR: on a busy host the variation
- * is the larger part (under TCG 3 ms against a 2.6 ms SRTT).  So the timer
- * first fires at the probe timeout (RFC 8985, 7.2): the caller probes
- * (frames asking for an ack at once), and the ack shows the holes.  Up to
- * NCK_RTX_PROBES of them, one PTO apart, as long as they come before the
- * RTO is due (at 10 % loss per cable a probe or its ack is lost a third
- * of the time); the RTO itself stays where it was, so a caller with
- * nothing to probe waits no longer than without probes.  Probes neither
- * back off nor count as retries; arming (progress, or frames going out
- * after none were outstanding) sets them again.  The transport probes
- * once an operation has seen a loss (transport.c, nck_tx_resend); the
- * aggregation engine does not (agg.c, timing).
- *
- * Times are nanoseconds and the owners sleep on hrtimers, not jiffies: a
- * round trip is half a millisecond here, a tick 4 ms (HZ=250, Debian's),
- * and rounded to ticks a probe would never come before the RTO.
+ * The timer first fires at the probe timeout (RFC 8985, 7.2): the caller
+ * probes (frames asking for an ack at once), and the ack shows the holes.
+ * Up to NCK_RTX_PROBES of them, one PTO apart, before the RTO is due; the
+ * RTO stays where it was.  Probes neither back off nor count as retries;
+ * arming sets them again.  The transport probes once an operation has
+ * seen a loss (nck_tx_resend); the aggregation engine does not.  Times are
+ * nanoseconds on hrtimers.  Why: docs/rel-design.md, "Timers".
  */
 struct nck_rtx {
 	u64 rto, pto, at, due, backed;
@@ -408,15 +393,9 @@ static inline void nck_rtx_alive(struct nck_rtx *t)
 
 /*
  * Frames of operations not started yet (charged; false: dropped).  Those
- * not booked (below) may fill half the receive memory only: frames of
- * later operations beyond the books (many peers' resent fragments, a
- * forger's), all held until their operation starts, left the running
- * operation's own frames and acks nothing but drops (drop_memory), and
- * it failed.  Booked ones may fill more: a slow receiver's did not fit in
- * half (docs/rel-design.md, "Early frames").  Their senders' windows bound
- * them (past half, nck_rx_behind() holds their acks), a forger's nothing:
- * they leave NCK_EARLY_RESERVE of the memory to the running operation,
- * which 64 forged books of 64 fragments otherwise filled (t_inject).
+ * not booked (below) may fill half the receive memory only, booked ones
+ * more, up to NCK_EARLY_RESERVE short of it: the rest is the running
+ * operation's (why: docs/rel-design.md, "Early frames").
  */
 #define NCK_EARLY_RESERVE(c)	((c)->rx_mem_max / 4)
 bool nck_early_hold(struct nck_comm *c, struct sk_buff_head *q,
@@ -426,24 +405,17 @@ void nck_early_take(struct nck_comm *c, struct sk_buff_head *q, u32 seq,
 		    struct sk_buff_head *out);
 
 /*
- * Early books.  A sender whose fragments wait at a receiver that has not
- * started their operation hears nothing of them: its window stays closed
- * and its retransmission timer resends them, again and again while the
- * receiver's process is descheduled (docs/rel-design.md, "Early frames").
- * A book says which fragments of one message are held early, so the
- * receiver acks them as it would once started (as TCP acks what waits in
- * a socket for its reader) and drops copies of them.  A booked fragment
- * is acked: it must not be dropped before its operation starts (its
- * sender will not send it again), so the frames of a book are charged
- * when held and only their operation's start (or the communicator's end)
- * lets them go.  Nothing can check a frame against its operation before
- * the operation starts, so a book is a message of one shape (length,
- * fragment size, opcode): a forged or mistaken frame of another shape,
- * dropped when the operation starts, books apart and cannot make the
- * true one a copy.  Books are bounded: NCK_EARLY_BOOKS per queue, the first
- * NCK_EARLY_BOOK_FRAGS fragments of a message (beyond, fragments are held
- * without an ack, as before); their memory is charged to the receive
- * memory too.
+ * Early books.  A book says which fragments of one message are held early,
+ * so the receiver acks them as it would once started (as TCP acks what
+ * waits in a socket for its reader) and drops copies of them; unacked, the
+ * sender's window stays closed and it resends them again and again.  A
+ * booked fragment must not be dropped before its operation starts (its
+ * sender will not send it again): charged when held, only the start (or
+ * the communicator's end) lets it go.  A book is a message of one shape
+ * (length, fragment size, opcode): a forged frame of another shape books
+ * apart and cannot make the true one a copy.  Bounded: NCK_EARLY_BOOKS per
+ * queue, the first NCK_EARLY_BOOK_FRAGS fragments of a message (beyond,
+ * held without an ack), charged to the receive memory.
  */
 #define NCK_EARLY_BOOKS		64
 #define NCK_EARLY_BOOK_FRAGS	4096
