@@ -335,6 +335,18 @@ nc_json() {
 		'import json,sys; d=json.load(sys.stdin); sys.exit(0 if eval(sys.argv[1]) else "false: %s on %r" % (sys.argv[1], d))' "$expr"
 }
 
+# nc_wait_bound HOST ID : until an endpoint is bound to HOST's communicator
+# ID (20 s at most): a test that acts on a running operation starts there,
+# not after a fixed sleep a busy guest may outlast.
+nc_wait_bound() {
+	local i
+	for i in $(seq 200); do
+		nc_json "$1" 'd and d[0].get("bound")' comm show id "$2" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # The epoch of communicator ID as HOST has it (root sees it).
 nc_epoch() {
 	on "$1" "$NCTL" -j comm show id "$2" | python3 -c \

@@ -120,7 +120,7 @@ on h1 "$NCTL" comm add id 9 dev eth0 rank 0 members "$(cluster_members)"
 on h1 "$NC_CHECK" --comm 9 --rank 0 --size 8 --op barrier --timeout 20000 \
 	--expect-error ESHUTDOWN >"$T_LOG/shutdown.log" 2>&1 &
 p=$!
-sleep 1
+nc_wait_bound h1 9 && sleep 0.2
 on h1 "$NCTL" comm del id 9
 t_check "comm deleted mid-operation: ESHUTDOWN" wait $p
 on h1 "$NCTL" comm del id 4
@@ -131,7 +131,7 @@ mon=$!
 on h2 "$NC_CHECK" --comm 4 --rank 1 --size 8 --op barrier --timeout 20000 \
 	--expect-error ENETDOWN >"$T_LOG/netdown.log" 2>&1 &
 p=$!
-sleep 1
+nc_wait_bound h2 4 && sleep 0.2
 on h2 ip link set eth0 down
 t_check "device down mid-operation: ENETDOWN" wait $p
 wait $mon
@@ -144,7 +144,7 @@ t_expect_fail "an op on a communicator whose device is gone: ENETDOWN" "ENETDOWN
 on h3 "$NC_CHECK" --comm 4 --rank 2 --size 8 --op barrier --timeout 60000 \
 	>"$T_LOG/busy.log" 2>&1 &
 p=$!
-sleep 1
+nc_wait_bound h3 4
 t_expect_fail "rmmod with an open endpoint is refused" "in use|busy" rmmod netcoll
 ip netns pids nc-h3 | xargs -r kill
 wait $p 2>/dev/null
