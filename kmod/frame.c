@@ -251,6 +251,19 @@ static struct sk_buff *nck_frames_next(struct nck_comm *c,
 	return __skb_dequeue(batch);
 }
 
+/* May c's frames leave several an skb, and how many bytes and frames? */
+static bool nck_gso_limits(struct nck_comm *c, u32 *bytes, u32 *segs)
+{
+	struct nck_bearer *b;
+	bool ok;
+
+	rcu_read_lock();
+	b = rcu_dereference(c->bearer);
+	ok = b && b->ops->gso_limits && b->ops->gso_limits(b, bytes, segs);
+	rcu_read_unlock();
+	return ok;
+}
+
 /* Can frame skb join an skb of frames for dst (nck_frames_gso())? */
 static bool nck_frame_joins(struct sk_buff *skb, u32 dst)
 {
@@ -266,23 +279,17 @@ static bool nck_frame_joins(struct sk_buff *skb, u32 dst)
  * header after the flags): one loss must not take both.  False: alone.
  */
 static bool nck_frames_gso(struct nck_comm *c, struct sk_buff *skb,
-			   struct sk_buff_head *batch)
+			   struct sk_buff_head *batch, int *err)
 {
 	u32 dst = nck_skb_cb(skb)->dst, tag = c->auth ? NETCOLL_AUTH_LEN : 0;
 	struct sk_buff *next = skb_peek(batch), *tail = skb;
 	u32 bytes, segs, mss, n = 1, from = offsetof(struct netcoll_hdr, comm_id);
-	struct nck_bearer *b;
-	bool ok;
 
-	if (!next || !nck_frame_joins(skb, dst) || !nck_frame_joins(next, dst))
+	if (!next || !nck_frame_joins(skb, dst) || !nck_frame_joins(next, dst) ||
+	    !nck_gso_limits(c, &bytes, &segs) || skb->len + tag > bytes)
 		return false;
-	rcu_read_lock();
-	b = rcu_dereference(c->bearer);
-	ok = b && b->ops->gso_limits && b->ops->gso_limits(b, &bytes, &segs);
-	rcu_read_unlock();
-	if (!ok || skb->len + tag > bytes)
-		return false;
-	if (nck_frame_seal(c, skb))
+	*err = nck_frame_seal(c, skb);
+	if (*err)
 		return true;	/* dropped, counted */
 	mss = skb->len;
 	bytes -= skb->len;
@@ -315,9 +322,35 @@ static bool nck_frames_gso(struct nck_comm *c, struct sk_buff *skb,
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
 		skb_reset_transport_header(skb);
 	}
-	nck_frame_out(c, skb, dst == NETCOLL_RANK_GROUP ? c->mcast_addr :
-			      nck_comm_addr(c, dst), n);
+	*err = nck_frame_out(c, skb, dst == NETCOLL_RANK_GROUP ? c->mcast_addr :
+				     nck_comm_addr(c, dst), n);
 	return true;
+}
+
+u32 nck_frames_per_skb(struct nck_comm *c, u32 payload)
+{
+	u32 bytes, segs, len = NETCOLL_HDR_LEN + payload +
+			       (c->auth ? NETCOLL_AUTH_LEN : 0);
+
+	return nck_gso_limits(c, &bytes, &segs) ? clamp(bytes / len, 1U, segs) : 1;
+}
+
+int nck_frames_send(struct nck_comm *c, struct sk_buff_head *q, u32 *sent)
+{
+	struct sk_buff *skb;
+	u32 left;
+	int err = 0;
+
+	*sent = 0;
+	while (!err && (skb = __skb_dequeue(q))) {
+		left = skb_queue_len(q);
+		if (!nck_frames_gso(c, skb, q, &err))
+			err = nck_frame_send_deferred(c, skb);
+		if (!err)
+			*sent += 1 + left - skb_queue_len(q);
+	}
+	__skb_queue_purge(q);
+	return err;
 }
 
 /* The device refused n repairs of operation seq (c->lock not held). */
@@ -330,18 +363,10 @@ static void nck_frames_refused(struct nck_comm *c, u32 seq, u32 n)
 
 /*
  * Send c's queue unless another context is: that one sends ours too (it
- * looks again after it stops, so nothing queued meanwhile stays).  A
- * process may be preempted while it sends, and the frames queued behind
- * it then wait for it; bottom halves stay on all the same: with them off
- * for the whole queue, the frames a veth peer or this host's own ranks
- * receive piled up in the CPU's backlog until the end and overflowed it
- * (netdev_max_backlog), and t_reduce and t_bcast timed out.  The
- * repair budget bounds what requests put on the wire; a repair our own
- * device refused because its queue was full (the refusal marked us
- * congested) never got there, and charging it spent the budget of a slow
- * inner node before its children had the result: the engine gets it
- * back.  Other refusals (no bearer, no memory) stay charged: the budget
- * still bounds the work a peer's requests cost.
+ * looks again after it stops, so nothing queued meanwhile stays).  Bottom
+ * halves stay on.  A repair our full device queue refused is given back
+ * to the engine's repair budget; other refusals stay charged (why each:
+ * docs/rel-design.md, "The transmit queue").
  */
 void nck_frames_push(struct nck_comm *c)
 {
@@ -368,8 +393,9 @@ void nck_frames_push(struct nck_comm *c)
 		/* the whole queue at once: one lock round trip, not one a frame */
 		while ((skb = nck_frames_next(c, &batch, &rounds))) {
 			struct nck_skb_cb cb = *nck_skb_cb(skb);
+			int err;
 
-			if (nck_frames_gso(c, skb, &batch))
+			if (nck_frames_gso(c, skb, &batch, &err))
 				continue;
 			if (!nck_frame_send_deferred(c, skb) || !cb.repair ||
 			    !nck_comm_congested(c) || !c->repairs_refused)

@@ -8,15 +8,13 @@
  * sends.  A frame is owned by whoever holds the skb; sending consumes it.
  *
  * Where several contexts build frames of one communicator at once (the
- * aggregation engine: its process, the receive path and its timer, on
- * different CPUs), frames must leave in the order they were built: the
- * receivers' selective acks and RACK (rel.h) read a later frame's arrival
- * as an earlier one's loss, and flushed by each context after the lock
- * they interleave (docs/rel-design.md, "The transmit queue").  So such a
- * builder moves its list onto the communicator's queue while it still
- * holds the lock (nck_frames_queue()), and after it sends
- * (nck_frames_push()): one context at a time sends the whole queue, in
- * order, the others' frames included.
+ * aggregation engine's process, receive path and timer), frames must leave
+ * in the order they were built, or RACK (rel.h) reads a later frame's
+ * arrival as an earlier one's loss (docs/rel-design.md, "The transmit
+ * queue").  Such a builder moves its list onto the communicator's queue
+ * under the lock (nck_frames_queue()), and after it one context at a time
+ * sends the whole queue in order (nck_frames_push()).  Several frames for
+ * one rank may leave in one skb (nck_frames_gso(), bearer_eth.c).
  */
 #ifndef NCK_FRAME_H
 #define NCK_FRAME_H
@@ -27,22 +25,12 @@
 
 /*
  * The queue is bounded as a device's is (txqueuelen): frames beyond
- * NCK_TXQ_MEM bytes of buffers (truesize) are dropped when queued,
- * counted as drop_tx, and mark the communicator congested, as a full
- * device queue does; the reliability core sends them again.  Unbounded,
- * a peer (or a forger) whose frames each draw an answer (duplicates,
- * repair requests, acks asked for) grew it without limit while one
- * context was sending.  The engine's own windows stay below it:
- * NETCOLL_OSO_MAX operations' results of NCK_AGG_DN_BYTES unacked are
- * 4 MiB of payload, under 10 MiB of buffers with frames as small as
- * MTU 576 makes them.  Bytes, not frames: a frame count right for one
- * MTU is wrong for another.  One nck_frames_push() call sends at most
- * NCK_TXQ_ROUNDS refills of its batch; the rest goes to a worker
- * (c->tx_work), so a flood keeps no context, a softirq least of all,
- * sending forever.  A communicator whose memory limit is lower holds at
- * most that (nck_txq_limit()): no skb here is charged, and a user's
- * communicators would otherwise each hold 16 MiB beyond the memory its
- * quota counts (access.c).
+ * NCK_TXQ_MEM bytes of buffers (truesize), or the communicator's memory
+ * limit if lower (nck_txq_limit()), are dropped when queued, counted as
+ * drop_tx, and mark the communicator congested, as a full device queue
+ * does; the core sends them again.  One nck_frames_push() call sends at
+ * most NCK_TXQ_ROUNDS refills of its batch; the rest goes to a worker
+ * (c->tx_work).  Why these bounds: docs/rel-design.md, "The transmit queue".
  */
 #define NCK_TXQ_MEM		(16U << 20)
 #define NCK_TXQ_ROUNDS		4
@@ -53,6 +41,14 @@ struct sk_buff *nck_frame_alloc(unsigned int payload, gfp_t gfp);
 int nck_frame_xmit(struct nck_comm *c, struct sk_buff *skb, u32 peer);
 void nck_frame_defer(struct sk_buff_head *q, struct sk_buff *skb, u32 dst);
 void nck_frames_flush(struct nck_comm *c, struct sk_buff_head *q);
+/*
+ * One process's frames for one rank, in order (nck_frame_defer()), in as
+ * few skbs as the bearer takes (nck_frames_per_skb() frames of a payload
+ * size: 1 if one by one).  *sent: how many went before the first error
+ * (returned; -ENOBUFS: the device refused); those after it are freed.
+ */
+u32 nck_frames_per_skb(struct nck_comm *c, u32 payload);
+int nck_frames_send(struct nck_comm *c, struct sk_buff_head *q, u32 *sent);
 void nck_frames_queue(struct nck_comm *c, struct sk_buff_head *q);
 void nck_frames_push(struct nck_comm *c);
 void nck_frames_tx_work(struct work_struct *work);

@@ -1,45 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Reliable delivery of the messages of one operation (alltoall blocks and
- * synchronisation tokens), on the reliability core (rel.h).
+ * synchronisation tokens), on the reliability core (rel.h: acks, fast
+ * retransmission, RACK, probes, timeouts, duplicates; each the core's).
  *
  * An operation is a list of messages to send and a list to receive, each
  * identified on the wire by (op_seq, src, dst, tag).  Messages are cut
- * into fragments of the device MTU.  The receiver keeps a fragment set
- * per message and acks as the core says; the sender keeps at most
- * nck_tx_window fragments in flight, and holes that selective acks show
- * lost (past the path's reordering) are resent at once, again if a later
- * transmission arrived first (the core's RACK).  A retransmission timeout resends what is
- * unacknowledged; until the operation has seen a hole, only each
- * message's oldest and newest such fragment, as a probe.  Once it has
- * seen one, tail-loss probes at twice the round trip (the core's) send
- * the same two fragments before the timeout is due, so a lost last
- * fragment costs about two round trips, not a timeout; a receiver slow to
- * run triggers them too, at two frames per message each.  The timeout
- * follows the measured round trip of data fragments (Karn's rule: no
- * samples from retransmitted fragments; one fragment in flight at a time
- * is timed, not every ack: a receiver holds acks while its process
- * copies, and those waits are not the path's).  A receiver marks the
- * ack of a fragment that came twice (NETCOLL_F_DUP), and once most of
- * what the operation resent came twice its timeouts were spurious: the
- * backed-off timeout then stays until a fragment sent once is timed
- * (nck_rtx_dup).
- * After nck_max_retries such timeouts, or when the operation's time
- * budget is spent, the operation fails with -ETIMEDOUT.  Nothing is
- * left behind: every exit path frees the operation and the frames queued
- * for it.
+ * into fragments of the device MTU; the sender keeps at most a window of
+ * them in flight (nck_window_frags()), a peer's next ones in one skb where
+ * the device takes it (nck_push_frags()).  Until the operation has seen a
+ * hole, a timeout probes with each message's oldest and newest unacked
+ * fragment; after, tail-loss probes do so before it is due.  After
+ * nck_max_retries timeouts, or when the time budget is spent, the
+ * operation fails with -ETIMEDOUT; every exit path frees the operation
+ * and the frames queued for it.
  *
- * Data moves straight between user memory and skbs, so the copies run in
- * the calling process.  The receive handler (softirq) accounts and acks a
- * data frame on arrival and queues it for the process's copy; incoming
- * acks and everything else the sender does run in the process.  Frames
- * for an operation this host has not started yet are held until it
- * starts, and a sender asking about them (a probe) is told we are alive
- * (an ack of nothing): a peer that starts late is waited for up to the
- * operation's time budget, not the retry budget.  Data frames of a
- * recently finished operation are answered with a whole-message ack, at
- * a bounded rate (nck_rx_late), since a finished operation received
- * everything.
+ * Data moves straight between user memory and skbs, in the calling
+ * process.  The receive handler (softirq) accounts and acks a data frame
+ * on arrival and queues it for the process's copy; everything the sender
+ * does runs in the process.  Frames of an operation not started here are
+ * held until it starts, and a sender asking about them is told we are
+ * alive: a late peer is waited for up to the time budget, not the retry
+ * budget.  Data frames of a recently finished operation are answered with
+ * a whole-message ack, at a bounded rate (nck_rx_late).
  */
 #include <linux/bsearch.h>
 #include <linux/sort.h>
@@ -95,6 +78,7 @@ struct nck_op {
 	u32 inflight;		/* fragments sent, not acknowledged */
 	u32 frag_size;
 	u32 window;		/* nck_window_frags(frag_size), once */
+	u32 per_skb;		/* nck_frames_per_skb(frag_size), once */
 	bool tx_blocked;	/* the device pushed back; retry shortly */
 	bool loss_seen;		/* an ack showed a hole: frames do get lost */
 	bool progress;		/* the ack being applied acked something */
@@ -108,17 +92,18 @@ struct nck_op {
 	u64 probe_sent;		/* ns */
 };
 
-static int nck_send_frag(struct nck_op *op, struct nck_msg *m, u32 idx, u16 flags)
+/* Fragment idx of m as a frame; an ERR_PTR if it cannot be built. */
+static struct sk_buff *nck_frag_build(struct nck_op *op, struct nck_msg *m,
+				      u32 idx, u16 flags)
 {
 	u32 off = idx * m->frag_size;
 	u32 len = min(m->frag_size, m->d.len - off);
 	struct sk_buff *skb;
 	struct nc_frame f;
-	int err;
 
 	skb = nck_frame_alloc(len, GFP_KERNEL);
 	if (!skb)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	nck_frame_hdr(op->c, &f, NETCOLL_T_DATA, op->seq, m->d.peer, m->d.tag);
 	f.flags = flags;
 	f.len = len;
@@ -129,8 +114,18 @@ static int nck_send_frag(struct nck_op *op, struct nck_msg *m, u32 idx, u16 flag
 	nc_wire_encode(skb_put(skb, NETCOLL_HDR_LEN), &f);
 	if (len && copy_from_user(skb_put(skb, len), m->d.ubuf + off, len)) {
 		kfree_skb(skb);
-		return -EFAULT;
+		return ERR_PTR(-EFAULT);
 	}
+	return skb;
+}
+
+static int nck_send_frag(struct nck_op *op, struct nck_msg *m, u32 idx, u16 flags)
+{
+	struct sk_buff *skb = nck_frag_build(op, m, idx, flags);
+	int err;
+
+	if (IS_ERR(skb))
+		return PTR_ERR(skb);
 	/*
 	 * Stamped once the device took it: a try our own queue refused is
 	 * not a transmission, and RACK (rel.c) reads its order and time as
@@ -249,6 +244,7 @@ static struct nck_op *nck_op_alloc(struct nck_comm *c,
 	op->rx_open = nrx;
 	op->frag_size = frag_size;
 	op->window = nck_window_frags(frag_size);
+	op->per_skb = nck_frames_per_skb(c, frag_size);
 	skb_queue_head_init(&op->rxq);
 	/*
 	 * Receive sets for senders that cut at our fragment size (the same
@@ -293,7 +289,7 @@ static void nck_tx_newly(void *arg, u32 idx)
  * reveal goes twice, back to back, as the aggregation engine's repetition
  * (agg.c): a fast retransmission (the holes an ack showed: a lost resend
  * is found only by a later transmission's ack, or a timeout at the tail)
- * and a message's last fragment (nck_push_frag).  A copy costs a frame; a
+ * and a message's last fragment (nck_frag_went).  A copy costs a frame; a
  * loss of one of those costs a probe or a timeout.  Not probes and not a
  * timeout's resends: mostly late frames, and many (docs/rel-design.md,
  * "Repetition").
@@ -515,19 +511,13 @@ static void nck_acks_release(struct nck_op *op)
 /*
  * A frame of the running operation.  Data frames are accounted and acked
  * here, at arrival, and only their copy to the user waits for the
- * process: a receiver that is slow to be scheduled (or shares its CPU
- * with its peers) neither delays the sender's next phase nor makes its
- * retransmission timer fire.  An acked fragment is on op->rxq, which
- * only the operation's end (success or error) empties.  True: the
- * process has work (a frame queued, or an ack to send).
- *
- * Unless the process is far behind: with half the receive memory in use,
- * acks wait for the process's copy (nck_acks_release), so the senders'
- * windows close and they wait, instead of sending frames this host would
- * have to drop (drop_memory) and they to resend after a timeout.  The
- * acks of probes and duplicates wait too: each would reopen a sender's
- * whole window.  Each is answered with an ack of nothing instead, so the
- * senders know we are alive and wait up to the operation's time budget.
+ * process: a receiver slow to be scheduled neither delays the sender's
+ * next phase nor makes its timer fire.  An acked fragment is on op->rxq,
+ * which only the operation's end empties.  True: the process has work.
+ * With half the receive memory in use, acks (those of probes and
+ * duplicates too) wait for the process's copy (nck_acks_release), so the
+ * senders' windows close rather than frames being dropped; each is
+ * answered with an ack of nothing: we are alive.
  */
 static bool nck_rx_take(struct nck_op *op, struct sk_buff *skb,
 			const struct nc_frame *f, struct sk_buff_head *acks,
@@ -586,17 +576,12 @@ static bool nck_tx_may_start(const struct nck_op *op, const struct nck_msg *m)
 	return m->d.wait_tx < 0 || op->tx_first > (u32)m->d.wait_tx;
 }
 
-/* Send the next fragment of m: 1 if sent, 0 if the device pushed back. */
-static int nck_push_frag(struct nck_op *op, struct nck_msg *m)
+/* Fragment m->sent of m went out: 0, or an error. */
+static int nck_frag_went(struct nck_op *op, struct nck_msg *m)
 {
-	int err;
+	int err = 0;
 
-	err = nck_send_frag(op, m, m->sent, 0);
-	if (err == -ENOBUFS) {
-		op->tx_blocked = true;
-		return 0;
-	}
-	if (!err && m->sent + 1 == m->fr.n && m->fr.n > 1 &&
+	if (m->sent + 1 == m->fr.n && m->fr.n > 1 &&
 	    nck_op_repeats(op))		/* the last: see nck_op_repeats */
 		err = nck_repeat(op, m, m->sent, 0);
 	if (err)
@@ -615,7 +600,43 @@ static int nck_push_frag(struct nck_op *op, struct nck_msg *m)
 	}
 	m->sent++;
 	op->inflight++;
-	return 1;
+	return 0;
+}
+
+/*
+ * Send the next fragments of m, up to n of them, in as few skbs as the
+ * bearer takes: 1 if some went, 0 if the device pushed back, or an error.
+ * Stamped once the device took them (nck_send_frag()).
+ */
+static int nck_push_frags(struct nck_op *op, struct nck_msg *m, u32 n)
+{
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+	u32 i, sent = 0;
+	int err = 0;
+
+	n = min3(n, m->fr.n - m->sent, op->per_skb);
+	__skb_queue_head_init(&q);
+	for (i = 0; i < n && !err; i++) {
+		skb = nck_frag_build(op, m, m->sent + i, 0);
+		err = PTR_ERR_OR_ZERO(skb);
+		if (!err)
+			nck_frame_defer(&q, skb, m->d.peer);
+	}
+	if (!err)
+		err = nck_frames_send(op->c, &q, &sent);
+	__skb_queue_purge(&q);
+	if (err == -ENOBUFS)
+		op->tx_blocked = true;
+	else if (err)
+		return err;
+	for (i = 0; i < sent; i++) {
+		nck_frags_sent(&m->fr, m->sent);
+		err = nck_frag_went(op, m);
+		if (err)
+			return err;
+	}
+	return sent ? 1 : 0;
 }
 
 /*
@@ -635,7 +656,7 @@ static int nck_op_push(struct nck_op *op)
 		if (m->sent == m->fr.n || (!m->sent && !nck_tx_may_start(op, m)))
 			continue;
 		while (m->sent < m->fr.n) {
-			ret = nck_push_frag(op, m);
+			ret = nck_push_frags(op, m, 1);
 			if (ret <= 0)
 				return ret;
 		}
@@ -650,7 +671,7 @@ static int nck_op_push(struct nck_op *op)
 		}
 		if (!m->sent && !nck_tx_may_start(op, m))
 			break;
-		ret = nck_push_frag(op, m);
+		ret = nck_push_frags(op, m, window - op->inflight);
 		if (ret < 0)
 			return ret;
 	}
@@ -779,10 +800,7 @@ static void nck_op_finish(struct nck_comm *c, struct nck_op *op, int err)
 
 /*
  * Sleep until a frame or held ack wakes us, the retransmission timer is
- * due or the time budget is spent.  The timer is in nanoseconds and
- * slept on with an hrtimer: a round trip here is well under a
- * millisecond, and a tick (4 ms at HZ=250) would make every probe and
- * every 2 ms RTO a tick late.
+ * due or the time budget is spent; on an hrtimer (rel.h, struct nck_rtx).
  */
 static int nck_op_sleep(struct nck_op *op)
 {

@@ -165,6 +165,51 @@ nc_gso_segs() {
 	for h in $(cluster_hosts); do on "$h" ip link set dev eth0 gso_max_segs "$1" || return 1; done
 }
 
+# The three ways frames leave (bearer_eth.c): several for one rank in one
+# skb where every device on the way passes it whole (veth and bridge do);
+# cut into frames again before a device that does not (HOST's switch port
+# told to take one segment a packet, gso_max_segs 1, standing in for a
+# NIC); and one frame an skb where eth0 takes one segment.  RUN PREFIX
+# runs the workload (it checks every byte); each way the counters say
+# which way the frames went.
+_nc_gso_save() { local h; for h in $(cluster_hosts); do nc_stats_save "$h" "$T_LOG/$1_$h.json"; done; }
+_nc_gso_sum() { # PREFIX NAME : NAME moved on every host since the saves
+	local h n=0
+	for h in $(cluster_hosts); do n=$((n + $(nc_stats_since "$T_LOG/$1_$h.json" "$h" "$2"))); done
+	echo $n
+}
+_nc_port_segs() { # HOST N : gso_max_segs of HOST's switch port
+	_nc_hostline "$1" && ip -n "$(cluster_fabric_ns)" link set dev "${_NC_R[5]}" gso_max_segs "$2"
+}
+nc_gso_whole() { # RUN PREFIX
+	_nc_gso_save "$2"
+	"$1" "$2" || return 1
+	local tx rx
+	tx=$(_nc_gso_sum "$2" tx_gso) rx=$(_nc_gso_sum "$2" rx_gso)
+	echo "skbs of several frames: $tx sent, $rx received whole"
+	[ "$tx" -gt 0 ] && [ "$rx" -gt 0 ]
+}
+nc_gso_cut() { # RUN PREFIX HOST
+	local rc=0 rx tx
+	_nc_gso_save "$2"
+	_nc_port_segs "$3" 1 || return 1
+	"$1" "$2" || rc=1
+	_nc_port_segs "$3" 65535 || rc=1
+	rx=$(nc_stats_since "$T_LOG/$2_$3.json" "$3" rx_gso) tx=$(_nc_gso_sum "$2" tx_gso)
+	echo "skbs of several frames sent: $tx; received whole by $3: $rx; $3's drops: $(nc_clean_drops "$3")"
+	[ $rc = 0 ] && [ "$tx" -gt 0 ] && [ "$rx" = 0 ] && [ "$(nc_clean_drops "$3")" = none ]
+}
+nc_gso_off() { # RUN PREFIX
+	local rc=0 tx rx
+	_nc_gso_save "$2"
+	nc_gso_segs 1 || rc=1
+	[ $rc = 0 ] && { "$1" "$2" || rc=1; }
+	nc_gso_segs 65535 || rc=1
+	tx=$(_nc_gso_sum "$2" tx_gso) rx=$(_nc_gso_sum "$2" rx_gso)
+	echo "skbs of several frames: $tx sent, $rx received whole"
+	[ $rc = 0 ] && [ "$tx" = 0 ] && [ "$rx" = 0 ]
+}
+
 nc_clean_drops() {
 	on "$1" "$NCTL" -j stats | python3 -c '
 import json, sys

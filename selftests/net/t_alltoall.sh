@@ -55,6 +55,16 @@ held=$(on h1 "$NCTL" -j stats | python3 -c 'import json,sys; print(json.load(sys
 t_check "no frame dropped on a clean network (h1: $drops; acks held: $held)" \
 	test "$drops" = none
 
+# A rank's fragments for one peer in one skb (transport.c, nck_push_frags;
+# lib.sh, nc_gso_whole), cut before h3, or one an skb: every byte verified.
+gso_run() { nc_check_all "$1" --comm 1 --op alltoall --bytes-list 10000,65537 --iters 3; }
+t_check "alltoall with several frames an skb through veth and bridge: received whole" \
+	nc_gso_whole gso_run gso_whole
+t_check "... cut into frames before h3's port (gso_max_segs 1): h3 got single frames" \
+	nc_gso_cut gso_run gso_cut h3
+t_check "... and one frame an skb where eth0 takes one segment (gso_max_segs 1)" \
+	nc_gso_off gso_run gso_off
+
 # A receiver whose process gets 10 % of a CPU (cgroup cpu.max: throttled,
 # never signalled) while three senders stream 1 MiB each to it.
 # Communicator 2 holds 2 MiB on receive, so acks are held from 1 MiB on,

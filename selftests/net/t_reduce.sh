@@ -85,58 +85,18 @@ in_order() {
 t_check "20 allreduces of 128 KiB on a clean network: bit-exact, under 2 % of the frames resent" \
 	in_order
 
-# Several frames for one rank leave as one skb where every device on the
-# way passes it whole (veth and bridge do: bearer_eth.c), and are cut
-# into frames again before any device that does not: here h3's switch
-# port, told to take one segment a packet (gso_max_segs 1), stands for a
-# NIC.  Then no host groups at all (gso_max_segs 1 on every eth0).  Each
-# way: bit-exact, and the counters say which way the frames went.
-gso_sum() { # FILEPREFIX NAME : NAME moved on every host since the saves
-	local h n=0
-	for h in $ALL8; do n=$((n + $(nc_stats_since "$T_LOG/$1_$h.json" "$h" "$2"))); done
-	echo $n
-}
-gso_save() { local h; for h in $ALL8; do nc_stats_save "$h" "$T_LOG/$1_$h.json"; done; }
+# Several frames for one rank in one skb, cut before h3, or one an skb
+# (lib.sh, nc_gso_whole): each way bit-exact.
 gso_run() {
-	gso_save "$1"
 	red_on "$1" "$ALL8" --comm 1 --all --ops sum --dtypes double,int32 \
 		--count-list 1000,30000 --iters 5
 }
-gso_port_segs() { # HOST N : gso_max_segs of HOST's switch port
-	_nc_hostline "$1" && ip -n "$(cluster_fabric_ns)" link set dev "${_NC_R[5]}" gso_max_segs "$2"
-}
-gso_whole() {
-	gso_run gso_whole || return 1
-	local tx rx
-	tx=$(gso_sum gso_whole tx_gso) rx=$(gso_sum gso_whole rx_gso)
-	echo "skbs of several frames: $tx sent, $rx received whole"
-	[ "$tx" -gt 0 ] && [ "$rx" -gt 0 ]
-}
 t_check "allreduces with several frames an skb through veth and bridge: bit-exact, received whole" \
-	gso_whole
-gso_cut() {
-	local rc=0 rx3 tx
-	gso_port_segs h3 1 || return 1
-	gso_run gso_cut || rc=1
-	gso_port_segs h3 65535 || rc=1
-	rx3=$(nc_stats_since "$T_LOG/gso_cut_h3.json" h3 rx_gso)
-	tx=$(gso_sum gso_cut tx_gso)
-	echo "skbs of several frames sent: $tx; received whole by h3: $rx3; h3's drops: $(nc_clean_drops h3)"
-	[ $rc = 0 ] && [ "$tx" -gt 0 ] && [ "$rx3" = 0 ] && [ "$(nc_clean_drops h3)" = none ]
-}
+	nc_gso_whole gso_run gso_whole
 t_check "... cut into frames before h3's port (gso_max_segs 1): bit-exact, h3 got single frames" \
-	gso_cut
-gso_off() {
-	local rc=0 tx rx
-	nc_gso_segs 1 || rc=1
-	[ $rc = 0 ] && { gso_run gso_off || rc=1; }
-	nc_gso_segs 65535 || rc=1
-	tx=$(gso_sum gso_off tx_gso) rx=$(gso_sum gso_off rx_gso)
-	echo "skbs of several frames: $tx sent, $rx received whole"
-	[ $rc = 0 ] && [ "$tx" = 0 ] && [ "$rx" = 0 ]
-}
+	nc_gso_cut gso_run gso_cut h3
 t_check "... and one frame an skb where eth0 takes one segment (gso_max_segs 1): bit-exact" \
-	gso_off
+	nc_gso_off gso_run gso_off
 
 # Jumbo frames into shaped queues (MTU 9000, 100 Mbit/s cables whose
 # 20 ms queues hold 250 KB), results windowed down the trees (1 MiB: 30
