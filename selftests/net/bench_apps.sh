@@ -21,11 +21,14 @@
 #   a spinning rank takes CPU from every other host, which favours netcoll,
 #   and yielding favours Open MPI, so the table shows both),
 #   NC_BENCH_AR_MODES ("mpi trees rsag tuned": the allreduce part's modes;
-#   also trees1, the trees with one frame an skb)
+#   also trees1, the trees with one frame an skb).  Each allreduce run
+#   leaves the module's counters it moved in $T_LOG/ar-MODE-WAIT-ROUND.stats.
 T_NAME=bench_apps
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=mpi_lib.sh
 source "$(dirname "$0")/mpi_lib.sh"
+# shellcheck source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 set -u
 REPORT=$NC_OUT/apps-bench.md
 TOPO=${NC_BENCH_TOPO:-two-switch-8x2.topo}
@@ -78,9 +81,14 @@ if [[ $PARTS == *" allreduce "* ]]; then
 				esac
 				# trees1: the trees with one frame an skb (gso_max_segs 1)
 				[ "$mode" = trees1 ] && nc_gso_segs 1
-				NC_MPI_YIELD=$yield nc_mpirun "ar-$mode-$wait-$i" "${pre[@]}" \
+				name=ar-$mode-$wait-$i
+				stats_sum "$name.stats0"
+				NC_MPI_YIELD=$yield nc_mpirun "$name" "${pre[@]}" \
 					"$ALLREDUCE_BENCH" "${AR_SIZES[@]}" ||
-					echo "ar-$mode-$wait-$i failed" >&2
+					echo "$name failed" >&2
+				# what the module counted in the run (bootstrap included)
+				stats_sum "$name.stats1"
+				stats_delta "$name.stats0" "$name.stats1" >"$T_LOG/$name.stats"
 				[ "$mode" = trees1 ] && nc_gso_segs 65535
 				ar_runs+=("$mode:$wait:$i")
 				echo "allreduce round $i $wait $mode done" >&2

@@ -10,6 +10,26 @@ kill_hosts() {
 	done
 }
 
+# stats_sum NAME : the module's counters summed over the hosts, as
+# "name value" lines in $T_LOG/NAME.
+stats_sum() {
+	local h
+	for h in $(cluster_hosts); do on "$h" "$NCTL" -j stats >"$T_LOG/$1.$h.json"; done
+	python3 - "$T_LOG"/"$1".*.json >"$T_LOG/$1" <<'PY'
+import collections, json, sys
+t = collections.Counter()
+for name in sys.argv[1:]:
+    with open(name) as f:
+        t.update({k: v for k, v in json.load(f).items() if isinstance(v, int)})
+print("\n".join("%s %d" % kv for kv in sorted(t.items())))
+PY
+}
+
+# stats_delta A B : the counters that moved from stats_sum A to B.
+stats_delta() {
+	join "$T_LOG/$1" "$T_LOG/$2" | awk '$3 != $2 { print $1, $3 - $2 }'
+}
+
 # run NAME ARGS... : ncbench on every host at once, rank = host order,
 # each run at most $RUN_TIMEOUT seconds; rank 0's JSON kept as
 # $T_LOG/NAME.json (every rank's output as $T_LOG/NAME.rR.out/err).

@@ -17,30 +17,17 @@ RUN_TIMEOUT=${NC_BENCH_RUN_TIMEOUT:-900}
 # shellcheck source=bench_lib.sh
 source "$(dirname "$0")/bench_lib.sh"
 
-stats() { # NAME : every counter summed over the hosts, "name value" lines
-	local h
-	for h in $(cluster_hosts); do on "$h" "$NCTL" -j stats >"$T_LOG/$1.$h.json"; done
-	python3 - "$T_LOG"/"$1".*.json >"$T_LOG/$1" <<'PY'
-import collections, json, sys
-t = collections.Counter()
-for name in sys.argv[1:]:
-    with open(name) as f:
-        t.update({k: v for k, v in json.load(f).items() if isinstance(v, int)})
-print("\n".join("%s %d" % kv for kv in sorted(t.items())))
-PY
-}
-
 cluster_star 8 >/dev/null || { echo "cluster up failed" >&2; exit 1; }
 # shellcheck disable=SC2119	# no module parameters
 nc_load || { echo "insmod failed" >&2; exit 1; }
 nc_comm_up 1 >/dev/null || exit 1
 run warm --comm 1 ${TIMEOUT:+--timeout "$TIMEOUT"} --op allreduce --min "$SIZE" --max "$SIZE" --iters 200 || exit 1
-stats stats0
+stats_sum stats0
 sync	# the profiler's first mark
 run small --comm 1 ${TIMEOUT:+--timeout "$TIMEOUT"} --op allreduce --min "$SIZE" --max "$SIZE" --iters "$ITERS" || exit 1
 sync	# the second
-stats stats1
-join "$T_LOG/stats0" "$T_LOG/stats1" | awk '$3 != $2 { print $1, $3 - $2 }' >"$NC_OUT/stats.txt"
+stats_sum stats1
+stats_delta stats0 stats1 >"$NC_OUT/stats.txt"
 cp "$T_LOG/small.json" "$NC_OUT/small.json"
 cat /proc/kallsyms >"$NC_OUT/kallsyms"
 nc_unload
