@@ -35,14 +35,33 @@ _Static_assert((int)NC_OP_COUNT == (int)NETCOLL_OP_COUNT &&
 	       (int)NC_DT_UINT32 == (int)NETCOLL_DT_UINT32,
 	       "enum nc_op/nc_dtype must mirror the uapi enums");
 
+/* Sizes in bytes from min up to, not including, max (min >= max: none). */
+struct nc_sizes {
+	size_t min, max;
+};
+
+static int nc_sizes_have(struct nc_sizes r, size_t bytes)
+{
+	return bytes >= r.min && bytes < r.max;
+}
+
+/* An endpoint's setting of sizes (r: NULL without an endpoint). */
+static int nc_sizes_set(struct nc_sizes *r, size_t min, size_t max)
+{
+	if (!r)
+		return -EINVAL;
+	*r = (struct nc_sizes){ min, max };
+	return 0;
+}
+
 struct nc_endpoint {
 	int fd;
 	enum nc_dist dist;		/* default result distribution */
 	uint32_t timeout_ms;		/* 0: the communicator's default */
 	uint32_t size;			/* members of the bound communicator */
 	uint32_t rank;			/* ours in it */
-	size_t bcast_mcast_min;		/* NC_DIST_AUTO: broadcasts of */
-	size_t bcast_mcast_max;		/* [min, max) bytes multicast */
+	/* NC_DIST_AUTO: broadcasts, allreduce results of these sizes multicast */
+	struct nc_sizes bcast_mcast, red_mcast;
 	size_t rsag_min;		/* nc_allreduce: reduce-scatter + allgather
 					 * from this many bytes; 0: never
 					 */
@@ -63,6 +82,20 @@ static size_t nc_env_size(const char *name, size_t def)
 	if (errno || *end || v > SIZE_MAX)
 		return def;
 	return (size_t)v;
+}
+
+/*
+ * A range of sizes [min, max) from the environment: neither, from def_min
+ * (SIZE_MAX: none); only the maximum, from 0; only the minimum, to
+ * SIZE_MAX.
+ */
+static struct nc_sizes nc_env_sizes(const char *min_name,
+				    const char *max_name, size_t def_min)
+{
+	struct nc_sizes r = { .max = nc_env_size(max_name, SIZE_MAX) };
+
+	r.min = nc_env_size(min_name, r.max == SIZE_MAX ? def_min : 0);
+	return r;
 }
 
 int nc_open(nc_endpoint **pep, const char *path)
@@ -99,11 +132,11 @@ int nc_open(nc_endpoint **pep, const char *path)
 	ep->fd = fd;
 	ep->dist = NC_DIST_AUTO;
 	ep->rsag_min = nc_env_size("NETCOLL_RSAG_MIN", NC_RSAG_MIN_DEFAULT);
-	/* neither: none; only the maximum: from 0 */
-	ep->bcast_mcast_max = nc_env_size("NETCOLL_BCAST_MCAST_MAX", SIZE_MAX);
-	ep->bcast_mcast_min = nc_env_size("NETCOLL_BCAST_MCAST_MIN",
-					  ep->bcast_mcast_max == SIZE_MAX ?
-					  SIZE_MAX : 0);
+	ep->bcast_mcast = nc_env_sizes("NETCOLL_BCAST_MCAST_MIN",
+				       "NETCOLL_BCAST_MCAST_MAX", SIZE_MAX);
+	ep->red_mcast = nc_env_sizes("NETCOLL_ALLREDUCE_MCAST_MIN",
+				     "NETCOLL_ALLREDUCE_MCAST_MAX",
+				     NC_ALLREDUCE_MCAST_MIN_DEFAULT);
 	ep->info.abi_version = ki.abi_version;
 	ep->info.wire_version = ki.wire_version;
 	ep->info.features = ki.features;
@@ -198,11 +231,12 @@ int nc_set_dist(nc_endpoint *ep, enum nc_dist dist)
 
 int nc_set_bcast_mcast(nc_endpoint *ep, size_t min, size_t max)
 {
-	if (!ep)
-		return -EINVAL;
-	ep->bcast_mcast_min = min;
-	ep->bcast_mcast_max = max;
-	return 0;
+	return nc_sizes_set(ep ? &ep->bcast_mcast : NULL, min, max);
+}
+
+int nc_set_allreduce_mcast(nc_endpoint *ep, size_t min, size_t max)
+{
+	return nc_sizes_set(ep ? &ep->red_mcast : NULL, min, max);
 }
 
 static int nc_dist_ok(enum nc_dist d)
@@ -214,6 +248,7 @@ static int nc_red_fill(const nc_endpoint *ep, const struct nc_red_args *a,
 		       struct netcoll_reduce *r)
 {
 	size_t esize;
+	int mcast;
 
 	if (!ep || !a || a->comp_mask)	/* no later fields known yet */
 		return -EINVAL;
@@ -222,6 +257,10 @@ static int nc_red_fill(const nc_endpoint *ep, const struct nc_red_args *a,
 	    (a->count && (!a->sendbuf || !a->recvbuf)) ||
 	    a->split > NETCOLL_TREES_MAX || !nc_dist_ok(a->dist))
 		return -EINVAL;
+	/* the same on every rank: it depends on the size and a setting */
+	mcast = a->dist == NC_DIST_MCAST ||
+		(a->dist == NC_DIST_AUTO && a->all && a->count &&
+		 nc_sizes_have(ep->red_mcast, a->count * esize));
 	*r = (struct netcoll_reduce){
 		.sendbuf = (uintptr_t)a->sendbuf,
 		.recvbuf = (uintptr_t)a->recvbuf,
@@ -230,7 +269,7 @@ static int nc_red_fill(const nc_endpoint *ep, const struct nc_red_args *a,
 		.dtype = a->dtype,
 		.root = a->all ? 0 : a->root,
 		.flags = (a->all ? NETCOLL_RED_ALL : 0) |
-			 (a->dist == NC_DIST_MCAST ? NETCOLL_RED_MCAST : 0),
+			 (mcast ? NETCOLL_RED_MCAST : 0),
 		.timeout_ms = ep->timeout_ms,
 		.split = a->split ? a->split :
 			 nc_comm_split(ep, a->count * esize),
@@ -319,8 +358,7 @@ static int nc_bcast_fill(const nc_endpoint *ep, const struct nc_bcast_args *a,
 		return -EINVAL;
 	/* the same on every rank: it depends on the length and a setting */
 	mcast = a->dist == NC_DIST_MCAST ||
-		(a->dist == NC_DIST_AUTO && a->len >= ep->bcast_mcast_min &&
-		 a->len < ep->bcast_mcast_max);
+		(a->dist == NC_DIST_AUTO && nc_sizes_have(ep->bcast_mcast, a->len));
 	/* one piece: every piece would run on the same tree from the root */
 	*r = (struct netcoll_reduce){
 		.sendbuf = (uintptr_t)a->buf,

@@ -20,9 +20,11 @@
 #   docs/apps-bench.md, 2026-12-02: on 16 emulated hosts sharing two CPUs
 #   a spinning rank takes CPU from every other host, which favours netcoll,
 #   and yielding favours Open MPI, so the table shows both),
-#   NC_BENCH_AR_MODES ("mpi trees rsag tuned": the allreduce part's modes;
-#   also trees1, the trees with one frame an skb).  Each allreduce run
-#   leaves the module's counters it moved in $T_LOG/ar-MODE-WAIT-ROUND.stats.
+#   NC_BENCH_AR_MODES ("mpi trees mcast rsag tuned": the allreduce part's
+#   modes; trees: every result down the trees, mcast: results of 32 KiB and
+#   more multicast, the library's default; also trees1, the trees with one
+#   frame an skb).  Each allreduce run leaves the module's counters it
+#   moved in $T_LOG/ar-MODE-WAIT-ROUND.stats.
 T_NAME=bench_apps
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=mpi_lib.sh
@@ -41,7 +43,7 @@ read -r -a AR_SIZES <<<"${NC_BENCH_AR_SIZES:-}"
 PARTS=" ${NC_BENCH_PARTS:-allreduce fft hpcc} "
 read -r -a MODES <<<"${NC_BENCH_MODES:-mpi netcoll}"
 read -r -a WAITS <<<"${NC_BENCH_WAIT:-spin yield}"
-read -r -a AR_MODES <<<"${NC_BENCH_AR_MODES:-mpi trees rsag tuned}"
+read -r -a AR_MODES <<<"${NC_BENCH_AR_MODES:-mpi trees mcast rsag tuned}"
 ALLREDUCE_BENCH=$NC_BUILD/selftests/mpi/allreduce_bench
 export NC_MPIRUN_TIMEOUT=${NC_BENCH_RUN_TIMEOUT:-1800}
 
@@ -75,7 +77,10 @@ if [[ $PARTS == *" allreduce "* ]]; then
 			for mode in "${AR_MODES[@]}"; do
 				pre=()
 				case $mode in
-				trees | trees1) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=0) ;;
+				trees | trees1) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=0
+					-x NETCOLL_ALLREDUCE_MCAST_MAX=0) ;;
+				mcast) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=0
+					-x NETCOLL_ALLREDUCE_MCAST_MIN=32768) ;;
 				rsag) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=1) ;;
 				tuned) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_MPI_ALLREDUCE_TUNE=1) ;;
 				esac
@@ -178,7 +183,9 @@ def ar_table():
     print("\n## MPI_Allreduce (doubles, MPI_SUM), p50 in ms\n")
     print("The same binary (`allreduce_bench`), each mode in turn: Open MPI alone;")
     print("with libnetcoll-mpi.so and `NETCOLL_RSAG_MIN=0` (every size on the kernel's")
-    print("aggregation trees); with `NETCOLL_RSAG_MIN=1` (every size as the library's")
+    print("aggregation trees: `NETCOLL_ALLREDUCE_MCAST_MAX=0`, every result down them,")
+    print("\"trees\"; `NETCOLL_ALLREDUCE_MCAST_MIN=32768`, results of 32 KiB and more")
+    print("multicast, the default, \"mcast\"); with `NETCOLL_RSAG_MIN=1` (every size as the library's")
     print("reduce-scatter + allgather on the kernel's alltoall); with")
     print("`NETCOLL_MPI_ALLREDUCE_TUNE=1` (each size the way that measured fastest at")
     print("MPI_Init, Open MPI's own included: \"tuned\"). Each cell is the")
@@ -190,6 +197,7 @@ def ar_table():
     print("spinning rank takes CPU from every other host, which on a real cluster")
     print("it could not; spinning favours netcoll, yielding Open MPI.\n")
     title = {"mpi": "Open MPI", "trees": "netcoll trees", "trees1": "trees, one frame an skb",
+             "mcast": "trees, results multicast",
              "rsag": "netcoll RS+AG", "tuned": "tuned"}
     modes = [m for m in title if any(m in row for row in d.values())]
     print("| waiting ranks | bytes | " + " | ".join(title[m] for m in modes) +
@@ -198,7 +206,7 @@ def ar_table():
     for wait, size in sorted(d, key=lambda k: (k[0] != "spin", k)):
         row = d[(wait, size)]
         med = {k: statistics.median(v) / 1000 for k, v in row.items()}
-        best = min([med[k] for k in ("trees", "rsag") if k in med] or [0])
+        best = min([med[k] for k in ("trees", "mcast", "rsag") if k in med] or [0])
         ratio = "%.2f" % (med["mpi"] / best) if best and "mpi" in med else "?"
         tuned = "%.2f" % (med["mpi"] / med["tuned"]) if med.get("tuned") and "mpi" in med else "?"
         print("| %s | %d | %s | %s | %s |" % (

@@ -237,6 +237,18 @@ print(sum(v for k, v in d.items() if match(k)))' "$1" "$2"
 nc_stats_since() {
 	echo $(( $(nc_stat "$2" "$3") - $(nc_stats_sum "$1" "$3") ))
 }
+# nc_mcast_moved HOST WANT CMD... : run CMD; HOST's agg_mcast_tx (result
+# fragments it multicast) must move with WANT mcast, stay with tree.
+nc_mcast_moved() {
+	local host=$1 want=$2 save moved
+	shift 2
+	save=$(mktemp -p "$T_LOG" mcast.XXXXXX) || return 1
+	nc_stats_save "$host" "$save"
+	"$@" || return 1
+	moved=$(nc_stats_since "$save" "$host" agg_mcast_tx)
+	echo "$host agg_mcast_tx +$moved"
+	if [ "$want" = mcast ]; then test "$moved" -gt 0; else test "$moved" = 0; fi
+}
 # nc_stats_moved BEFORE AFTER : every counter that moved between two
 # saves, on one line ("name+N ...").
 nc_stats_moved() {

@@ -366,7 +366,8 @@ static void run_case(const struct opts *o, nc_endpoint *ep, uint64_t count,
 	}
 	result(!bad, "%s %s %s x%" PRIu64 " split %u %s%s, %u iter x %u concurrent: %s",
 	       o->all ? "allreduce" : "reduce", nc_op_name(op), nc_dtype_name(dt),
-	       count, split, o->dist == NC_DIST_MCAST ? "mcast" : "tree",
+	       count, split, o->dist == NC_DIST_MCAST ? "mcast" :
+	       o->dist == NC_DIST_AUTO ? "auto" : "tree",
 	       o->all ? "" : " to root", o->iters, n,
 	       !want ? "contributed" : bad ? "result differs" : "bit-exact");
 out:
@@ -399,7 +400,7 @@ static void usage(void)
 	fprintf(stderr,
 		"Usage: nc_red_check --comm ID --rank R --size P [--count-list N,...]\n"
 		"        [--ops all|sum,min,...] [--dtypes all|int32,double,...]\n"
-		"        [--all | --root R] [--dist tree|mcast] [--split N] [--degree F]\n"
+		"        [--all | --root R] [--dist tree|mcast|auto] [--split N] [--degree F]\n"
 		"        [--iters K] [--concurrent N] [--timeout MS] [--seed S]\n"
 		"        [--check-trees] [--expect-error ERRNO_NAME|ANY]\n"
 		"        [--topology FILE --trees N --tree-degree F]\n"
@@ -458,7 +459,10 @@ int main(int argc, char **argv)
 			break;
 		case 'a': o.all = 1; break;
 		case 'R': o.root = strtoul(optarg, NULL, 0); break;
-		case 'D': o.dist = strcmp(optarg, "mcast") ? NC_DIST_TREE : NC_DIST_MCAST; break;
+		case 'D':
+			o.dist = !strcmp(optarg, "mcast") ? NC_DIST_MCAST :
+				 !strcmp(optarg, "auto") ? NC_DIST_AUTO : NC_DIST_TREE;
+			break;
 		case 's': o.split = strtoul(optarg, NULL, 0); break;
 		case 'f': o.degree = strtoul(optarg, NULL, 0); break;
 		case 'i': o.iters = strtoul(optarg, NULL, 0); break;

@@ -167,6 +167,21 @@ defer_float() {
 }
 t_check "float contributions reduced in the worker (fpu_defer_all): bit-exact" defer_float
 
+# Tree or multicast by size (NC_DIST_AUTO): allreduce results from
+# NETCOLL_ALLREDUCE_MCAST_MIN bytes below _MAX go from the root (rank 0,
+# h1; one piece at these sizes) to the group, so its agg_mcast_tx moves;
+# other sizes go down the tree (it does not).
+red_auto() {
+	# seen by nc_ranks:
+	local NC_RANKS_AS=(env NETCOLL_ALLREDUCE_MCAST_MIN=4096 NETCOLL_ALLREDUCE_MCAST_MAX=65536)
+	nc_mcast_moved h1 "$2" red_on "auto$1" "$ALL8" --comm 1 --all --dist auto --ops sum \
+		--dtypes int32 --count-list "$1"
+}
+t_check "auto, allreduce results multicast from 4096 below 65536 bytes: 4092 bytes go down the tree" \
+	red_auto 1023 tree
+t_check "... 4096 bytes are multicast, bit-exact" red_auto 1024 mcast
+t_check "... 65536 bytes go down the tree" red_auto 16384 tree
+
 # Lost multicast: three hosts never see the group's frames.
 group=$(nc_mcast_group 1)
 t_check "h3, h5, h8 drop every frame to the group $group" nc_drop_group "$group" h3 h5 h8

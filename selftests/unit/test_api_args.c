@@ -61,6 +61,7 @@ TEST(endpoint_null_handle)
 	CHECK_EQ(nc_allgather(NULL, buf, buf, 8), -EINVAL);
 	CHECK_EQ(nc_set_rsag_min(NULL, 1), -EINVAL);
 	CHECK_EQ(nc_set_bcast_mcast(NULL, 1, 2), -EINVAL);
+	CHECK_EQ(nc_set_allreduce_mcast(NULL, 1, 2), -EINVAL);
 	CHECK_EQ(nc_set_dist(NULL, NC_DIST_AUTO), -EINVAL);
 	CHECK_EQ(nc_comm_rank(NULL), -ENOTCONN);
 	CHECK_EQ(nc_bcast_tune(NULL, NULL), -EINVAL);

@@ -81,7 +81,8 @@ static void usage(FILE *out)
 		"sizes, main rank 0 their rank 0) instead of in-communicator trees.\n"
 		"\n"
 		"--dist auto: broadcasts multicast in the library's range of sizes\n"
-		"(NETCOLL_BCAST_MCAST_MIN/MAX), reductions go down the tree.\n"
+		"(NETCOLL_BCAST_MCAST_MIN/MAX), allreduce results in theirs\n"
+		"(NETCOLL_ALLREDUCE_MCAST_MIN/MAX), rooted reductions go down the tree.\n"
 		"--tune-bcast: tree against multicast per size (powers of 4 from\n"
 		"--min to --max, else 1 KiB..1 MiB), and the sizes where\n"
 		"multicast was faster (nc_bcast_tune).\n");

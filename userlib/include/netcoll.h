@@ -130,8 +130,11 @@ enum nc_dist {
 	NC_DIST_TREE = 0,	/* down the tree, hop by hop */
 	NC_DIST_MCAST = 1,	/* one multicast, lost frames repaired by unicast */
 	NC_DIST_AUTO = 2,	/* chosen by size: broadcasts in the range
-				 * of nc_set_bcast_mcast() multicast, the
-				 * rest (and reductions) go down the tree
+				 * of nc_set_bcast_mcast() and allreduce
+				 * results in that of
+				 * nc_set_allreduce_mcast() multicast, the
+				 * rest (and rooted reductions) go down
+				 * the tree
 				 */
 };
 
@@ -199,6 +202,26 @@ int nc_set_dist(nc_endpoint *ep, enum nc_dist dist);
  * range (the two send different frames).
  */
 int nc_set_bcast_mcast(nc_endpoint *ep, size_t min, size_t max);
+
+/*
+ * The same for allreduces under NC_DIST_AUTO: results of min <= bytes <
+ * max go from the root to the group at once (lost frames repaired by
+ * unicast), the others down the tree; rooted reductions always go down
+ * the tree.  A switch copies a multicast frame to every port, so an inner
+ * rank's link no longer carries its result once per child, and every
+ * rank has it at about the same time.  Until set, NETCOLL_ALLREDUCE_MCAST_MIN
+ * and _MAX from the environment as for broadcasts, but with neither from
+ * NC_ALLREDUCE_MCAST_MIN_DEFAULT up (NETCOLL_ALLREDUCE_MCAST_MAX=0: none).
+ * Every rank must use the same range.
+ *
+ * From 32 KiB: on the emulated clusters (two switches at MTU 9000, under
+ * MPI and alone; a star at MTU 1500) results multicast were up to 1.8x as
+ * fast as down the trees from 32 KiB to 4 MiB, with about half the frames,
+ * and slower once (0.9x: 128 KiB alone on two switches); below 32 KiB the
+ * two were within a few per cent (docs/apps-bench.md, 2026-12-06).
+ */
+#define NC_ALLREDUCE_MCAST_MIN_DEFAULT	32768
+int nc_set_allreduce_mcast(nc_endpoint *ep, size_t min, size_t max);
 
 #define NC_BCAST_TUNE_SIZES_MAX	16
 #define NC_BCAST_TUNE_ITERS	10
