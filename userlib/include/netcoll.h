@@ -217,8 +217,9 @@ int nc_set_bcast_mcast(nc_endpoint *ep, size_t min, size_t max);
  * From 32 KiB: on the emulated clusters (two switches at MTU 9000, under
  * MPI and alone; a star at MTU 1500) results multicast were up to 1.8x as
  * fast as down the trees from 32 KiB to 4 MiB, with about half the frames,
- * and slower once (0.9x: 128 KiB alone on two switches); below 32 KiB the
- * two were within a few per cent (docs/apps-bench.md, 2026-12-06).
+ * and slower twice (128 KiB alone on two switches: 0.9x; 32 KiB under MPI
+ * with spinning ranks: 0.98x); below 32 KiB the two were within a few per
+ * cent (docs/apps-bench.md, 2026-12-06).
  */
 #define NC_ALLREDUCE_MCAST_MIN_DEFAULT	32768
 int nc_set_allreduce_mcast(nc_endpoint *ep, size_t min, size_t max);
