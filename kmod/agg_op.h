@@ -175,7 +175,7 @@ bool nck_agg_repeats_op(const struct nck_comm *c,
 void nck_agg_progress(struct nck_comm *c, struct nck_agg_op *op);
 
 /* agg_tx.c: frames out, progress */
-void nck_agg_saw_loss(struct nck_comm *c, struct nck_agg_op *op);
+void nck_agg_saw_loss(struct nck_comm *c, struct nck_agg_op *op, int cause);
 void nck_agg_saw_timeout(struct nck_comm *c, struct nck_agg_op *op);
 unsigned int nck_agg_send_frag(struct nck_comm *c,
 			       struct nck_agg_op *op,
@@ -196,7 +196,7 @@ void nck_agg_ask_holes(struct nck_comm *c, struct nck_agg_op *op,
 		       struct sk_buff_head *txq);
 void nck_agg_ask_waited(struct nck_comm *c, struct nck_agg_op *op,
 			struct sk_buff_head *txq);
-bool nck_agg_late(const struct nck_agg_piece *p, bool had);
+bool nck_agg_late(const struct nck_agg_piece *p, bool hole);
 void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
 		 struct nck_agg_piece *p, struct sk_buff_head *txq);
 void nck_agg_piece_check(struct nck_comm *c, struct nck_agg_op *op,

@@ -288,7 +288,7 @@ int nck_agg_resend_up(void *arg, u32 k)
 	 * repetition on and is not doubled as resent.
 	 */
 	if (x->lost)
-		nck_agg_saw_loss(x->c, x->op);
+		nck_agg_saw_loss(x->c, x->op, NETCOLL_STAT_AGG_LOSS_ACKED);
 	x->op->again = x->lost;
 	nck_agg_send_frag(x->c, x->op, x->p, k, NETCOLL_T_AGG_UP,
 			  NETCOLL_F_ACK_NOW, x->p->parent, false, x->txq);
@@ -535,8 +535,8 @@ static void nck_agg_repair_holes(struct nck_comm *c, struct nck_agg_op *op,
 		sent++;
 	}
 	op->again = false;
-	if (sent)
-		nck_agg_saw_loss(c, op);	/* what we sent went missing */
+	if (sent)	/* what we sent went missing */
+		nck_agg_saw_loss(c, op, NETCOLL_STAT_AGG_LOSS_ASKED);
 	nck_agg_charge_repairs(c, op, txq, queued, frames, sent);
 }
 
@@ -661,8 +661,11 @@ static void nck_agg_in_nack(struct nck_comm *c, struct nck_agg_op *op,
 		sent++;
 	}
 	op->again = false;
-	/* what we sent x went missing (a repair within budget and rate) */
-	if (!nck_agg_late(p, f->seq || memchr_inv(map, 0, f->len)))
+	/*
+	 * What we sent x went missing (a repair within budget and rate) if
+	 * x has fragments above its first hole (its map shows them).
+	 */
+	if (!nck_agg_late(p, memchr_inv(map, 0, f->len)))
 		nck_agg_saw_timeout(c, op);
 	nck_agg_charge_repairs(c, op, txq, queued, frames, sent);
 }

@@ -34,9 +34,13 @@ static void nck_agg_repeat(struct nck_comm *c, struct nck_agg_op *op)
 	c->agg.repeating = true;
 }
 
-/* What op sent went missing, or what it waits for: a loss (see above). */
-void nck_agg_saw_loss(struct nck_comm *c, struct nck_agg_op *op)
+/*
+ * What op sent went missing, or what it waits for: a loss (see above),
+ * counted by what showed it (cause: a NETCOLL_STAT_AGG_LOSS_* counter).
+ */
+void nck_agg_saw_loss(struct nck_comm *c, struct nck_agg_op *op, int cause)
 {
+	nck_stat_inc(c->nn, cause);
 	op->lost = true;
 	nck_agg_repeat(c, op);
 }
@@ -49,6 +53,7 @@ void nck_agg_saw_loss(struct nck_comm *c, struct nck_agg_op *op)
  */
 void nck_agg_saw_timeout(struct nck_comm *c, struct nck_agg_op *op)
 {
+	nck_stat_inc(c->nn, NETCOLL_STAT_AGG_LOSS_TIMEOUTS);
 	if (!nck_agg_repeats_op(c, op))
 		nck_agg_repeat(c, op);
 }
@@ -320,7 +325,7 @@ void nck_agg_ask_holes(struct nck_comm *c, struct nck_agg_op *op,
 	/* the oldest request still outstanding: what a round waits for */
 	if (round || !old)
 		p->ask_ns = now ?: ktime_get_ns();
-	nck_agg_saw_loss(c, op);
+	nck_agg_saw_loss(c, op, NETCOLL_STAT_AGG_LOSS_HOLES);
 	/* no further than the request's map can tell what we have */
 	below = min(below, from + 1 + NETCOLL_NACK_MAP_MAX * 8);
 	nck_agg_send_nack(c, op, p, &p->res, from, below, round, txq);
@@ -343,17 +348,21 @@ void nck_agg_ask_waited(struct nck_comm *c, struct nck_agg_op *op,
 }
 
 /*
- * A rank asks on its timeout for a large result it has none of (had: it
- * has some): its timer ran before the result came, behind a slower
- * subtree, so that is late, not lost, and neither side starts repeating
- * (nck_agg_saw_loss) for it -- else every early ask, frequent without
- * any loss under CPU load, doubled the frames of the next operations.
- * A windowed one is late even with some of it: its acks show a loss.
- * A small piece cannot tell late from lost (one fragment): it repeats.
+ * A rank asked on its timeout for (the rest of) piece p's result, and
+ * this rank has fragments of it the asker lacks (hole: the asker has
+ * some above the first it lacks).  Its timer may have run before the
+ * result came, behind a slower subtree or while this rank still waited
+ * for one to make the next fragments (results go out as they are made,
+ * in order): late, not lost, and no repetition (nck_agg_saw_loss) --
+ * else every early ask, frequent without any loss under CPU load,
+ * doubled the frames of the next operations.  A hole below a fragment
+ * that came shows a loss, or a reordering.  A windowed result is late
+ * even so: its acks show a loss.  A small piece cannot tell late from
+ * lost (one fragment): it repeats.
  */
-bool nck_agg_late(const struct nck_agg_piece *p, bool had)
+bool nck_agg_late(const struct nck_agg_piece *p, bool hole)
 {
-	return p->windowed || (!had && p->nfrags > NCK_AGG_REPEAT_FRAGS);
+	return p->windowed || (!hole && p->nfrags > NCK_AGG_REPEAT_FRAGS);
 }
 
 /* Ask the sender of piece p's result for everything missing (timeout). */
@@ -370,8 +379,12 @@ void nck_agg_ask(struct nck_comm *c, struct nck_agg_op *op,
 	p->res_asked = max(p->res_asked, p->res.next);
 	p->hole_ns = 0;
 	p->ask_ns = ktime_get_ns();
-	if (!nck_agg_late(p, p->res.count))
-		nck_agg_saw_timeout(c, op);
+	/*
+	 * No repetition here: the answer tells a loss from a late rank --
+	 * the sender resending what it had sent (nck_agg_in_nack), its ack
+	 * showing what this rank sent up lost (nck_agg_resend_up), or a
+	 * hole below what came (nck_agg_ask_holes).
+	 */
 	nck_agg_send_nack(c, op, p, data ? &p->res : NULL, from, 0, 0, txq);
 }
 
@@ -544,7 +557,7 @@ int nck_agg_resend_down(void *arg, u32 k)
 		return -ENOBUFS;
 	op->repair_budget--;
 	if (x->lost)
-		nck_agg_saw_loss(x->c, op);
+		nck_agg_saw_loss(x->c, op, NETCOLL_STAT_AGG_LOSS_ACKED);
 	/*
 	 * Twice while repeating ("repetition", agg-design.md): RACK finds a lost resend only
 	 * once a later fragment is acked, and a window full of holes sends

@@ -84,6 +84,10 @@ static const char *const nc_stat_names[__NETCOLL_STAT_MAX] = {
 	[NETCOLL_STAT_TX_REPEATS]	= "tx_repeats",
 	[NETCOLL_STAT_TX_GSO]		= "tx_gso",
 	[NETCOLL_STAT_RX_GSO]		= "rx_gso",
+	[NETCOLL_STAT_AGG_LOSS_ACKED]	= "agg_loss_acked",
+	[NETCOLL_STAT_AGG_LOSS_HOLES]	= "agg_loss_holes",
+	[NETCOLL_STAT_AGG_LOSS_ASKED]	= "agg_loss_asked",
+	[NETCOLL_STAT_AGG_LOSS_TIMEOUTS] = "agg_loss_timeouts",
 };
 
 const char *nc_stat_name(unsigned int id)

@@ -119,10 +119,9 @@ jumbo_undo() {
 }
 jumbo() {
 	local h rto=0 tx=0 rc=0
-	if cluster_mtu 9000 &&
-	   # its own communicator: a failure here breaks only this one
-	   # shellcheck disable=SC2086	# ALL8 is a list of hosts
-	   nc_comm_on 9 $ALL8; then
+	# its own communicator: a failure here breaks only this one
+	# shellcheck disable=SC2086	# ALL8 is a list of hosts
+	if cluster_mtu 9000 && nc_comm_on 9 $ALL8; then
 		for h in $ALL8; do
 			cluster_set_link "$h" rate 100mbit >/dev/null || rc=1
 			nc_stats_save "$h" "$T_LOG/jumbo_$h.json" || rc=1
@@ -437,25 +436,33 @@ lossy() {
 	nc_ranks lrs "$ALL8" "$NC_RSAG_CHECK" --comm 1 --ops sum --count-list 5000 \
 		--iters 2 --timeout 20000
 }
-# repeats_sum: agg_repeats of every host, summed
-repeats_sum() {
-	local h n=0
-	for h in $ALL8; do n=$((n + $(nc_stat "$h" agg_repeats))); done
+# sum8 COUNTER...: those counters of every host, summed
+sum8() {
+	local h c n=0
+	for h in $ALL8; do
+		for c in "$@"; do n=$((n + $(nc_stat "$h" "$c"))); done
+	done
 	echo $n
 }
-rep0=$(repeats_sum)
+LOSS_CAUSES="agg_loss_acked agg_loss_holes agg_loss_asked agg_loss_timeouts"
+rep0=$(sum8 agg_repeats)
+# shellcheck disable=SC2086	# a list of counter names
+cause0=$(sum8 $LOSS_CAUSES)
 t_check "under 3 % loss, 1 % duplicates, reordering: tree, multicast, reduce, reduce-scatter" lossy
-rep1=$(repeats_sum)
+rep1=$(sum8 agg_repeats)
+# shellcheck disable=SC2086
+cause1=$(sum8 $LOSS_CAUSES)
 for h in $ALL8; do cluster_set_link "$h" clear >/dev/null; done
 # Hosts that had to repair send small operations twice for a while (see
-# agg.c: a lost frame then rarely costs a timeout).  Not asserted: that a
-# clean network repeats nothing -- under TCG a peer slower than the
-# timeout is a repair too, and those happen.
+# agg.c: a lost frame then rarely costs a timeout), and count what showed
+# them each loss.  Not asserted: that a clean network repeats nothing --
+# under TCG a peer slower than the timeout is a repair too, and those
+# happen.
 repeated() {
-	echo "agg_repeats: +$((rep1 - rep0)) on the 8 hosts under loss"
-	[ $((rep1 - rep0)) -gt 0 ]
+	echo "agg_repeats: +$((rep1 - rep0)), losses seen (agg_loss_*): +$((cause1 - cause0)) on the 8 hosts under loss"
+	[ $((rep1 - rep0)) -gt 0 ] && [ $((cause1 - cause0)) -gt 0 ]
 }
-t_check "small operations were sent twice once hosts had seen loss (agg_repeats)" repeated
+t_check "small operations were sent twice once hosts had seen loss, and each loss counted by its cause (agg_repeats, agg_loss_*)" repeated
 
 # A member that never contributes: everybody else gets ETIMEDOUT.
 absent() {

@@ -425,6 +425,21 @@ enum netcoll_stat {
 	NETCOLL_STAT_TX_GSO,
 	/* such skbs received whole, cut into their frames here */
 	NETCOLL_STAT_RX_GSO,
+	/*
+	 * Losses a reduction saw, by what showed them; each turns
+	 * repetition on (NETCOLL_STAT_AGG_REPEATS):
+	 */
+	NETCOLL_STAT_AGG_LOSS_ACKED,	/* an ack showed a fragment sent lost */
+	NETCOLL_STAT_AGG_LOSS_HOLES,	/* a result arrived past a hole a
+					 * round trip old
+					 */
+	NETCOLL_STAT_AGG_LOSS_ASKED,	/* a rank asked for result fragments
+					 * it had been sent
+					 */
+	NETCOLL_STAT_AGG_LOSS_TIMEOUTS,	/* a rank's timeout asked for result
+					 * fragments sent it: a small piece's,
+					 * or below some it got
+					 */
 
 	__NETCOLL_STAT_MAX,
 	NETCOLL_STAT_MAX = __NETCOLL_STAT_MAX - 1
