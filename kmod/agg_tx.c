@@ -556,7 +556,7 @@ int nck_agg_resend_down(void *arg, u32 k)
 	if (!op->repair_budget)
 		return -ENOBUFS;
 	op->repair_budget--;
-	if (x->lost)
+	if (x->lost && !x->p->dn[x->ci].guessed)  /* see nck_agg_resend_up */
 		nck_agg_saw_loss(x->c, op, NETCOLL_STAT_AGG_LOSS_ACKED);
 	/*
 	 * Twice while repeating ("repetition", agg-design.md): RACK finds a lost resend only

@@ -357,7 +357,9 @@ int nck_frags_fast_retransmit(struct nck_comm *c, struct nck_frags *s,
 			if (!by_tail)
 				continue;
 		}
+		s->guessed = by_tail && !probed;
 		err = resend(arg, k);
+		s->guessed = false;
 		if (err)
 			break;
 		if (s->tx)	/* see nck_frags_stamp_acked */

@@ -134,6 +134,9 @@ struct nck_tx_stamp {
  *	an unacknowledged fragment sent before it is lost
  * @probed: sender: a timeout probed (nck_frags_probe); the next ack's
  *	holes are older than a timeout, so lost whatever the reordering
+ * @guessed: sender: the resend under way is an early retransmission of
+ *	a tail hole (nck_frags_fast_retransmit), which ignores the path's
+ *	reordering: a guess, no proof of a loss
  * @once_order: sender: the latest transmission of a fragment sent once
  *	known to have arrived
  * @reordered: sender: the most fragments acked above a fragment sent once
@@ -159,6 +162,7 @@ struct nck_frags {
 	bool ack_held;
 	bool end_by_reply;
 	bool probed;
+	bool guessed;
 	struct nck_tx_stamp *tx;
 	u32 tx_count, tx_next, rack_order, min_rtt_us;
 	u32 once_order, reordered, reordered_rtx, late;
