@@ -5,9 +5,9 @@
 # reduce-scatter + allgather, and the interposer sending each size the way
 # it measured fastest at MPI_Init), FFTW's MPI 3-D FFT (fft_check) and Debian's
 # hpcc, each mode in turn, NC_BENCH_REPEAT times.  Writes
-# $NC_OUT/apps-bench.md: latencies, wall time per kernel (the
-# applications' own timers), their own verdicts, and where the
-# collectives went.
+# $NC_OUT/apps-bench.md (apps_report.py): latencies, the FFT's time and
+# hpcc's own figures per run and side by side, their own verdicts, and
+# where the collectives went.
 #
 #   NC_BENCH_TOPO (two-switch-8x2.topo), NC_BENCH_REPEAT (2),
 #   NC_BENCH_PARTS ("allreduce fft hpcc"), NC_BENCH_MODES ("mpi netcoll":
@@ -142,141 +142,7 @@ done
   that (PTRANS, MPIFFT, MPIRandomAccess, ...); hpcc checks its own results."
 } >"$REPORT"
 
-python3 - "$T_LOG" "${ar_runs[*]}" "${runs[*]}" "$PARTS" >>"$REPORT" <<'PY'
-import re, sys, os, statistics
-log = sys.argv[1]
-ar_runs = [r.split(":") for r in sys.argv[2].split()]
-runs = [r.split(":") for r in sys.argv[3].split()]
-parts = sys.argv[4].split()
-
-def read(path):
-    try:
-        return open(path).read()
-    except OSError:
-        return ""
-
-def summary(name):
-    d = {}
-    for line in read(os.path.join(log, name, "hpccoutf.txt")).splitlines():
-        m = re.match(r"^(\w+)=(\S+)$", line)
-        if m:
-            d[m.group(1)] = m.group(2)
-    return d
-
-def calls(name):
-    return "; ".join(l.split(" ", 1)[1] for l in read(os.path.join(log, name + ".log")).splitlines()
-                     if l.startswith("netcoll-mpi: MPI_"))
-
-def ar_table():
-    # (waiting, size) -> mode -> [p50 of each run]
-    d, verdict = {}, {}
-    for mode, wait, i in ar_runs:
-        out = read(os.path.join(log, "ar-%s-%s-%s.log" % (mode, wait, i)))
-        for m in re.finditer(r"^allreduce (\d+) ([\d.]+) ([\d.]+) (\d+)$", out, re.M):
-            d.setdefault((wait, int(m.group(1))), {}).setdefault(mode, []).append(float(m.group(2)))
-        v = ("right" if "results right" in out else "WRONG" if "WRONG RESULTS" in out
-             else "not reported (the run ended early: %s)" % (
-                 "; ".join(sorted(set(re.findall(r"MPI_Allreduce: ([^\n]+)", out)))) or "see its log"))
-        verdict[mode] = v if verdict.get(mode, "right") == "right" else verdict[mode]
-    if not d:
-        return
-    print("\n## MPI_Allreduce (doubles, MPI_SUM), p50 in ms\n")
-    print("The same binary (`allreduce_bench`), each mode in turn: Open MPI alone;")
-    print("with libnetcoll-mpi.so and `NETCOLL_RSAG_MIN=0` (every size on the kernel's")
-    print("aggregation trees: `NETCOLL_ALLREDUCE_MCAST_MAX=0`, every result down them,")
-    print("\"trees\"; `NETCOLL_ALLREDUCE_MCAST_MIN=32768`, results of 32 KiB and more")
-    print("multicast, the default, \"mcast\"); with `NETCOLL_RSAG_MIN=1` (every size as the library's")
-    print("reduce-scatter + allgather on the kernel's alltoall); with")
-    print("`NETCOLL_MPI_ALLREDUCE_TUNE=1` (each size the way that measured fastest at")
-    print("MPI_Init, Open MPI's own included: \"tuned\"). Each cell is the")
-    print("median over the runs of each run's p50 (an iteration lasts until its")
-    print("slowest rank is done). Results checked: " +
-          ", ".join("%s %s" % (k, v) for k, v in sorted(verdict.items())) + ".")
-    print("Open MPI's waiting ranks (every mode): spin, its default, or yield")
-    print("(`mpi_yield_when_idle`). The emulated hosts share the guest's CPUs: a")
-    print("spinning rank takes CPU from every other host, which on a real cluster")
-    print("it could not; spinning favours netcoll, yielding Open MPI.\n")
-    title = {"mpi": "Open MPI", "trees": "netcoll trees", "trees1": "trees, one frame an skb",
-             "mcast": "trees, results multicast",
-             "rsag": "netcoll RS+AG", "tuned": "tuned"}
-    modes = [m for m in title if any(m in row for row in d.values())]
-    print("| waiting ranks | bytes | " + " | ".join(title[m] for m in modes) +
-          " | best netcoll / Open MPI (speed-up) | tuned / Open MPI |")
-    print("|---|---:|" + "---:|" * (len(modes) + 2))
-    for wait, size in sorted(d, key=lambda k: (k[0] != "spin", k)):
-        row = d[(wait, size)]
-        med = {k: statistics.median(v) / 1000 for k, v in row.items()}
-        best = min([med[k] for k in ("trees", "mcast", "rsag") if k in med] or [0])
-        ratio = "%.2f" % (med["mpi"] / best) if best and "mpi" in med else "?"
-        tuned = "%.2f" % (med["mpi"] / med["tuned"]) if med.get("tuned") and "mpi" in med else "?"
-        print("| %s | %d | %s | %s | %s |" % (
-            wait, size, " | ".join("%.2f" % med[k] if k in med else "?" for k in modes), ratio, tuned))
-    for mode, wait, i in ar_runs:
-        if mode == "tuned":
-            out = read(os.path.join(log, "ar-%s-%s-%s.log" % (mode, wait, i)))
-            picks = re.findall(r"^netcoll-mpi: MPI_Allreduce of (\d+) bytes .*: (\S+)$", out, re.M)
-            print("\nMeasured at MPI_Init, run %s (%s): %s." % (i, wait, ", ".join(
-                "%s B %s" % p for p in picks) or "nothing (see its log)"))
-
-if "allreduce" in parts:
-    ar_table()
-if "fft" not in parts and "hpcc" not in parts:
-    sys.exit(0)
-
-def fft_table():
-    print("\n## FFTW MPI 3-D FFT\n")
-    print("| run | mode | transforms (s) | max rel. error | checksum | verdict |")
-    print("|---:|---|---:|---:|---|---|")
-    for mode, i in runs:
-        out = read(os.path.join(log, "fft-%s-%s.log" % (mode, i)))
-        m = re.search(r"transforms in ([\d.]+) s, max relative error (\S+), checksum (\w+): (\w+)", out)
-        if m:
-            print("| %s | %s | %s | %s | %s | %s |" % (i, mode, m.group(1), m.group(2), m.group(3), m.group(4)))
-        else:
-            print("| %s | %s | failed | | | |" % (i, mode))
-
-keys = [("HPL_time", "HPL"), ("PTRANS_time", "PTRANS"), ("MPIFFT_time3", "MPIFFT (transform)"),
-        ("MPIRandomAccess_time", "MPIRandomAccess"), ("MPIFFT_maxErr", "MPIFFT max error"),
-        ("HPL_RnormI", "HPL residual")]
-# The latency-bandwidth section's own wall-clock lines ("- for ring latency = ... sec").
-lat_bw = [("Execution time (wall clock)", "whole"),
-          ("for cross ping_pong latency", "cross ping-pong latency"),
-          ("for cross ping_pong bandwidth", "cross ping-pong bandwidth"),
-          ("for ring latency", "ring latency"), ("for ring bandwidth", "ring bandwidth")]
-
-def lat_bw_times(name):
-    out = read(os.path.join(log, name, "hpccoutf.txt"))
-    d = {}
-    for key, _ in lat_bw:
-        m = re.search(re.escape(key) + r"\s*=\s*([\d.]+) sec", out)
-        if m:
-            d[key] = m.group(1)
-    return d
-
-def hpcc_table():
-    print("\n## hpcc\n")
-    print("| run | mode | Success | " + " | ".join(k[1] for k in keys) + " |")
-    print("|---:|---|---|" + "---:|" * len(keys))
-    for mode, i in runs:
-        s = summary("hpcc-%s-%s" % (mode, i))
-        print("| %s | %s | %s | %s |" % (i, mode, s.get("Success", "failed"),
-                                         " | ".join(s.get(k[0], "?") for k in keys)))
-    print("\nThe latency-bandwidth section, its own wall-clock lines (s):\n")
-    print("| run | mode | " + " | ".join(k[1] for k in lat_bw) + " |")
-    print("|---:|---|" + "---:|" * len(lat_bw))
-    for mode, i in runs:
-        t = lat_bw_times("hpcc-%s-%s" % (mode, i))
-        print("| %s | %s | %s |" % (i, mode, " | ".join(t.get(k[0], "?") for k in lat_bw)))
-
-if "fft" in parts:
-    fft_table()
-if "hpcc" in parts:
-    hpcc_table()
-print("\n## Where the calls went (netcoll runs, summed over the ranks)\n")
-for app in ("fft", "hpcc"):
-    if app in parts:
-        print("- %s: %s" % (app, calls("%s-netcoll-1" % app) or "?"))
-PY
+"$(dirname "$0")/apps_report.py" "$T_LOG" "${ar_runs[*]}" "${runs[*]}" "$PARTS" >>"$REPORT"
 cluster_down
 nc_unload
 echo "report: $REPORT"
