@@ -108,7 +108,7 @@ def fft_table():
         m = re.search(r"transforms in ([\d.]+) s, max relative error (\S+), checksum (\w+): (\w+)", out)
         if m:
             print("| %s | %s | %s | %s | %s | %s |" % (i, mode, m.group(1), m.group(2), m.group(3), m.group(4)))
-            if m.group(4) == "right":
+            if m.group(4) == "ok":
                 times.setdefault(mode, []).append(float(m.group(1)))
         else:
             print("| %s | %s | failed | | | |" % (i, mode))
@@ -181,6 +181,11 @@ def hpcc_table():
     side_by_side("hpcc", [(f[1] + " (" + f[2] + ")", f[3], values.get(f[0], {})) for f in FIGURES])
 
 
+# Runs of each mode a verdict takes: with 3 and 3, runs that do not
+# overlap come by chance once in 10.
+MIN_RUNS = 3
+
+
 def side_by_side(what, rows):
     """rows: (title, more_is_better, {mode: [value of each run]})."""
     if not any("mpi" in r[2] and "netcoll" in r[2] for r in rows):
@@ -188,12 +193,16 @@ def side_by_side(what, rows):
     n = max(len(r[2].get("mpi", [])) for r in rows)
     m = max(len(r[2].get("netcoll", [])) for r in rows)
     print("\n### %s side by side\n" % what)
-    print("Means over the runs (lowest-highest). Speed-up: Open MPI alone over")
-    print("with netcoll, oriented so that more than 1 is netcoll faster. A verdict")
-    print("is given only where the runs do not overlap: every run of one mode")
-    print("better than every run of the other; with %d and %d runs, that happens" % (n, m))
-    print("by chance alone once in %d when the modes do not differ." % (
-        math.comb(n + m, n) // 2 if n and m else 1))
+    print("Means over the runs (lowest-highest). Speed-up: with netcoll over Open")
+    print("MPI alone, inverted for times and latencies: more than 1 is netcoll")
+    print("faster. A verdict only where the runs do not overlap, every run of one")
+    print("mode better than every run of the other, and only from %d runs of each" % MIN_RUNS)
+    if min(n, m) >= MIN_RUNS:
+        print("on: with %d and %d runs that happens by chance alone once in %d when" % (
+            n, m, math.comb(n + m, n) // 2))
+        print("the modes do not differ.")
+    else:
+        print("on (here %d and %d)." % (n, m))
     print()
     print("| figure | Open MPI | with netcoll | speed-up | verdict |")
     print("|---|---:|---:|---:|---|")
@@ -205,7 +214,9 @@ def side_by_side(what, rows):
         ma, mb = statistics.mean(a), statistics.mean(b)
         speed = (mb / ma if better else ma / mb) if ma and mb else None
         above, below = min(b) > max(a), max(b) < min(a)
-        if above or below:
+        if min(len(a), len(b)) < MIN_RUNS:
+            verdict = ""
+        elif above or below:
             verdict = "faster" if above == better else "SLOWER"
         else:
             verdict = "within the runs' spread"
