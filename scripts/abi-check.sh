@@ -8,7 +8,8 @@
 #   - the public headers are self-contained: a C program that includes
 #     only them (no uapi, no kernel header) builds and links against the
 #     shared library, as an application would; each header compiles on
-#     its own, as C11 with -Wpedantic and as C++.
+#     its own, as C11 with -Wpedantic and as C++;
+#   - README.md names the wire version uapi/linux/netcoll.h defines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 so=build/libnetcoll.so
@@ -103,6 +104,13 @@ for h in userlib/include/*.h; do
 		status=1
 	fi
 done
+# The design card names the wire version hosts must share: the header's.
+wire=$(sed -n 's/^#define NETCOLL_WIRE_VERSION[[:space:]]*\([0-9]*\).*/\1/p' \
+	uapi/linux/netcoll.h)
+if ! grep -q "^- \*\*Wire (version $wire;" README.md; then
+	echo "abi-check: README.md's \"Wire (version N; ...)\" is not uapi's $wire"
+	status=1
+fi
 [ -n "$cxx" ] || echo "abi-check: no C++ compiler (${CXX:-c++}): C++ not checked"
 [ $status -eq 0 ] && echo "abi-check: $(wc -l <"$tmp/headers") functions exported, $soname, headers self-contained (each alone as C11${cxx:+ and as C++})"
 exit $status
