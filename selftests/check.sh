@@ -118,8 +118,9 @@ done
 #     and teardown, user namespaces and memory accounting) and the smoke
 #     subsets of the reductions and broadcasts (NC_SMOKE: down the tree
 #     and by multicast): about 30 minutes.  The
-#     module has no kernel-version conditionals: what differs between the
-#     lines is the kernel under it;
+#     module tests no kernel version (one include follows where the
+#     kernel keeps its GSO helpers): what differs between the lines is
+#     the kernel under it;
 #   last, two vCPUs, one at a time: the MPI programs on 6.1 (vm-mpi), the
 #     races on 6.1 and 6.12, and a smoke subset on 6.1's RT kernel, where
 #     spinlocks sleep and the receive path runs in a thread (vm-rt-6.1: the

@@ -832,7 +832,8 @@ struct netcoll_hdr {
  * separately for frames without payload (class 1: acks, tokens, repair
  * requests, joins; top bit set) and with payload (class 0), so that
  * control frames overtaking data in a priority queue are not replays; a
- * receiver keeps a window of the last 64 pns per sender and class.
+ * receiver keeps a window of 1024 pns per sender and class, and refuses
+ * a pn it took before or one more than 960 behind the highest it took.
  */
 struct netcoll_auth {
 	__be64	pn;
