@@ -171,7 +171,7 @@ def hpcc_table():
     print("| run | mode | Success | " + " | ".join("%s (%s)" % (f[1], f[2]) for f in FIGURES) +
           " | ping-pong pairs (latency, bandwidth) | " + " | ".join(c[1] for c in CHECKS) + " |")
     print("|---:|---|---|" + "---:|" * (len(FIGURES) + 1 + len(CHECKS)))
-    values, measured = {}, {}
+    values = {}  # key -> mode -> [(value, ping-pong pairs or None)]
     for mode, i in runs:
         s = summary("hpcc-%s-%s" % (mode, i))
         n = pairs("hpcc-%s-%s" % (mode, i))
@@ -180,9 +180,7 @@ def hpcc_table():
             v = num(s.get(key))
             v = None if v is None else v * scale
             if v is not None and s.get("Success") == "1":
-                values.setdefault(key, {}).setdefault(mode, []).append(v)
-                if of:
-                    measured.setdefault(key, {}).setdefault(mode, set()).add(n.get(of))
+                values.setdefault(key, {}).setdefault(mode, []).append((v, n.get(of)))
             row.append(fmt(v))
         print("| %s | %s | %s | %s | %s, %s | %s |" % (
             i, mode, s.get("Success", "failed"), " | ".join(row), n.get("latency", "?"),
@@ -197,14 +195,22 @@ def hpcc_table():
     print("\nThe latency-bandwidth part has no such time: it sizes its loops from a")
     print("first ping-pong, so a faster first ping-pong makes it last longer.")
     rows = []
-    for f in FIGURES:
-        m = measured.get(f[0], {})
-        apart = None
-        if len(set().union(*m.values()) if m else ()) > 1:
-            apart = "not comparable: the worst of %s pairs" % ", ".join(
-                "%s (%s)" % ("/".join(str(x) for x in sorted(v)), MODE_TITLE.get(k, k))
-                for k, v in sorted(m.items()))
-        rows.append((f[1] + " (" + f[2] + ")", f[3], values.get(f[0], {}), apart))
+    for key, title, unit, better, _, of in FIGURES:
+        d = values.get(key, {})
+        title = "%s (%s)" % (title, unit)
+        plain = {k: [v for v, _ in runs_] for k, runs_ in d.items()}
+        counts = {k: sorted({p for _, p in runs_}) for k, runs_ in d.items()}
+        if not of or len({p for c in counts.values() for p in c}) < 2:
+            rows.append((title, better, plain))
+            continue
+        rows.append((title, better, plain, "not comparable: the worst of %s pairs" % ", ".join(
+            "%s (%s)" % ("/".join(str(p) for p in c), MODE_TITLE.get(k, k))
+            for k, c in sorted(counts.items()))))
+        # the runs of either mode that measured as many pairs, if any did
+        common = set.intersection(*(set(c) for c in counts.values()))
+        for p in sorted(common, reverse=True)[:1]:
+            rows.append(("%s, runs that measured %d pairs" % (title, p), better,
+                         {k: [v for v, q in runs_ if q == p] for k, runs_ in d.items()}))
     side_by_side("hpcc", rows)
 
 
