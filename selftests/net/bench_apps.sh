@@ -67,6 +67,19 @@ hpcc_input() { # DIR
 		/usr/share/doc/hpcc/examples/_hpccinf.txt >"$1/hpccinf.txt"
 }
 
+# in_turn ROUND MODE... : the modes in order in odd rounds, the other way
+# round in even ones (A B, B A, ...): a drift over the run (the guest's
+# memory, the host's load) then favours no mode.
+in_turn() {
+	local round=$1
+	shift
+	if [ $((round % 2)) = 1 ]; then
+		printf '%s\n' "$@"
+	else
+		printf '%s\n' "$@" | tac
+	fi
+}
+
 # MPI_Allreduce: the same binary in each mode, in turn.
 ar_runs=()
 if [[ $PARTS == *" allreduce "* ]]; then
@@ -74,7 +87,7 @@ if [[ $PARTS == *" allreduce "* ]]; then
 		for wait in "${WAITS[@]}"; do
 			yield=
 			[ "$wait" = yield ] && yield=1
-			for mode in "${AR_MODES[@]}"; do
+			for mode in $(in_turn "$i" "${AR_MODES[@]}"); do
 				pre=()
 				case $mode in
 				trees | trees1) pre=(-x LD_PRELOAD="$NCMPI" -x NETCOLL_RSAG_MIN=0
@@ -105,7 +118,7 @@ fi
 runs=()
 for i in $(seq "$REPEAT"); do
 	[[ $PARTS == *" fft "* || $PARTS == *" hpcc "* ]] || break
-	for mode in "${MODES[@]}"; do
+	for mode in $(in_turn "$i" "${MODES[@]}"); do
 		pre=()
 		[ "$mode" = netcoll ] && pre=(-x LD_PRELOAD="$NCMPI")
 		name=fft-$mode-$i
@@ -132,7 +145,7 @@ done
 	echo "kernel $(uname -r), in a QEMU/TCG guest: $P hosts on $TOPO (MTU $MTU), one rank"
 	echo "per host, Debian's Open MPI $(mpirun --version | sed -n '1s/.* //p') over TCP (btl tcp) for"
 	echo "everything the interposer does not take. Each application ran $REPEAT times"
-	echo "in each mode, alternating (MPI, netcoll, MPI, netcoll, ...); times are the"
+	echo "in each mode, alternating (MPI, netcoll, netcoll, MPI, ...); times are the"
 	echo "applications' own timers, in seconds."
 	echo
 	[[ "$PARTS" != *" fft "* ]] ||
